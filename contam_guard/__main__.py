@@ -1,0 +1,3 @@
+from contam_guard.cli import main
+
+main()

@@ -1,0 +1,206 @@
+"""The command line: parse, call a command, map errors to exit codes in one place.
+
+Exit codes (README.md, "Exit codes"): 0 clean, 1 a failing rule fired, 2 usage, config, input
+or manifest error, 3 internal error (a bug; never 0).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import click
+import typer
+
+from contam_guard import __version__
+from contam_guard.commands import init as init_cmd
+from contam_guard.commands import register as register_cmd
+from contam_guard.commands import scan as scan_cmd
+from contam_guard.config import LoadedConfig, load_config
+from contam_guard.errors import ContamGuardError, ExitCode
+from contam_guard.readers import ReadOptions
+from contam_guard.reporting import console
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+    help="Guard training data against benchmark test-set contamination.",
+)
+
+ConfigOpt = Annotated[
+    Optional[Path], typer.Option("--config", help="Settings file (default: discovered).")
+]
+ManifestOpt = Annotated[
+    Optional[Path], typer.Option("--manifest", help="Manifest file (default: from the config).")
+]
+
+
+def _config(path: Path | None) -> LoadedConfig:
+    return load_config(path)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.info(f"contam-guard {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Guard training data against benchmark test-set contamination."""
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="Project root.")] = Path("."),
+    keyed: Annotated[bool, typer.Option(help="Key every hash with the secret in $CONTAM_GUARD_KEY.")] = False,
+    key_env: Annotated[str, typer.Option(help="Environment variable holding the secret.")] = "CONTAM_GUARD_KEY",
+) -> int:
+    """Create .contam-guard/ with a commented config and an empty manifest."""
+    return init_cmd.run(directory, keyed=keyed, key_env=key_env)
+
+
+@app.command()
+def register(
+    name: Annotated[str, typer.Argument(help="Name of the golden set.")],
+    files: Annotated[list[Path], typer.Argument(help="Golden test files (JSONL, JSON, CSV, Parquet, text).")],
+    field: Annotated[
+        Optional[list[str]],
+        typer.Option("--field", help="Text field; repeat for several views (question, answer)."),
+    ] = None,
+    id_field: Annotated[Optional[str], typer.Option(help="Field holding each item's id.")] = None,
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> int:
+    """Hash a golden test set into the manifest (a new version when its content changed)."""
+    return register_cmd.register(_config(config), name, files, field or [], id_field, manifest)
+
+
+@app.command()
+def remove(
+    name: Annotated[str, typer.Argument(help="Name of the golden set.")],
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> int:
+    """Remove a golden set from the manifest."""
+    return register_cmd.remove(_config(config), name, manifest)
+
+
+@app.command("sets")
+def list_sets(config: ConfigOpt = None, manifest: ManifestOpt = None) -> int:
+    """List sets, versions, item counts and items too short for each rule."""
+    return register_cmd.sets(_config(config), manifest)
+
+
+@app.command()
+def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> int:
+    """Check the manifest's integrity (format, schema, digests, spec, array sizes)."""
+    return register_cmd.verify(_config(config), manifest)
+
+
+def _parse_n(value: str | None) -> int | str | None:
+    if value is None or value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise typer.BadParameter("N must be a number of words or 'auto'") from None
+
+
+@app.command()
+def scan(
+    paths: Annotated[list[Path], typer.Argument(help="Training files or folders.")],
+    field: Annotated[Optional[str], typer.Option(help="Text field, e.g. text or messages[].content.")] = None,
+    whole_file: Annotated[bool, typer.Option(help="A plain-text file is one document.")] = False,
+    encoding: Annotated[str, typer.Option(help="Text encoding of the inputs.")] = "utf-8",
+    errors: Annotated[str, typer.Option(help="Undecodable bytes: strict (error) or replace.")] = "strict",
+    review: Annotated[Optional[Path], typer.Option(help="Write the Markdown review here.")] = None,
+    review_json: Annotated[Optional[Path], typer.Option(help="Write the JSON review here.")] = None,
+    items_csv: Annotated[Optional[Path], typer.Option(help="Write one row per test item here.")] = None,
+    pairs_csv: Annotated[Optional[Path], typer.Option(help="Write one row per notable pair here.")] = None,
+    n: Annotated[Optional[str], typer.Option("--n", help="GPT-3 rule's N (words) or 'auto'.")] = None,
+    disable: Annotated[Optional[list[str]], typer.Option(help="Turn a rule off (repeatable).")] = None,
+    only: Annotated[Optional[list[str]], typer.Option(help="Run only these rules (repeatable).")] = None,
+    fail_on: Annotated[Optional[list[str]], typer.Option(help="Make a rule fail the build.")] = None,
+    warn_on: Annotated[Optional[list[str]], typer.Option(help="Make a rule only warn.")] = None,
+    exit_zero: Annotated[bool, typer.Option(help="Report findings but exit 0.")] = False,
+    show_golden: Annotated[
+        bool, typer.Option(help="Show golden text in reviews (needs the registered golden file).")
+    ] = False,
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> int:
+    """Scan training files against every registered set; exit 1 when a failing rule fires."""
+    if errors not in ("strict", "replace"):
+        raise typer.BadParameter("--errors must be strict or replace")
+    loaded = _config(config)
+    overrides = _rule_overrides(_parse_n(n), disable or [], only or [], fail_on or [], warn_on or [])
+    read = ReadOptions(
+        field=field or loaded.config.scan.field, whole_file=whole_file, encoding=encoding, errors=errors
+    )
+    outputs = scan_cmd.ScanOutputs(review, review_json, items_csv, pairs_csv)
+    return scan_cmd.run(
+        loaded, paths, read, outputs, rule_overrides=overrides, exit_zero=exit_zero,
+        show_golden=show_golden, manifest_path=manifest,
+    )
+
+
+RULE_NAMES = ("gpt3", "palm", "llama2", "gpt4")
+
+
+def _rule_overrides(
+    n: int | str | None, disable: list[str], only: list[str], fail_on: list[str], warn_on: list[str]
+) -> dict[str, dict[str, object]]:
+    overrides: dict[str, dict[str, object]] = {}
+    for rule in [*disable, *only, *fail_on, *warn_on]:
+        if rule not in RULE_NAMES:
+            raise typer.BadParameter(f"unknown rule {rule!r}; rules are {', '.join(RULE_NAMES)}")
+    for rule in RULE_NAMES:
+        settings: dict[str, object] = {}
+        if rule in disable or (only and rule not in only):
+            settings["enabled"] = False
+        elif only:
+            settings["enabled"] = True
+        if rule in fail_on:
+            settings["action"] = "fail"
+        if rule in warn_on:
+            settings["action"] = "warn"
+        if settings:
+            overrides[rule] = settings
+    if n is not None:
+        overrides.setdefault("gpt3", {})["n"] = n
+    return overrides
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and turn every outcome into a documented exit code."""
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        code = ExitCode.USAGE
+    except click.exceptions.Abort:
+        console.error("aborted")
+        code = ExitCode.USAGE
+    except ContamGuardError as exc:
+        console.error(str(exc))
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        console.error("interrupted; outputs are written atomically, so nothing is half-written")
+        code = 130
+    except Exception as exc:  # a bug: say so, never exit 0
+        console.error(
+            f"internal error ({type(exc).__name__}); this is a bug in contam-guard "
+            f"{__version__}, please report it with the command you ran"
+        )
+        code = ExitCode.INTERNAL
+    sys.exit(int(code) if isinstance(code, int) else ExitCode.CLEAN)

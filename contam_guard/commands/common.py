@@ -1,0 +1,32 @@
+"""Helpers shared by the subcommands: paths relative to the project, loading the manifest."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from contam_guard.config import LoadedConfig
+from contam_guard.manifest import store
+from contam_guard.manifest.model import Manifest
+
+
+def display_path(path: Path, base: Path | None = None) -> str:
+    """``path`` relative to ``base`` (default: cwd) in POSIX style when inside it."""
+    base = (base or Path.cwd()).resolve()
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return os.fspath(path)
+
+
+def manifest_display(path: Path, root: Path) -> str:
+    """How a golden file is named inside the manifest: relative to the root, never absolute."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def load_manifest(loaded: LoadedConfig, override: Path | None = None) -> tuple[Path, Manifest]:
+    path = override or loaded.manifest_path
+    return path, store.load(path)

@@ -1,0 +1,45 @@
+"""Golden text for ``--show-golden``: only from the registered file, only if it still matches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contam_guard.findings import Finding
+from contam_guard.manifest.build import AUTO_VIEW
+from contam_guard.manifest.views import hash_view
+from contam_guard.manifest.model import Manifest
+from contam_guard.readers import ReadOptions, read_records
+from contam_guard.reporting.markdown import GoldenText
+from contam_guard.text.hashing import HashKey
+
+
+def golden_lookup(manifest: Manifest, root: Path, key: HashKey | None) -> GoldenText:
+    """A function giving each finding's golden text, read from the set's registered files.
+
+    The file must be present (relative to the project root) and hash to exactly the registered
+    view; otherwise nothing is shown for that set (a changed file could show the wrong text).
+    """
+    cache: dict[tuple[str, str], dict[str, str] | None] = {}
+
+    def load(set_name: str, view: str) -> dict[str, str] | None:
+        golden = manifest.sets[set_name]
+        field = None if view == AUTO_VIEW else golden.views[view].field
+        texts: list[str] = []
+        for golden_file in golden.files:
+            path = root / golden_file.path
+            if not path.is_file():
+                return None
+            options = ReadOptions(field=field, id_field=golden.id_field)
+            texts += [r.text for r in read_records(path, golden_file.path, options)]
+        if len(texts) != golden.items or hash_view(view, texts, key).digest != golden.views[view].digest:
+            return None
+        return dict(zip(golden.ids, texts))
+
+    def lookup(finding: Finding) -> str | None:
+        label = (finding.target.set_name, finding.target.view)
+        if label not in cache:
+            cache[label] = load(*label)
+        texts = cache[label]
+        return texts.get(finding.item_id) if texts is not None else None
+
+    return lookup

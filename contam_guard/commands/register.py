@@ -1,0 +1,106 @@
+"""``contam-guard register``, ``remove``, ``sets`` and ``verify``: manage the manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from contam_guard.commands.common import load_manifest, manifest_display
+from contam_guard.config import LoadedConfig
+from contam_guard.errors import ExitCode, InputError, ManifestError
+from contam_guard.keys import key_for
+from contam_guard.manifest import store
+from contam_guard.manifest.build import GoldenSource, build_set
+from contam_guard.manifest.model import Manifest
+from contam_guard.reporting import console
+from contam_guard.rules import gpt3
+
+
+def register(
+    loaded: LoadedConfig,
+    name: str,
+    files: list[Path],
+    fields: list[str],
+    id_field: str | None,
+    manifest_path: Path | None = None,
+) -> int:
+    path = manifest_path or loaded.manifest_path
+    for file in files:
+        if not file.exists():
+            raise InputError(str(file), "no such file")
+    with store.locked(path):
+        path, manifest = load_manifest(loaded, path)
+        key = key_for(manifest, loaded.config.key_env)
+        sources = [GoldenSource(f, manifest_display(f, loaded.root)) for f in files]
+        previous = manifest.sets.get(name)
+        golden = build_set(sources, fields or [None], id_field, key, previous)
+        updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
+        store.save(path, updated)
+    if previous is not None and previous.digest == golden.digest:
+        console.info(f"{name}: unchanged (version {golden.version}, {golden.items} items)")
+    else:
+        console.info(f"{name}: registered version {golden.version}, {golden.items} items, views: "
+                     + ", ".join(sorted(golden.views)))
+    return ExitCode.CLEAN
+
+
+def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -> int:
+    path = manifest_path or loaded.manifest_path
+    with store.locked(path):
+        path, manifest = load_manifest(loaded, path)
+        if name not in manifest.sets:
+            known = ", ".join(sorted(manifest.sets)) or "none"
+            raise ManifestError(f"{path}: no set named {name!r} (registered: {known})")
+        sets = {k: v for k, v in manifest.sets.items() if k != name}
+        store.save(path, manifest.model_copy(update={"sets": sets}))
+    console.info(f"removed {name}")
+    return ExitCode.CLEAN
+
+
+def too_short(manifest: Manifest, n_setting: int | str) -> dict[tuple[str, str], dict[str, int]]:
+    """How many items of each view each rule cannot see (too few words or characters)."""
+    out = {}
+    for name, golden in manifest.sets.items():
+        for view_name, view in golden.views.items():
+            words = view.word_counts
+            n = gpt3.auto_n(words) if n_setting == "auto" else int(n_setting)
+            out[(name, view_name)] = {
+                "gpt3": int(np.sum(words < n)),
+                "palm": int(np.sum(words < 8)),
+                "llama2": int(np.sum(words < 10)),
+                "gpt4": int(np.sum(view.alnum_counts < 50)),
+            }
+    return out
+
+
+def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
+    _, manifest = load_manifest(loaded, manifest_path)
+    console.sets_table(manifest, too_short(manifest, loaded.config.rules.gpt3.n))
+    return ExitCode.CLEAN
+
+
+def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
+    """Load with every check, then check each view's arrays against its counts and digest."""
+    path, manifest = load_manifest(loaded, manifest_path)
+    for name, golden in manifest.sets.items():
+        for view_name, view in golden.views.items():
+            label = f"{path}: set {name!r} view {view_name!r}"
+            try:
+                counts_ok = (
+                    view.word_counts.size == golden.items
+                    and view.alnum_counts.size == golden.items
+                    and int(view.gram_counts.sum()) == view.gram_hashes.size
+                    and int(view.window_counts.sum()) == view.window_hashes.size
+                )
+            except ValueError as exc:
+                raise ManifestError(f"{label}: an array is not valid base64 ({exc})") from None
+            if not counts_ok:
+                raise ManifestError(f"{label}: array sizes do not match the item counts")
+        if not golden.history or golden.history[-1].digest != golden.digest:
+            raise ManifestError(f"{path}: set {name!r}: the version history does not end at the current version")
+    console.info(
+        f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), "
+        f"{'keyed' if manifest.key_check else 'unkeyed'})"
+    )
+    return ExitCode.CLEAN

@@ -1,0 +1,205 @@
+"""Pair statistics: for each (test item, training record) pair, the numbers every rule needs.
+
+For each word position i of a test item, R[i] is the longest run of words starting at i that
+also occurs in one training record (exact for runs of 5 words or more, 0 below; the seed
+article's definition). A shared run of r >= 5 words is exactly r - 4 consecutive shared
+5-grams on one diagonal (test position - record position constant), so the engine looks up
+every 5-gram of the batch in the manifest's postings, sorts the hits by (item, record,
+diagonal, position) and reads the runs off as stretches of consecutive positions. Everything
+word-based follows from R: GPT-3's longest run is max R, PaLM's found 8-grams are the i with
+R[i] >= 8, Llama 2's covered words the union of [i, i + R[i]) with R[i] >= 10.
+
+For GPT-4's rule, the record's 50-character windows (alnum view) are looked up the same way;
+h counts the item's window positions found.
+
+All of it is whole-array numpy; no Python loop runs per token or per hit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.engine.index import ManifestIndex, Postings
+from contam_guard.text.features import TextFeatures
+from contam_guard.text.hashing import GRAM_N
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass
+class ItemTotals:
+    """Per-item aggregates over everything scanned so far."""
+
+    run: IntArray
+    """R[i] over all records, flat: item g's words at ``index.word_base[g] + i``."""
+    window_found: NDArray[np.bool_]
+    """Whether each window of each item occurs in some record, flat like ``run``."""
+
+    @classmethod
+    def empty(cls, index: ManifestIndex) -> ItemTotals:
+        return cls(
+            run=np.zeros(int(index.word_counts.sum()), dtype=np.int64),
+            window_found=np.zeros(int(index.window_counts.sum()), dtype=np.bool_),
+        )
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """One row per (item, record) pair sharing at least a 5-gram or a window, in a batch.
+
+    ``run_start``/``run_words``: where the longest run starts in the record (word index) and its
+    length; ``window_at``: the record's alnum position of the first shared window (-1: none).
+    """
+
+    item: IntArray
+    record: IntArray
+    longest: IntArray
+    run_start: IntArray
+    ngrams8_found: IntArray
+    covered_l10: IntArray
+    window_hits: IntArray
+    window_at: IntArray
+
+    def __len__(self) -> int:
+        return int(self.item.size)
+
+
+def _lookup(postings: Postings, hashes: NDArray[np.uint64], where: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Expand every hash found in ``postings`` into (where, item, position) triples."""
+    low = np.searchsorted(postings.hashes, hashes, side="left")
+    high = np.searchsorted(postings.hashes, hashes, side="right")
+    count = high - low
+    hit = count > 0
+    where, low, count = where[hit], low[hit], count[hit]
+    total = int(count.sum())
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    post = np.repeat(low, count) + offsets
+    return np.repeat(where, count), postings.item[post], postings.position[post]
+
+
+def _group_starts(*keys: IntArray) -> NDArray[np.bool_]:
+    """True where a sorted row starts a new group of equal keys."""
+    size = keys[0].size
+    new = np.zeros(size, dtype=np.bool_)
+    if size:
+        new[0] = True
+        for key in keys:
+            new[1:] |= key[1:] != key[:-1]
+    return new
+
+
+def union_lengths(group: IntArray, start: IntArray, end: IntArray, groups: int) -> IntArray:
+    """Total length of the union of [start, end) intervals per group (rows sorted by group, start)."""
+    out = np.zeros(groups, dtype=np.int64)
+    if group.size == 0:
+        return out
+    # Offset each group so one running maximum never carries over between groups.
+    span = int(end.max()) + 1
+    shifted_end = end + group * span
+    reach = np.maximum.accumulate(shifted_end) - group * span
+    previous = np.concatenate([[-1], reach[:-1]])
+    previous[_group_starts(group)] = -1
+    gain = np.maximum(end - np.maximum(start, previous), 0)
+    np.add.at(out, group, gain)
+    return out
+
+
+def match_batch(index: ManifestIndex, features: TextFeatures, totals: ItemTotals) -> PairTable:
+    """Match one batch against the index, update ``totals``, and return its pair rows."""
+    gram_pairs = _match_grams(index, features, totals)
+    window_pairs = _match_windows(index, features, totals)
+    return _join(gram_pairs, window_pairs, features.n_records)
+
+
+def _match_grams(index: ManifestIndex, features: TextFeatures, totals: ItemTotals) -> dict[str, IntArray]:
+    valid = np.flatnonzero(features.gram_valid)
+    word, item, i = _lookup(index.grams, features.gram_hash[valid], valid)
+    record = features.word_record[word]
+    j = word - features.record_words[record]
+    diagonal = j - i
+    order = np.lexsort((i, diagonal, record, item))
+    item, record, i, j, diagonal = item[order], record[order], i[order], j[order], diagonal[order]
+    # A run is a stretch of consecutive positions on one (item, record, diagonal).
+    new_run = _group_starts(item, record, diagonal)
+    if i.size:
+        new_run[1:] |= i[1:] != i[:-1] + 1
+    run_id = np.cumsum(new_run) - 1
+    run_last = np.concatenate([np.flatnonzero(new_run)[1:] - 1, [i.size - 1]]) if i.size else i
+    value = i[run_last][run_id] - i + GRAM_N
+    np.maximum.at(totals.run, index.word_base[item] + i, value)
+
+    # R per (item, record, i): the best diagonal at each position.
+    order = np.lexsort((-value, i, record, item))
+    item, record, i, j, value = item[order], record[order], i[order], j[order], value[order]
+    first = _group_starts(item, record, i)
+    item, record, i, j, value = item[first], record[first], i[first], j[first], value[first]
+    pair_new = _group_starts(item, record)
+    pair_id = np.cumsum(pair_new) - 1
+    pairs = int(pair_new.sum())
+    longest = np.zeros(pairs, dtype=np.int64)
+    np.maximum.at(longest, pair_id, value)
+    # Where the longest run lies: the first position reaching the pair's longest value.
+    is_best = value == longest[pair_id]
+    rows = np.flatnonzero(is_best)
+    best_row = np.full(pairs, value.size, dtype=np.int64)
+    np.minimum.at(best_row, pair_id[rows], rows)
+    ngrams8 = np.bincount(pair_id[value >= 8], minlength=pairs).astype(np.int64)
+    long_runs = value >= 10
+    covered = union_lengths(pair_id[long_runs], i[long_runs], (i + value)[long_runs], pairs)
+    starts = np.flatnonzero(pair_new)
+    return {
+        "item": item[starts],
+        "record": record[starts],
+        "longest": longest,
+        "run_start": j[best_row] if pairs else longest,
+        "ngrams8_found": ngrams8,
+        "covered_l10": covered,
+    }
+
+
+def _match_windows(index: ManifestIndex, features: TextFeatures, totals: ItemTotals) -> dict[str, IntArray]:
+    valid = np.flatnonzero(features.window_valid)
+    char, item, w = _lookup(index.windows, features.window_hash[valid], valid)
+    record = features.char_record[char]
+    totals.window_found[index.window_base[item] + w] = True
+    order = np.lexsort((char, w, record, item))
+    item, record, w, char = item[order], record[order], w[order], char[order]
+    distinct = _group_starts(item, record, w)
+    item, record, char = item[distinct], record[distinct], char[distinct]
+    pair_new = _group_starts(item, record)
+    pair_id = np.cumsum(pair_new) - 1
+    starts = np.flatnonzero(pair_new)
+    return {
+        "item": item[starts],
+        "record": record[starts],
+        "window_hits": np.bincount(pair_id, minlength=starts.size).astype(np.int64),
+        "window_at": (char - features.record_chars[record])[starts],
+    }
+
+
+def _join(grams: dict[str, IntArray], windows: dict[str, IntArray], records: int) -> PairTable:
+    """Outer-join the word-level and window-level pair rows on (item, record)."""
+    key_g = grams["item"] * records + grams["record"]
+    key_w = windows["item"] * records + windows["record"]
+    keys = np.union1d(key_g, key_w)
+    at_g = np.searchsorted(keys, key_g)
+    at_w = np.searchsorted(keys, key_w)
+
+    def column(source: dict[str, IntArray], at: IntArray, name: str, fill: int) -> IntArray:
+        out = np.full(keys.size, fill, dtype=np.int64)
+        out[at] = source[name]
+        return out
+
+    return PairTable(
+        item=keys // max(records, 1),
+        record=keys % max(records, 1),
+        longest=column(grams, at_g, "longest", 0),
+        run_start=column(grams, at_g, "run_start", -1),
+        ngrams8_found=column(grams, at_g, "ngrams8_found", 0),
+        covered_l10=column(grams, at_g, "covered_l10", 0),
+        window_hits=column(windows, at_w, "window_hits", 0),
+        window_at=column(windows, at_w, "window_at", -1),
+    )

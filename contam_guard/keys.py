@@ -1,0 +1,40 @@
+"""The secret for keyed hashing: read from an environment variable, checked against the manifest."""
+
+from __future__ import annotations
+
+import os
+
+from contam_guard.errors import HashKeyError
+from contam_guard.manifest.model import Manifest
+from contam_guard.text.hashing import HashKey
+
+
+def key_from_env(variable: str) -> HashKey | None:
+    secret = os.environ.get(variable)
+    if not secret:
+        return None
+    if len(secret) < HashKey.MIN_SECRET_CHARS:
+        raise HashKeyError(
+            f"${variable} is too short ({len(secret)} characters; at least "
+            f"{HashKey.MIN_SECRET_CHARS} are needed so the key cannot be guessed)",
+            hint="generate one with: python -c 'import secrets; print(secrets.token_hex(32))'",
+        )
+    return HashKey(secret)
+
+
+def key_for(manifest: Manifest, variable: str) -> HashKey | None:
+    """The key the manifest needs: None for an unkeyed manifest, else the matching key."""
+    if manifest.key_check is None:
+        return None
+    key = key_from_env(variable)
+    if key is None:
+        raise HashKeyError(
+            f"this manifest is keyed, and ${variable} is not set: its hashes cannot be matched",
+            hint=f"export {variable}=<the secret used at registration> (in CI: a repository secret)",
+        )
+    if key.check != manifest.key_check:
+        raise HashKeyError(
+            f"${variable} does not match the key this manifest was built with",
+            hint="use the secret the sets were registered with, or re-register them",
+        )
+    return key

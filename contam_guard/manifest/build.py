@@ -1,0 +1,97 @@
+"""Hash a golden test set into a manifest entry (the text itself is never kept)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from contam_guard.errors import InputError
+from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
+from contam_guard.manifest.views import hash_view
+from contam_guard.readers import ReadOptions, read_records
+from contam_guard.text.hashing import HashKey, digest
+
+AUTO_VIEW = "text"
+"""View name when no field is given and the text field is detected."""
+
+
+@dataclass(frozen=True)
+class GoldenSource:
+    path: Path
+    display: str
+    """How the file is named in the manifest: relative to the project root, or its bare name."""
+
+
+def build_set(
+    sources: Sequence[GoldenSource],
+    fields: Sequence[str | None],
+    id_field: str | None,
+    key: HashKey | None,
+    previous: GoldenSet | None,
+) -> GoldenSet:
+    """Read, normalise and hash every field of every golden file into a new set entry.
+
+    ``previous`` is the set as registered before: if the content is unchanged the result is
+    identical to it (same version); otherwise the version goes up by one and the history grows.
+    """
+    views: dict[str, View] = {}
+    ids: list[str] = []
+    files: list[GoldenFile] = []
+    for number, field in enumerate(fields):
+        texts, view_ids, counts = _read_field(sources, field, id_field)
+        if number == 0:
+            ids, files = view_ids, [GoldenFile(path=s.display, items=c) for s, c in zip(sources, counts)]
+        elif view_ids != ids:
+            raise InputError(sources[0].display, f"field {field!r} gives a different item list")
+        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key)
+    set_digest = digest(
+        json.dumps({"ids": ids, "id_field": id_field}, sort_keys=True).encode("utf-8"),
+        *(f"{name}={view.digest}".encode() for name, view in sorted(views.items())),
+    )
+    if previous is not None and previous.digest == set_digest:
+        return previous.model_copy(update={"files": files})
+    version = previous.version + 1 if previous is not None else 1
+    history = [*previous.history] if previous is not None else []
+    history.append(SetVersion(version=version, digest=set_digest, items=len(ids)))
+    return GoldenSet(
+        version=version,
+        digest=set_digest,
+        id_field=id_field,
+        files=files,
+        ids=ids,
+        views=views,
+        history=history,
+    )
+
+
+def _read_field(
+    sources: Sequence[GoldenSource], field: str | None, id_field: str | None
+) -> tuple[list[str], list[str], list[int]]:
+    texts: list[str] = []
+    ids: list[str] = []
+    counts: list[int] = []
+    first_seen: dict[str, str] = {}
+    options = ReadOptions(field=field, id_field=id_field)
+    for source in sources:
+        before = len(texts)
+        for record in read_records(source.path, source.display, options):
+            item_id = record.item_id if id_field else str(len(texts))
+            assert item_id is not None
+            where = f"{source.display}:{record.line}" if record.line else source.display
+            if item_id in first_seen:
+                raise InputError(
+                    source.display,
+                    f"duplicate item id {item_id!r} (first at {first_seen[item_id]})",
+                    line=record.line,
+                    hint="item ids must be unique within a set; pick another --id-field",
+                )
+            first_seen[item_id] = where
+            texts.append(record.text)
+            ids.append(item_id)
+        counts.append(len(texts) - before)
+    if not texts:
+        names = ", ".join(s.display for s in sources)
+        raise InputError(names, "the golden set is empty: no items to register")
+    return texts, ids, counts

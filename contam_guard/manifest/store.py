@@ -1,0 +1,121 @@
+"""Reading and writing the manifest: deterministic bytes, atomic writes, every check on load."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from contam_guard.atomic import write_text
+from contam_guard.errors import ManifestError
+from contam_guard.manifest import upgrade
+from contam_guard.manifest.model import MANIFEST_FORMAT, SCHEMA_VERSION, Manifest, Spec
+from contam_guard.text.hashing import digest
+
+RESTORE_HINT = "restore it from version control (git checkout -- {path}) or re-register the sets"
+
+
+def content_digest(manifest: Manifest) -> str:
+    """Digest over the manifest's content, excluding the digest field itself."""
+    body = manifest.model_dump(mode="json", exclude={"digest"})
+    return digest(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
+def dumps(manifest: Manifest) -> str:
+    """The manifest's canonical text: sorted keys, two-space indent, trailing newline."""
+    sealed = manifest.model_copy(update={"digest": content_digest(manifest)})
+    return json.dumps(sealed.model_dump(mode="json"), sort_keys=True, indent=2) + "\n"
+
+
+def save(path: Path, manifest: Manifest) -> None:
+    """Write ``manifest`` to ``path`` atomically; unchanged content leaves the file untouched."""
+    text = dumps(manifest)
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    write_text(path, text)
+
+
+def load(path: Path, *, spec: Spec | None = None) -> Manifest:
+    """Load and check a manifest: format, schema version, integrity digest, hashing spec."""
+    try:
+        raw_text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ManifestError(
+            f"{path}: no manifest here", hint="run `contam-guard init`, then `contam-guard register`"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(f"{path}: cannot read the manifest ({exc})") from exc
+    try:
+        raw: Any = json.loads(raw_text)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(
+            f"{path}:{exc.lineno}: the manifest is not valid JSON ({exc.msg}); it may be truncated",
+            hint=RESTORE_HINT.format(path=path),
+        ) from None
+    if not isinstance(raw, dict) or raw.get("format") != MANIFEST_FORMAT:
+        raise ManifestError(f"{path}: not a contam-guard manifest (no \"format\": \"{MANIFEST_FORMAT}\")")
+    raw = _check_schema(path, raw)
+    try:
+        manifest = Manifest.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ManifestError(
+            f"{path}: the manifest is malformed at {where}: {first['msg']}",
+            hint=RESTORE_HINT.format(path=path),
+        ) from None
+    if manifest.digest != content_digest(manifest):
+        raise ManifestError(
+            f"{path}: integrity check failed: the content does not match its digest "
+            "(edited by hand, or damaged)",
+            hint=RESTORE_HINT.format(path=path),
+        )
+    expected = spec or Spec()
+    if manifest.spec.core() != expected.core():
+        raise ManifestError(
+            f"{path}: built with normalisation/hash spec {manifest.spec.core()}, but this "
+            f"contam-guard uses {expected.core()}; the hashes cannot be compared",
+            hint="re-register every set with this version of contam-guard "
+            "(contam-guard register NAME FILE...), or install the version that built it",
+        )
+    return manifest
+
+
+def _check_schema(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+    version = raw.get("schema_version")
+    if not isinstance(version, int):
+        raise ManifestError(f"{path}: the manifest has no integer schema_version")
+    if version > SCHEMA_VERSION:
+        raise ManifestError(
+            f"{path}: written by a newer contam-guard (manifest schema {version}; this "
+            f"version reads up to {SCHEMA_VERSION})",
+            hint="upgrade contam-guard: pip install --upgrade contam-guard",
+        )
+    if version < SCHEMA_VERSION:
+        return upgrade.to_current(path, raw, version)
+    return raw
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the manifest for a read-modify-write; fail fast if taken."""
+    lock_path = path.with_name(path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ManifestError(
+                f"{path}: another contam-guard is changing this manifest right now",
+                hint="wait for it to finish, then run this command again",
+            ) from None
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,35 @@
+"""Hash one text field of a golden set into a manifest view."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from contam_guard.manifest.model import View, encode_array
+from contam_guard.text.features import extract_features
+from contam_guard.text.hashing import HashKey, digest
+
+_BATCH_CHARS = 1 << 20
+
+
+def hash_view(field: str, texts: list[str], key: HashKey | None) -> View:
+    words, alnum, grams, windows = [], [], [], []
+    start = 0
+    while start < len(texts):
+        stop, size = start, 0
+        while stop < len(texts) and (size < _BATCH_CHARS or stop == start):
+            size += len(texts[stop])
+            stop += 1
+        features = extract_features(texts[start:stop], key=key, windows=True)
+        words.append(features.word_counts)
+        alnum.append(features.alnum_counts)
+        grams.append(features.gram_hash[features.gram_valid])
+        windows.append(features.window_hash[features.window_valid])
+        start = stop
+    arrays = {
+        "words": encode_array(np.concatenate(words), "<i4"),
+        "alnum_chars": encode_array(np.concatenate(alnum), "<i4"),
+        "grams": encode_array(np.concatenate(grams), "<u8"),
+        "windows": encode_array(np.concatenate(windows), "<u8"),
+    }
+    view_digest = digest(field.encode(), *(arrays[k].encode() for k in sorted(arrays)))
+    return View(field=field, digest=view_digest, **arrays)

@@ -1,0 +1,99 @@
+"""Console output (the only module that imports rich): results on stdout, progress on stderr.
+
+rich honours ``NO_COLOR`` and drops colour when stdout is not a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from contam_guard.findings import Report
+from contam_guard.manifest.model import Manifest
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def error(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+
+
+def notice(message: str) -> None:
+    err.print(f"[yellow]notice:[/] {message}", markup=True)
+
+
+def info(message: str) -> None:
+    out.print(message, markup=False)
+
+
+@contextmanager
+def progress(total_chars: int | None) -> Iterator[Progress]:
+    """A transient progress bar on stderr (characters hashed)."""
+    bar = Progress(
+        TextColumn("scanning"),
+        BarColumn(),
+        TransferSpeedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    with bar:
+        yield bar
+
+
+def scan_summary(report: Report) -> None:
+    result = report.result
+    out.print(
+        f"Scanned {result.records} records ({result.chars:,} characters) in "
+        f"{len(result.files)} file(s) against {len(result.index.targets)} golden view(s).",
+        markup=False,
+    )
+    for notice_text in result.skipped:
+        notice(f"skipped {notice_text}")
+    if result.records == 0:
+        out.print("Nothing was scanned.", markup=False)
+    if not report.findings:
+        out.print("[green]No findings.[/]")
+        return
+    table = Table(title=None, show_lines=False)
+    for column in ("rule", "action", "set:view", "item", "training record", "numbers"):
+        table.add_column(column)
+    for finding in report.findings:
+        pair = finding.pairs[0] if finding.pairs else None
+        where = "-"
+        if pair is not None:
+            line = f":{pair.line}" if pair.line is not None else ""
+            where = f"{pair.source}{line} #{pair.record}"
+        action = "allowed" if finding.allowed else finding.action
+        style = "red" if action == "fail" else "yellow" if action == "warn" else "dim"
+        table.add_row(
+            finding.rule, f"[{style}]{action}[/]", finding.target.label,
+            f"{finding.item_id} (#{finding.test_index})", where, finding.detail,
+        )
+    out.print(table)
+    failing = len(report.failing)
+    verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
+    out.print(f"{len(report.findings)} finding(s), {verdict}.")
+
+
+def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, int]]) -> None:
+    if not manifest.sets:
+        out.print("No sets registered. Add one with: contam-guard register NAME FILE...", markup=False)
+        return
+    table = Table()
+    for column in ("set", "version", "items", "view", "too short: gpt3", "palm", "llama2", "gpt4", "digest"):
+        table.add_column(column)
+    for name in sorted(manifest.sets):
+        golden = manifest.sets[name]
+        for view in sorted(golden.views):
+            short = too_short[(name, view)]
+            table.add_row(
+                name, str(golden.version), str(golden.items), view, str(short["gpt3"]),
+                str(short["palm"]), str(short["llama2"]), str(short["gpt4"]), golden.digest[:12],
+            )
+    out.print(table)

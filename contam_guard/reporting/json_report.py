@@ -1,0 +1,67 @@
+"""The review file for machines: versioned JSON, sorted, deterministic."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from contam_guard import __version__
+from contam_guard.findings import Finding, Report
+from contam_guard.reporting.markdown import GoldenText
+from contam_guard.scan import PairRow
+
+FORMAT_VERSION = 1
+
+
+def _pair(pair: PairRow) -> dict[str, Any]:
+    return {
+        "source": pair.source,
+        "record": pair.record,
+        "line": pair.line,
+        "longest_run": pair.longest_run,
+        "ngrams8_found": pair.ngrams8_found,
+        "tokens_covered_L10": pair.covered_l10,
+        "sub50_hits": pair.window_hits,
+        "span": {"start": pair.snippet.start, "end": pair.snippet.start + len(pair.snippet.run)},
+        "shared_text": pair.snippet.run,
+        "allow_marker": pair.allowed_inline,
+    }
+
+
+def _finding(finding: Finding, golden: GoldenText | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rule": finding.rule,
+        "action": finding.action,
+        "allowed": finding.allowed,
+        "set": finding.target.set_name,
+        "view": finding.target.view,
+        "set_version": finding.target.version,
+        "item_id": finding.item_id,
+        "test_index": finding.test_index,
+        "detail": finding.detail,
+        "pairs": [_pair(p) for p in finding.pairs],
+    }
+    text = golden(finding) if golden is not None else None
+    if text is not None:
+        out["golden_text"] = text
+    return out
+
+
+def render(report: Report, golden: GoldenText | None = None) -> str:
+    result = report.result
+    body = {
+        "format": "contam-guard-review",
+        "format_version": FORMAT_VERSION,
+        "tool_version": __version__,
+        "summary": {
+            "files": result.files,
+            "skipped": result.skipped,
+            "records": result.records,
+            "characters": result.chars,
+            "findings": len(report.findings),
+            "failing": len(report.failing),
+            "exit_code": int(report.return_code),
+        },
+        "findings": [_finding(f, golden) for f in report.findings],
+    }
+    return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

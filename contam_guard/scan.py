@@ -1,0 +1,167 @@
+"""Scan training files against the manifest: stream, batch, hash, match. Never prints.
+
+Records are read one file at a time and gathered into batches of about ``batch_chars``
+characters; each batch is hashed and matched in whole-array passes. Memory stays flat: only the
+per-item totals (manifest-sized) and the notable pairs (a run of 8+ words or a shared window)
+are kept, each with a short snippet of the training side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch
+from contam_guard.engine.stats import item_stats
+from contam_guard.errors import InputError
+from contam_guard.readers import ReadOptions, Record, UnsupportedFileError, detect_format, read_records
+from contam_guard.rules.base import ItemStats
+from contam_guard.text.features import TextFeatures, extract_features
+from contam_guard.text.hashing import WINDOW_CHARS, HashKey
+
+SNIPPET_CONTEXT = 60
+NOTABLE_RUN = 8
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    display: str
+    """The name shown in reports (relative to where the user ran the command)."""
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """Training-side text around a shared run: ``before``, the shared ``run``, ``after``."""
+
+    before: str
+    run: str
+    after: str
+    start: int
+    """Character offset of ``run`` in the record."""
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """A notable (test item, training record) pair and its statistics against that record."""
+
+    item: int
+    source: str
+    record: int
+    line: int | None
+    longest_run: int
+    ngrams8_found: int
+    covered_l10: int
+    window_hits: int
+    snippet: Snippet
+    allowed_inline: bool
+
+
+@dataclass
+class ScanResult:
+    index: ManifestIndex
+    totals: ItemTotals
+    pairs: list[PairRow] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Notices for files that were not scanned (unknown or binary type)."""
+    records: int = 0
+    chars: int = 0
+
+    ProgressFn = Callable[[int], None]
+
+
+def scan(
+    index: ManifestIndex,
+    sources: Iterable[Source],
+    options: ReadOptions,
+    *,
+    key: HashKey | None = None,
+    windows: bool = True,
+    batch_chars: int = 1 << 20,
+    on_chars: ProgressFn | None = None,
+) -> ScanResult:
+    """Scan every source; raise ``InputError`` on anything that cannot be read."""
+    result = ScanResult(index=index, totals=ItemTotals.empty(index))
+    for source in sources:
+        if detect_format(source.path) is None and not source.path.is_dir():
+            result.skipped.append(f"{source.display}: not a data file type contam-guard reads")
+            continue
+        try:
+            records = read_records(source.path, source.display, options)
+            for batch in _batches(records, batch_chars):
+                _scan_batch(result, batch, key, windows)
+                if on_chars is not None:
+                    on_chars(sum(len(r.text) for r in batch))
+        except UnsupportedFileError as exc:
+            result.skipped.append(f"{source.display}: {exc.problem}")
+            continue
+        result.files.append(source.display)
+    return result
+
+
+def _batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    size = 0
+    for record in records:
+        batch.append(record)
+        size += len(record.text)
+        if size >= batch_chars:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, windows: bool) -> None:
+    texts = [r.text for r in batch]
+    features = extract_features(texts, key=key, windows=windows)
+    table = match_batch(result.index, features, result.totals)
+    result.records += len(batch)
+    result.chars += sum(len(t) for t in texts)
+    notable = np.flatnonzero((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
+    for row in notable.tolist():
+        record = batch[int(table.record[row])]
+        result.pairs.append(
+            PairRow(
+                item=int(table.item[row]),
+                source=record.source,
+                record=record.index,
+                line=record.line,
+                longest_run=int(table.longest[row]),
+                ngrams8_found=int(table.ngrams8_found[row]),
+                covered_l10=int(table.covered_l10[row]),
+                window_hits=int(table.window_hits[row]),
+                snippet=_snippet(record.text, features, table, row),
+                allowed_inline=record.allow,
+            )
+        )
+
+
+def _snippet(text: str, features: TextFeatures, table: PairTable, row: int) -> Snippet:
+    record = int(table.record[row])
+    if table.longest[row] >= 5:
+        first = int(features.record_words[record] + table.run_start[row])
+        last = first + int(table.longest[row]) - 1
+        start, end = int(features.word_start[first]), int(features.word_end[last])
+    else:
+        first = int(features.record_chars[record] + table.window_at[row])
+        start = int(features.char_offset[first])
+        end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
+    return Snippet(
+        before=text[max(start - SNIPPET_CONTEXT, 0) : start],
+        run=text[start:end],
+        after=text[end : end + SNIPPET_CONTEXT],
+        start=start,
+    )
+
+
+def check_readable(sources: Iterable[Source]) -> None:
+    """Fail early, before any work, on a path that does not exist."""
+    for source in sources:
+        if not source.path.exists() and not source.path.is_symlink():
+            raise InputError(source.display, "no such file or directory")

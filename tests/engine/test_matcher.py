@@ -1,0 +1,103 @@
+"""The engine against a slow, obvious reference: R[i] by brute force over words."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contam_guard.engine.index import ManifestIndex, Target
+from contam_guard.engine.matcher import ItemTotals, match_batch
+from contam_guard.manifest.views import hash_view
+from contam_guard.engine.stats import item_stats
+from contam_guard.text import normalise
+from contam_guard.text.features import extract_features
+
+
+def reference_runs(item: list[str], docs: list[list[str]]) -> list[int]:
+    """R[i]: the longest run starting at word i shared with one doc; 0 when under 5."""
+    runs = []
+    for i in range(len(item)):
+        best = 0
+        for doc in docs:
+            for j in range(len(doc)):
+                r = 0
+                while i + r < len(item) and j + r < len(doc) and item[i + r] == doc[j + r]:
+                    r += 1
+                best = max(best, r)
+        runs.append(best if best >= 5 else 0)
+    return runs
+
+
+def build_index(items: list[str]) -> ManifestIndex:
+    view = hash_view("text", items, None)
+    target = Target("t", "text", 1, [str(i) for i in range(len(items))], np.arange(len(items)), 0)
+    return ManifestIndex.from_views([target], [view])
+
+
+def run_engine(items: list[str], docs: list[str]) -> tuple[ManifestIndex, ItemTotals, list]:
+    index = build_index(items)
+    totals = ItemTotals.empty(index)
+    table = match_batch(index, extract_features(docs), totals)
+    return index, totals, table
+
+
+VOCAB = ["a", "b", "c", "the", "cat", "sat"]
+words_strategy = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(words_strategy, min_size=1, max_size=3), st.lists(words_strategy, min_size=1, max_size=4))
+def test_runs_equal_brute_force(items: list[list[str]], docs: list[list[str]]) -> None:
+    index, totals, table = run_engine([" ".join(w) for w in items], [" ".join(d) for d in docs])
+    for g, item in enumerate(items):
+        base = index.word_base[g]
+        assert totals.run[base : base + len(item)].tolist() == reference_runs(item, docs)
+        for rec, doc in enumerate(docs):
+            expected = reference_runs(item, [doc])
+            rows = np.flatnonzero((table.item == g) & (table.record == rec))
+            longest = int(table.longest[rows[0]]) if rows.size else 0
+            assert longest == max(expected, default=0)
+            if rows.size and longest:
+                found8 = sum(1 for r in expected if r >= 8)
+                assert table.ngrams8_found[rows[0]] == found8
+                covered = set()
+                for i, r in enumerate(expected):
+                    if r >= 10:
+                        covered.update(range(i, i + r))
+                assert table.covered_l10[rows[0]] == len(covered)
+
+
+def test_a_run_spanning_two_records_does_not_count() -> None:
+    item = "one two three four five six seven eight nine ten"
+    index, totals, table = run_engine([item], ["one two three four", "five six seven eight", "nine ten"])
+    assert totals.run.max() == 0
+    assert len(table) == 0 or table.longest.max() == 0
+
+
+def test_match_at_record_boundaries_counts() -> None:
+    item = "one two three four five six seven eight nine ten eleven twelve thirteen"
+    docs = ["x " * 3, item, "y"]
+    index, totals, table = run_engine([item], docs)
+    assert totals.run[0] == 13
+    assert table.record.tolist() == [1]
+
+
+def test_repeated_ngrams_inside_one_item() -> None:
+    item = "a b c d e a b c d e a b c d e"
+    index, totals, _ = run_engine([item], ["a b c d e a b c d e"])
+    assert totals.run.tolist() == reference_runs(normalise.words(item), [normalise.words("a b c d e a b c d e")])
+
+
+def test_item_stats_aggregate_over_records() -> None:
+    item = " ".join(f"w{i}" for i in range(20))
+    first_half = " ".join(f"w{i}" for i in range(10))
+    second_half = " ".join(f"w{i}" for i in range(10, 20))
+    index = build_index([item])
+    totals = ItemTotals.empty(index)
+    match_batch(index, extract_features([first_half, second_half]), totals)
+    stats = item_stats(index, totals)
+    assert stats.longest_run.tolist() == [10]
+    assert stats.ngrams8.tolist() == [13]
+    assert stats.ngrams8_found.tolist() == [3 + 3]  # 8-grams starting at 0..2 and 10..12
+    assert stats.covered_l10.tolist() == [20]
