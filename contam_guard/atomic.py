@@ -11,25 +11,24 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import BinaryIO
 
 from contam_guard.errors import ContamGuardError
 
 
 @contextlib.contextmanager
-def atomic_writer(path: Path, mode: str = "w") -> Iterator[IO[str] | IO[bytes]]:
-    """Yield a file to write; on success it replaces ``path`` atomically, on error it vanishes."""
+def atomic_writer(path: Path) -> Iterator[BinaryIO]:
+    """Yield a binary file to write; on success it replaces ``path`` atomically, else vanishes."""
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise ContamGuardError(f"{path}: cannot write here ({exc.strerror})") from exc
+        raise ContamGuardError(f"{path}: cannot write here ({exc.strerror or exc})") from exc
     tmp = Path(tmp_name)
     try:
-        binary = "b" in mode
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as handle:
+        with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -46,11 +45,10 @@ def atomic_writer(path: Path, mode: str = "w") -> Iterator[IO[str] | IO[bytes]]:
 
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
-    with atomic_writer(path, "w") as handle:
-        handle.write(text)  # type: ignore[arg-type]
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
-    with atomic_writer(path, "wb") as handle:
-        handle.write(data)  # type: ignore[arg-type]
+    with atomic_writer(path) as handle:
+        handle.write(data)

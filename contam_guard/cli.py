@@ -6,11 +6,11 @@ or manifest error, 3 internal error (a bug; never 0).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn
 
-import click
 import typer
 
 from contam_guard import __version__
@@ -30,12 +30,15 @@ app = typer.Typer(
     help="Guard training data against benchmark test-set contamination.",
 )
 
-ConfigOpt = Annotated[
-    Optional[Path], typer.Option("--config", help="Settings file (default: discovered).")
-]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Settings file (default: discovered).")]
 ManifestOpt = Annotated[
-    Optional[Path], typer.Option("--manifest", help="Manifest file (default: from the config).")
+    Path | None, typer.Option("--manifest", help="Manifest file (default: from the config).")
 ]
+
+
+def _exit(code: int) -> NoReturn:
+    """Leave with a command's exit code (typer's standalone mode turns this into sys.exit)."""
+    raise typer.Exit(int(code))
 
 
 def _config(path: Path | None) -> LoadedConfig:
@@ -61,10 +64,12 @@ def _root(
 def init(
     directory: Annotated[Path, typer.Argument(help="Project root.")] = Path("."),
     keyed: Annotated[bool, typer.Option(help="Key every hash with the secret in $CONTAM_GUARD_KEY.")] = False,
-    key_env: Annotated[str, typer.Option(help="Environment variable holding the secret.")] = "CONTAM_GUARD_KEY",
-) -> int:
+    key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the secret.")
+    ] = "CONTAM_GUARD_KEY",
+) -> None:
     """Create .contam-guard/ with a commented config and an empty manifest."""
-    return init_cmd.run(directory, keyed=keyed, key_env=key_env)
+    _exit(init_cmd.run(directory, keyed=keyed, key_env=key_env))
 
 
 @app.command()
@@ -72,15 +77,15 @@ def register(
     name: Annotated[str, typer.Argument(help="Name of the golden set.")],
     files: Annotated[list[Path], typer.Argument(help="Golden test files (JSONL, JSON, CSV, Parquet, text).")],
     field: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--field", help="Text field; repeat for several views (question, answer)."),
     ] = None,
-    id_field: Annotated[Optional[str], typer.Option(help="Field holding each item's id.")] = None,
+    id_field: Annotated[str | None, typer.Option(help="Field holding each item's id.")] = None,
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
-) -> int:
+) -> None:
     """Hash a golden test set into the manifest (a new version when its content changed)."""
-    return register_cmd.register(_config(config), name, files, field or [], id_field, manifest)
+    _exit(register_cmd.register(_config(config), name, files, field or [], id_field, manifest))
 
 
 @app.command()
@@ -88,21 +93,21 @@ def remove(
     name: Annotated[str, typer.Argument(help="Name of the golden set.")],
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
-) -> int:
+) -> None:
     """Remove a golden set from the manifest."""
-    return register_cmd.remove(_config(config), name, manifest)
+    _exit(register_cmd.remove(_config(config), name, manifest))
 
 
 @app.command("sets")
-def list_sets(config: ConfigOpt = None, manifest: ManifestOpt = None) -> int:
+def list_sets(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """List sets, versions, item counts and items too short for each rule."""
-    return register_cmd.sets(_config(config), manifest)
+    _exit(register_cmd.sets(_config(config), manifest))
 
 
 @app.command()
-def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> int:
+def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """Check the manifest's integrity (format, schema, digests, spec, array sizes)."""
-    return register_cmd.verify(_config(config), manifest)
+    _exit(register_cmd.verify(_config(config), manifest))
 
 
 def _parse_n(value: str | None) -> int | str | None:
@@ -117,26 +122,26 @@ def _parse_n(value: str | None) -> int | str | None:
 @app.command()
 def scan(
     paths: Annotated[list[Path], typer.Argument(help="Training files or folders.")],
-    field: Annotated[Optional[str], typer.Option(help="Text field, e.g. text or messages[].content.")] = None,
+    field: Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")] = None,
     whole_file: Annotated[bool, typer.Option(help="A plain-text file is one document.")] = False,
     encoding: Annotated[str, typer.Option(help="Text encoding of the inputs.")] = "utf-8",
     errors: Annotated[str, typer.Option(help="Undecodable bytes: strict (error) or replace.")] = "strict",
-    review: Annotated[Optional[Path], typer.Option(help="Write the Markdown review here.")] = None,
-    review_json: Annotated[Optional[Path], typer.Option(help="Write the JSON review here.")] = None,
-    items_csv: Annotated[Optional[Path], typer.Option(help="Write one row per test item here.")] = None,
-    pairs_csv: Annotated[Optional[Path], typer.Option(help="Write one row per notable pair here.")] = None,
-    n: Annotated[Optional[str], typer.Option("--n", help="GPT-3 rule's N (words) or 'auto'.")] = None,
-    disable: Annotated[Optional[list[str]], typer.Option(help="Turn a rule off (repeatable).")] = None,
-    only: Annotated[Optional[list[str]], typer.Option(help="Run only these rules (repeatable).")] = None,
-    fail_on: Annotated[Optional[list[str]], typer.Option(help="Make a rule fail the build.")] = None,
-    warn_on: Annotated[Optional[list[str]], typer.Option(help="Make a rule only warn.")] = None,
+    review: Annotated[Path | None, typer.Option(help="Write the Markdown review here.")] = None,
+    review_json: Annotated[Path | None, typer.Option(help="Write the JSON review here.")] = None,
+    items_csv: Annotated[Path | None, typer.Option(help="Write one row per test item here.")] = None,
+    pairs_csv: Annotated[Path | None, typer.Option(help="Write one row per notable pair here.")] = None,
+    n: Annotated[str | None, typer.Option("--n", help="GPT-3 rule's N (words) or 'auto'.")] = None,
+    disable: Annotated[list[str] | None, typer.Option(help="Turn a rule off (repeatable).")] = None,
+    only: Annotated[list[str] | None, typer.Option(help="Run only these rules (repeatable).")] = None,
+    fail_on: Annotated[list[str] | None, typer.Option(help="Make a rule fail the build.")] = None,
+    warn_on: Annotated[list[str] | None, typer.Option(help="Make a rule only warn.")] = None,
     exit_zero: Annotated[bool, typer.Option(help="Report findings but exit 0.")] = False,
     show_golden: Annotated[
         bool, typer.Option(help="Show golden text in reviews (needs the registered golden file).")
     ] = False,
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
-) -> int:
+) -> None:
     """Scan training files against every registered set; exit 1 when a failing rule fires."""
     if errors not in ("strict", "replace"):
         raise typer.BadParameter("--errors must be strict or replace")
@@ -146,9 +151,17 @@ def scan(
         field=field or loaded.config.scan.field, whole_file=whole_file, encoding=encoding, errors=errors
     )
     outputs = scan_cmd.ScanOutputs(review, review_json, items_csv, pairs_csv)
-    return scan_cmd.run(
-        loaded, paths, read, outputs, rule_overrides=overrides, exit_zero=exit_zero,
-        show_golden=show_golden, manifest_path=manifest,
+    _exit(
+        scan_cmd.run(
+            loaded,
+            paths,
+            read,
+            outputs,
+            rule_overrides=overrides,
+            exit_zero=exit_zero,
+            show_golden=show_golden,
+            manifest_path=manifest,
+        )
     )
 
 
@@ -180,27 +193,20 @@ def _rule_overrides(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app and turn every outcome into a documented exit code."""
+    """Entry point: run the app and turn every outcome into a documented exit code.
+
+    typer handles usage errors (exit 2) and ``typer.Exit``; everything else lands here.
+    """
     try:
-        code = app(args=argv, standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.ClickException as exc:
-        exc.show()
-        code = ExitCode.USAGE
-    except click.exceptions.Abort:
-        console.error("aborted")
-        code = ExitCode.USAGE
+        app(args=argv)
     except ContamGuardError as exc:
         console.error(str(exc))
-        code = exc.exit_code
-    except KeyboardInterrupt:
-        console.error("interrupted; outputs are written atomically, so nothing is half-written")
-        code = 130
+        sys.exit(int(exc.exit_code))
     except Exception as exc:  # a bug: say so, never exit 0
         console.error(
             f"internal error ({type(exc).__name__}); this is a bug in contam-guard "
             f"{__version__}, please report it with the command you ran"
         )
-        code = ExitCode.INTERNAL
-    sys.exit(int(code) if isinstance(code, int) else ExitCode.CLEAN)
+        if os.environ.get("CONTAM_GUARD_DEBUG"):
+            raise
+        sys.exit(int(ExitCode.INTERNAL))

@@ -18,12 +18,19 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch
 from contam_guard.engine.stats import item_stats
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, UnsupportedFileError, detect_format, read_records
+from contam_guard.readers import (
+    ReadOptions,
+    Record,
+    UnsupportedFileError,
+    detect_format,
+    read_records,
+)
 from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 
 SNIPPET_CONTEXT = 60
+ProgressFn = Callable[[int], None]
 NOTABLE_RUN = 8
 
 
@@ -72,7 +79,8 @@ class ScanResult:
     records: int = 0
     chars: int = 0
 
-    ProgressFn = Callable[[int], None]
+    def item_stats(self, min_run: int = 10) -> ItemStats:
+        return item_stats(self.index, self.totals, min_run)
 
 
 def scan(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from contam_guard.findings import Finding
 from contam_guard.manifest.build import AUTO_VIEW
-from contam_guard.manifest.views import hash_view
 from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, read_records
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.text.hashing import HashKey

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from contam_guard.atomic import write_text
 from contam_guard.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT, GUARD_DIR, MANIFEST_NAME
-from contam_guard.errors import ExitCode
+from contam_guard.errors import ExitCode, HashKeyError
 from contam_guard.keys import key_from_env
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
@@ -28,8 +28,6 @@ def run(root: Path, *, keyed: bool, key_env: str) -> int:
     if keyed:
         key = key_from_env(key_env)
         if key is None:
-            from contam_guard.errors import HashKeyError
-
             raise HashKeyError(
                 f"--keyed needs the secret in ${key_env}",
                 hint="export it first: export "

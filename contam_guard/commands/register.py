@@ -40,8 +40,10 @@ def register(
     if previous is not None and previous.digest == golden.digest:
         console.info(f"{name}: unchanged (version {golden.version}, {golden.items} items)")
     else:
-        console.info(f"{name}: registered version {golden.version}, {golden.items} items, views: "
-                     + ", ".join(sorted(golden.views)))
+        console.info(
+            f"{name}: registered version {golden.version}, {golden.items} items, views: "
+            + ", ".join(sorted(golden.views))
+        )
     return ExitCode.CLEAN
 
 
@@ -98,7 +100,9 @@ def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             if not counts_ok:
                 raise ManifestError(f"{label}: array sizes do not match the item counts")
         if not golden.history or golden.history[-1].digest != golden.digest:
-            raise ManifestError(f"{path}: set {name!r}: the version history does not end at the current version")
+            raise ManifestError(
+                f"{path}: set {name!r}: the version history does not end at the current version"
+            )
     console.info(
         f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), "
         f"{'keyed' if manifest.key_check else 'unkeyed'})"

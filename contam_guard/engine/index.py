@@ -89,11 +89,8 @@ class ManifestIndex:
 
     @classmethod
     def from_views(cls, targets: list[Target], views: list[View]) -> ManifestIndex:
-        def cat(arrays: list[NDArray[np.generic]], dtype: type) -> NDArray[np.generic]:
-            return np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype=dtype)
-
-        word_counts = cat([v.word_counts for v in views], np.int64)
-        alnum_counts = cat([v.alnum_counts for v in views], np.int64)
+        word_counts = _ints([v.word_counts for v in views])
+        alnum_counts = _ints([v.alnum_counts for v in views])
         gram_counts = np.maximum(word_counts - 4, 0)
         window_counts = np.maximum(alnum_counts - 49, 0)
         item_target = np.repeat(np.arange(len(targets), dtype=np.int64), [t.items for t in targets])
@@ -104,6 +101,14 @@ class ManifestIndex:
             alnum_counts=alnum_counts,
             word_base=np.cumsum(word_counts) - word_counts,
             window_base=np.cumsum(window_counts) - window_counts,
-            grams=Postings.build(cat([v.gram_hashes for v in views], np.uint64), gram_counts),
-            windows=Postings.build(cat([v.window_hashes for v in views], np.uint64), window_counts),
+            grams=Postings.build(_hashes([v.gram_hashes for v in views]), gram_counts),
+            windows=Postings.build(_hashes([v.window_hashes for v in views]), window_counts),
         )
+
+
+def _ints(arrays: list[IntArray]) -> IntArray:
+    return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, dtype=np.int64)
+
+
+def _hashes(arrays: list[NDArray[np.uint64]]) -> NDArray[np.uint64]:
+    return np.concatenate(arrays).astype(np.uint64) if arrays else np.zeros(0, dtype=np.uint64)

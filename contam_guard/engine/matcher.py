@@ -67,7 +67,9 @@ class PairTable:
         return int(self.item.size)
 
 
-def _lookup(postings: Postings, hashes: NDArray[np.uint64], where: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+def _lookup(
+    postings: Postings, hashes: NDArray[np.uint64], where: IntArray
+) -> tuple[IntArray, IntArray, IntArray]:
     """Expand every hash found in ``postings`` into (where, item, position) triples."""
     low = np.searchsorted(postings.hashes, hashes, side="left")
     high = np.searchsorted(postings.hashes, hashes, side="right")

@@ -9,10 +9,6 @@ from contam_guard.engine.matcher import ItemTotals, union_lengths
 from contam_guard.rules.base import ItemStats
 
 
-def item_stats(self, min_run: int = 10) -> ItemStats:
-        return item_stats(self.index, self.totals, min_run)
-
-
 def item_stats(index: ManifestIndex, totals: ItemTotals, min_run: int = 10) -> ItemStats:
     """Aggregate the flat per-position totals into per-item numbers."""
     items = index.items

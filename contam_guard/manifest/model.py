@@ -125,7 +125,7 @@ class GoldenSet(_Frozen):
 
 
 class Manifest(_Frozen):
-    format: Literal["contam-guard-manifest"] = MANIFEST_FORMAT
+    format: Literal["contam-guard-manifest"] = "contam-guard-manifest"
     schema_version: int = SCHEMA_VERSION
     spec: Spec = Spec()
     key_check: str | None = None

@@ -59,7 +59,7 @@ def load(path: Path, *, spec: Spec | None = None) -> Manifest:
             hint=RESTORE_HINT.format(path=path),
         ) from None
     if not isinstance(raw, dict) or raw.get("format") != MANIFEST_FORMAT:
-        raise ManifestError(f"{path}: not a contam-guard manifest (no \"format\": \"{MANIFEST_FORMAT}\")")
+        raise ManifestError(f'{path}: not a contam-guard manifest (no "format": "{MANIFEST_FORMAT}")')
     raw = _check_schema(path, raw)
     try:
         manifest = Manifest.model_validate(raw)

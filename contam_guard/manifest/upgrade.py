@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from contam_guard.errors import ManifestError
+from contam_guard.manifest.model import SCHEMA_VERSION
 
 UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
 def to_current(path: Path, raw: dict[str, Any], version: int) -> dict[str, Any]:
     """Upgrade ``raw`` step by step from ``version`` to the current schema (in memory only)."""
-    from contam_guard.manifest.model import SCHEMA_VERSION
-
     while version < SCHEMA_VERSION:
         step = UPGRADES.get(version)
         if step is None:

@@ -1,4 +1,4 @@
-"""Open an input file as a buffered binary stream: checks, decompression, BOM, decoding.
+"""Open an input file as a buffered binary stream: path checks, decompression, BOM.
 
 Every failure becomes an ``InputError`` naming the file. Decompression and I/O failures
 surface while reading, so they are raised as ``StreamError`` (an ``InputError`` without a
@@ -7,7 +7,6 @@ line); a reader that knows which line it was reading re-raises with that line.
 
 from __future__ import annotations
 
-import codecs
 import errno
 import gzip
 import io
@@ -18,12 +17,12 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import zstandard
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions
+from contam_guard.readers.zstd_stream import ZstdRaw
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -33,9 +32,6 @@ COMPRESSED_SUFFIXES = (".gz", ".zst")
 
 # Large enough that per-chunk Python overhead is noise next to json.loads on every line.
 _BUFFER_SIZE = 1 << 16
-# zstd's decompressobj has no output cap, so small input chunks bound the memory one
-# highly compressible chunk can expand to.
-_ZSTD_CHUNK = 1 << 14
 _STREAM_ERRORS = (OSError, EOFError, zlib.error, zstandard.ZstdError)
 
 
@@ -51,61 +47,9 @@ class _ReadInto(Protocol):
 class Source:
     """An opened input: ``stream`` starts after any BOM; ``head`` is a prefix of it."""
 
-    stream: io.BufferedReader[_GuardedRaw]
+    stream: InputStream
     bom_length: int
     head: bytes
-
-
-class _ZstdRaw(io.RawIOBase):
-    """Decompress a zstd file frame by frame, detecting a truncated last frame.
-
-    ``stream_reader`` silently returns short output for a truncated frame, so it cannot
-    tell a cut-off download from a complete file; ``decompressobj`` exposes ``eof``.
-    """
-
-    def __init__(self, source: io.RawIOBase) -> None:
-        super().__init__()
-        self._source = source
-        self._dctx = zstandard.ZstdDecompressor()
-        self._dobj = self._dctx.decompressobj()
-        self._in_frame = False
-        self._out = b""
-        self._pos = 0
-        self._done = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer, /) -> int:
-        while self._pos >= len(self._out):
-            if self._done:
-                return 0
-            self._fill()
-        view = memoryview(buffer).cast("B")
-        n = min(len(view), len(self._out) - self._pos)
-        view[:n] = self._out[self._pos : self._pos + n]
-        self._pos += n
-        return n
-
-    def _fill(self) -> None:
-        data = self._source.read(_ZSTD_CHUNK)
-        if not data:
-            if self._in_frame:
-                raise EOFError("zstd data ends in the middle of a frame")
-            self._done = True
-            return
-        parts: list[bytes] = []
-        while data:
-            self._in_frame = True
-            parts.append(self._dobj.decompress(data))
-            if not self._dobj.eof:
-                break
-            # Concatenated frames are one stream (like `zstd -d`): restart on the rest.
-            data = self._dobj.unused_data
-            self._dobj = self._dctx.decompressobj()
-            self._in_frame = False
-        self._out = b"".join(parts)
-        self._pos = 0
 
 
 class _GuardedRaw(io.RawIOBase):
@@ -113,7 +57,9 @@ class _GuardedRaw(io.RawIOBase):
 
     def __init__(self, inner: _ReadInto, display: str, kind: str) -> None:
         super().__init__()
-        self._inner = inner
+        # readinto1: a buffered inner stream (gzip) must not read far ahead, or corruption
+        # surfaces lines before the data that is actually missing.
+        self._readinto = inner.readinto1 if isinstance(inner, io.BufferedIOBase) else inner.readinto
         self._display = display
         self._kind = kind
         self._pending = b""
@@ -130,7 +76,11 @@ class _GuardedRaw(io.RawIOBase):
         got = 0
         while got < want:
             buf = bytearray(want - got)
-            n = self._read_inner(buf)
+            try:
+                n = self._read_inner(buf)
+            except StreamError as exc:
+                line = b"".join(chunks).count(b"\n") + 1
+                raise InputError(self._display, exc.problem, line=line, hint=exc.hint) from exc
             if not n:
                 break
             chunks.append(bytes(buf[:n]))
@@ -153,7 +103,7 @@ class _GuardedRaw(io.RawIOBase):
 
     def _read_inner(self, buffer: WriteableBuffer) -> int:
         try:
-            return self._inner.readinto(buffer) or 0
+            return self._readinto(buffer) or 0
         except _STREAM_ERRORS as exc:
             if self._kind == "plain":
                 problem = f"read error: {exc}"
@@ -162,6 +112,11 @@ class _GuardedRaw(io.RawIOBase):
                 problem = f"{self._kind} data is corrupt or truncated ({exc})"
                 hint = f"re-create or re-download the file; `{self._kind} -t FILE` checks it"
             raise StreamError(self._display, problem, hint=hint) from exc
+
+
+if TYPE_CHECKING:
+    # BufferedReader is generic only to type checkers (not subscriptable at runtime on 3.11).
+    InputStream: TypeAlias = io.BufferedReader[_GuardedRaw]
 
 
 def compression_of(path: Path) -> str:
@@ -174,19 +129,20 @@ def compression_of(path: Path) -> str:
     return "plain"
 
 
-def check_regular_file(path: Path, display: str) -> None:
+def check_regular_file(path: Path, display: str) -> os.stat_result:
     """Raise ``InputError`` unless ``path`` is an existing regular file (after symlinks).
 
     Checked before opening because opening a FIFO would block forever.
     """
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except OSError as exc:
         raise _os_error(display, exc) from exc
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(info.st_mode):
         raise InputError(display, "is a directory, not a file")
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         raise InputError(display, "is not a regular file (a device, FIFO or socket)")
+    return info
 
 
 def _os_error(display: str, exc: OSError) -> InputError:
@@ -220,7 +176,7 @@ def open_binary(path: Path, display: str, *, head_size: int = 0) -> Iterator[Sou
         if kind == "gzip":
             inner = stack.enter_context(gzip.GzipFile(fileobj=plain, mode="rb"))
         elif kind == "zstd":
-            zraw = _ZstdRaw(plain)
+            zraw = ZstdRaw(plain)
             stack.callback(zraw.close)
             inner = zraw
         else:
@@ -230,50 +186,3 @@ def open_binary(path: Path, display: str, *, head_size: int = 0) -> Iterator[Sou
         stack.callback(stream.close)
         guarded.prime(head_size)
         yield Source(stream=stream, bom_length=guarded.bom_length, head=guarded.head)
-
-
-def check_encoding(options: ReadOptions, display: str, *, line_based: bool) -> None:
-    """Reject an unknown encoding or error handler up front, with the flag to fix.
-
-    Line-based readers split on the byte ``\\n``, so they need an encoding in which that
-    byte is always a newline (any ASCII-compatible one; not UTF-16/32).
-    """
-    try:
-        codecs.lookup_error(options.errors)
-    except LookupError as exc:
-        raise InputError(
-            display,
-            f"unknown decoding error handler {options.errors!r}",
-            hint="--errors takes strict, replace, ignore, backslashreplace or surrogateescape",
-        ) from exc
-    try:
-        ok = b"a\nb".decode(options.encoding) == "a\nb"
-    except LookupError as exc:
-        raise InputError(
-            display,
-            f"unknown text encoding {options.encoding!r}",
-            hint="pass a Python codec name to --encoding, e.g. utf-8, latin-1, cp1252",
-        ) from exc
-    except UnicodeError:
-        ok = False
-    if line_based and not ok:
-        raise InputError(
-            display,
-            f"encoding {options.encoding!r} is not supported for line-based formats",
-            hint="convert the file to UTF-8 first, e.g. with iconv",
-        )
-
-
-def decode_failure(
-    display: str, exc: UnicodeDecodeError, *, line: int, line_offset: int, encoding: str
-) -> InputError:
-    """The error for an undecodable byte in a line that starts at file offset ``line_offset``."""
-    offset = line_offset + exc.start
-    bad = exc.object[exc.start : exc.start + 1]
-    return InputError(
-        display,
-        f"cannot decode byte {bytes(bad)!r} at byte offset {offset} as {encoding} ({exc.reason})",
-        line=line,
-        hint="pass --encoding (e.g. latin-1) if the file is not UTF-8, "
-        "or --errors replace to substitute undecodable bytes",
-    )

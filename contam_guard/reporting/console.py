@@ -5,17 +5,20 @@ rich honours ``NO_COLOR`` and drops colour when stdout is not a terminal.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from contam_guard.findings import Report
 from contam_guard.manifest.model import Manifest
 
-out = Console(highlight=False, soft_wrap=True)
+# Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -60,22 +63,19 @@ def scan_summary(report: Report) -> None:
     if not report.findings:
         out.print("[green]No findings.[/]")
         return
-    table = Table(title=None, show_lines=False)
-    for column in ("rule", "action", "set:view", "item", "training record", "numbers"):
-        table.add_column(column)
     for finding in report.findings:
-        pair = finding.pairs[0] if finding.pairs else None
-        where = "-"
-        if pair is not None:
-            line = f":{pair.line}" if pair.line is not None else ""
-            where = f"{pair.source}{line} #{pair.record}"
         action = "allowed" if finding.allowed else finding.action
-        style = "red" if action == "fail" else "yellow" if action == "warn" else "dim"
-        table.add_row(
-            finding.rule, f"[{style}]{action}[/]", finding.target.label,
-            f"{finding.item_id} (#{finding.test_index})", where, finding.detail,
+        style = {"fail": "red", "warn": "yellow"}.get(action, "dim")
+        where = ""
+        if finding.pairs:
+            pair = finding.pairs[0]
+            line = f":{pair.line}" if pair.line is not None else ""
+            more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
+            where = f" in {pair.source}{line} (record {pair.record}){more}"
+        out.print(
+            f"[{style}]{action.upper():7}[/] {finding.rule:6} {finding.target.label} item "
+            f"{escape(finding.item_id)} (#{finding.test_index}){escape(where)}: {escape(finding.detail)}"
         )
-    out.print(table)
     failing = len(report.failing)
     verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
     out.print(f"{len(report.findings)} finding(s), {verdict}.")
@@ -93,7 +93,14 @@ def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, in
         for view in sorted(golden.views):
             short = too_short[(name, view)]
             table.add_row(
-                name, str(golden.version), str(golden.items), view, str(short["gpt3"]),
-                str(short["palm"]), str(short["llama2"]), str(short["gpt4"]), golden.digest[:12],
+                name,
+                str(golden.version),
+                str(golden.items),
+                view,
+                str(short["gpt3"]),
+                str(short["palm"]),
+                str(short["llama2"]),
+                str(short["gpt4"]),
+                golden.digest[:12],
             )
     out.print(table)

@@ -8,12 +8,30 @@ import io
 from contam_guard.findings import Report
 
 ITEM_COLUMNS = [
-    "set", "item_id", "test_index", "words", "longest_run", "ngrams8", "ngrams8_found",
-    "tokens_covered_L10", "sub50_windows", "sub50_hits", "view",
+    "set",
+    "item_id",
+    "test_index",
+    "words",
+    "longest_run",
+    "ngrams8",
+    "ngrams8_found",
+    "tokens_covered_L10",
+    "sub50_windows",
+    "sub50_hits",
+    "view",
 ]
 PAIR_COLUMNS = [
-    "set", "item_id", "test_index", "source", "record", "longest_run", "ngrams8_found",
-    "tokens_covered_L10", "sub50_hits", "view", "line",
+    "set",
+    "item_id",
+    "test_index",
+    "source",
+    "record",
+    "longest_run",
+    "ngrams8_found",
+    "tokens_covered_L10",
+    "sub50_hits",
+    "view",
+    "line",
 ]
 
 
@@ -25,12 +43,21 @@ def items_csv(report: Report) -> str:
     for target in report.result.index.targets:
         for local in range(target.items):
             g = target.first_item + local
-            writer.writerow([
-                target.set_name, target.ids[local], int(target.test_index[local]),
-                int(stats.words[g]), int(stats.longest_run[g]), int(stats.ngrams8[g]),
-                int(stats.ngrams8_found[g]), int(stats.covered_l10[g]), int(stats.windows[g]),
-                int(stats.window_hits[g]), target.view,
-            ])
+            writer.writerow(
+                [
+                    target.set_name,
+                    target.ids[local],
+                    int(target.test_index[local]),
+                    int(stats.words[g]),
+                    int(stats.longest_run[g]),
+                    int(stats.ngrams8[g]),
+                    int(stats.ngrams8_found[g]),
+                    int(stats.covered_l10[g]),
+                    int(stats.windows[g]),
+                    int(stats.window_hits[g]),
+                    target.view,
+                ]
+            )
     return out.getvalue()
 
 
@@ -43,11 +70,21 @@ def pairs_csv(report: Report) -> str:
     for pair in report.result.pairs:
         target = index.targets[int(index.item_target[pair.item])]
         local = pair.item - target.first_item
-        rows.append([
-            target.set_name, target.ids[local], int(target.test_index[local]), pair.source,
-            pair.record, pair.longest_run, pair.ngrams8_found, pair.covered_l10,
-            pair.window_hits, target.view, "" if pair.line is None else pair.line,
-        ])
+        rows.append(
+            [
+                target.set_name,
+                target.ids[local],
+                int(target.test_index[local]),
+                pair.source,
+                pair.record,
+                pair.longest_run,
+                pair.ngrams8_found,
+                pair.covered_l10,
+                pair.window_hits,
+                target.view,
+                "" if pair.line is None else pair.line,
+            ]
+        )
     rows.sort(key=lambda r: (r[0], r[9], r[2], r[3], r[4]))
     writer.writerows(rows)
     return out.getvalue()

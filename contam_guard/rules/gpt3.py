@@ -36,5 +36,7 @@ def auto_n(word_counts: IntArray) -> int:
 def evaluate(stats: ItemStats, n: IntArray) -> RuleResult:
     """``n``: the threshold for each item (it may differ between sets when ``auto``)."""
     fired = stats.longest_run >= n
-    explain = [f"longest shared run {r} words >= N = {k}" for r, k in zip(stats.longest_run.tolist(), n.tolist())]
+    explain = [
+        f"longest shared run {r} words >= N = {k}" for r, k in zip(stats.longest_run.tolist(), n.tolist())
+    ]
     return RuleResult(NAME, fired, stats.longest_run.astype(np.float64), explain)

@@ -26,9 +26,7 @@ NAME = "llama2"
 
 
 def evaluate(stats: ItemStats, dirty: float, not_clean: float, fire_on: str) -> RuleResult:
-    share = np.divide(
-        stats.covered_l10, stats.words, out=np.zeros(stats.words.size), where=stats.words > 0
-    )
+    share = np.divide(stats.covered_l10, stats.words, out=np.zeros(stats.words.size), where=stats.words > 0)
     bar = dirty if fire_on == "dirty" else not_clean
     fired = (stats.words > 0) & (share >= bar)
     explain = [

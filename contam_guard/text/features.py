@@ -102,9 +102,7 @@ def extract_features(
         gram_hash = key.apply(gram_hash)
 
     if windows:
-        char_record, char_offset, window_hash, window_valid = _windows(
-            codepoints, record_start, key
-        )
+        char_record, char_offset, window_hash, window_valid = _windows(codepoints, record_start, key)
     else:
         char_record = char_offset = np.zeros(0, dtype=np.int64)
         window_hash = np.zeros(0, dtype=np.uint64)
@@ -203,9 +201,7 @@ def _windows(
     window_hash = hash_windows(codepoints[positions])
     valid = np.zeros(positions.size, dtype=np.bool_)
     if window_hash.size:
-        valid[: window_hash.size] = (
-            char_record[: window_hash.size] == char_record[WINDOW_CHARS - 1 :]
-        )
+        valid[: window_hash.size] = char_record[: window_hash.size] == char_record[WINDOW_CHARS - 1 :]
         window_hash = np.concatenate([window_hash, np.zeros(WINDOW_CHARS - 1, dtype=np.uint64)])
     else:
         window_hash = np.zeros(positions.size, dtype=np.uint64)

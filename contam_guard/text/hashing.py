@@ -46,14 +46,15 @@ def fmix64(x: HashArray) -> HashArray:
     x = x * U64(0xFF51AFD7ED558CCD)
     x = x ^ (x >> U64(33))
     x = x * U64(0xC4CEB9FE1A85EC53)
-    return x ^ (x >> U64(33))
+    mixed: HashArray = x ^ (x >> U64(33))
+    return mixed
 
 
 @lru_cache(maxsize=8)
 def _powers(base: int, count: int) -> HashArray:
     powers = np.full(count, base, dtype=U64)
     powers[0] = 1
-    out: HashArray = np.cumprod(powers, dtype=U64)
+    out = np.asarray(np.cumprod(powers, dtype=U64), dtype=U64)
     out.setflags(write=False)
     return out
 

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
-from contam_guard.manifest.views import hash_view
 from contam_guard.engine.stats import item_stats
+from contam_guard.manifest.views import hash_view
 from contam_guard.text import normalise
 from contam_guard.text.features import extract_features
 
@@ -70,7 +70,7 @@ def test_runs_equal_brute_force(items: list[list[str]], docs: list[list[str]]) -
 
 def test_a_run_spanning_two_records_does_not_count() -> None:
     item = "one two three four five six seven eight nine ten"
-    index, totals, table = run_engine([item], ["one two three four", "five six seven eight", "nine ten"])
+    _, totals, table = run_engine([item], ["one two three four", "five six seven eight", "nine ten"])
     assert totals.run.max() == 0
     assert len(table) == 0 or table.longest.max() == 0
 
@@ -78,15 +78,17 @@ def test_a_run_spanning_two_records_does_not_count() -> None:
 def test_match_at_record_boundaries_counts() -> None:
     item = "one two three four five six seven eight nine ten eleven twelve thirteen"
     docs = ["x " * 3, item, "y"]
-    index, totals, table = run_engine([item], docs)
+    _, totals, table = run_engine([item], docs)
     assert totals.run[0] == 13
     assert table.record.tolist() == [1]
 
 
 def test_repeated_ngrams_inside_one_item() -> None:
     item = "a b c d e a b c d e a b c d e"
-    index, totals, _ = run_engine([item], ["a b c d e a b c d e"])
-    assert totals.run.tolist() == reference_runs(normalise.words(item), [normalise.words("a b c d e a b c d e")])
+    _, totals, _ = run_engine([item], ["a b c d e a b c d e"])
+    assert totals.run.tolist() == reference_runs(
+        normalise.words(item), [normalise.words("a b c d e a b c d e")]
+    )
 
 
 def test_item_stats_aggregate_over_records() -> None:

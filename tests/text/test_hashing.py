@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import HashKey, hash_windows
+from contam_guard.text.hashing import _CHAR_BASE, HashKey, fmix64, hash_windows
 
 SENTENCE = "Janet’s ducks lay 16 eggs per day and she eats three for breakfast."
 
@@ -57,8 +57,6 @@ def test_window_hash_of_a_window_is_position_independent() -> None:
 
 @pytest.mark.parametrize("width", [1, 2, 3, 7, 50, 64])
 def test_window_hash_matches_a_direct_polynomial(width: int) -> None:
-    from contam_guard.text.hashing import _CHAR_BASE, fmix64
-
     chars = np.array([ord(c) for c in "abcdefghijklmnopqrstuvwxyz" * 4], dtype=np.uint32)
     expected = []
     for start in range(chars.size - width + 1):

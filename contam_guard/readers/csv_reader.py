@@ -1,0 +1,108 @@
+"""CSV and TSV with a header row; quoted fields may hold newlines and quotes."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+from contam_guard.errors import InputError
+from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.decoding import check_encoding, decoded_lines
+from contam_guard.readers.fields import ALLOW_KEY, ALLOW_VALUE
+from contam_guard.readers.opener import open_binary
+from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
+
+# The csv module's default 128 KiB field limit is smaller than many training documents.
+# The limit is process-global; 2**31 - 1 fits a C long on every platform.
+_FIELD_LIMIT = 2**31 - 1
+
+
+def _is_blank(row: list[str]) -> bool:
+    return not row or (len(row) == 1 and not row[0].strip())
+
+
+def _column(header: list[str], name: str, what: str, display: str, line: int) -> int:
+    if name not in header:
+        raise InputError(
+            display,
+            f"{what} column {name!r} not found; columns: {', '.join(header)}",
+            line=line,
+        )
+    return header.index(name)
+
+
+def _text_column(header: list[str], options: ReadOptions, display: str, line: int) -> int:
+    if options.field is not None:
+        return _column(header, options.field, "text", display, line)
+    for name in SIMPLE_TEXT_KEYS:
+        if name in header:
+            return header.index(name)
+    raise InputError(
+        display,
+        f"no text column found (looked for {', '.join(SIMPLE_TEXT_KEYS)}); columns: {', '.join(header)}",
+        line=line,
+        hint="pass --field with the name of the text column",
+    )
+
+
+def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: str) -> Iterator[Record]:
+    check_encoding(options, display, line_based=True)
+    if csv.field_size_limit() < _FIELD_LIMIT:
+        csv.field_size_limit(_FIELD_LIMIT)
+    with open_binary(path, display) as src:
+        lines = (text for _, _, text in decoded_lines(src, display, options))
+        # strict: a stray quote is an error instead of silently merging fields or rows.
+        reader = csv.reader(lines, delimiter=delimiter, strict=True)
+        header: list[str] | None = None
+        text_col = 0
+        id_col: int | None = None
+        allow_col: int | None = None
+        index = 0
+        while True:
+            start = reader.line_num + 1  # line_num counts lines consumed, across newlines
+            try:
+                row = next(reader, None)
+            except csv.Error as exc:
+                raise InputError(display, f"malformed CSV: {exc}", line=reader.line_num) from exc
+            if row is None:
+                return
+            if _is_blank(row):
+                continue
+            if header is None:
+                header = row
+                text_col = _text_column(header, options, display, start)
+                if options.id_field is not None:
+                    id_col = _column(header, options.id_field, "id", display, start)
+                allow_col = header.index(ALLOW_KEY) if ALLOW_KEY in header else None
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    display,
+                    f"row has {len(row)} fields but the header has {len(header)}",
+                    line=start,
+                    hint="quote fields that contain the delimiter, quotes or newlines",
+                )
+            yield Record(
+                source=display,
+                index=index,
+                line=start,
+                text=row[text_col],
+                allow=allow_col is not None and row[allow_col] == ALLOW_VALUE,
+                item_id=None if id_col is None else row[id_col],
+            )
+            index += 1
+
+
+def read_csv(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Yield one record per data row of a CSV file with a header row.
+
+    Text comes from the ``--field`` column, else the first of text/question/prompt/content.
+    ``line`` is the line on which the row starts; ``raw`` is None.
+    """
+    return _read_delimited(path, display, options, ",")
+
+
+def read_tsv(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Like ``read_csv``, for tab-separated files."""
+    return _read_delimited(path, display, options, "\t")

@@ -1,0 +1,151 @@
+"""A JSON file holding one top-level array of objects, streamed with ijson."""
+
+from __future__ import annotations
+
+import codecs
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import ijson
+
+from contam_guard.errors import InputError
+from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.decoding import check_encoding, decode_failure
+from contam_guard.readers.fields import record_from_object
+from contam_guard.readers.jsontypes import describe
+from contam_guard.readers.opener import open_binary
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
+    from contam_guard.readers.opener import InputStream
+
+_CHUNK = 1 << 16
+_JSON_WHITESPACE = b" \t\r\n"
+_HINT_JSONL = "for one object per line, use JSON Lines (JSONL, a .jsonl file)"
+
+
+class _Utf8Transcoder(io.RawIOBase):
+    """Re-encode a non-UTF-8 byte stream as UTF-8, since ijson only parses UTF-8.
+
+    Decoding is incremental so an undecodable byte is reported at its exact file offset.
+    """
+
+    def __init__(self, stream: io.BufferedIOBase, display: str, options: ReadOptions, start: int) -> None:
+        super().__init__()
+        self._stream = stream
+        self._display = display
+        self._encoding = options.encoding
+        self._decoder = codecs.getincrementaldecoder(options.encoding)(options.errors)
+        self._offset = start  # file offset of the next byte fed to the decoder
+        self._out = b""
+        self._pos = 0
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer, /) -> int:
+        while self._pos >= len(self._out):
+            if self._done:
+                return 0
+            self._fill()
+        view = memoryview(buffer).cast("B")
+        n = min(len(view), len(self._out) - self._pos)
+        view[:n] = self._out[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+    def _fill(self) -> None:
+        chunk = self._stream.read(_CHUNK)
+        pending = len(self._decoder.getstate()[0])
+        try:
+            text = self._decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            raise decode_failure(
+                self._display,
+                exc,
+                line=None,
+                line_offset=self._offset - pending,
+                encoding=self._encoding,
+            ) from exc
+        self._offset += len(chunk)
+        # Lone surrogates (from errors="surrogateescape") have no UTF-8 form.
+        self._out = text.encode("utf-8", "replace")
+        self._pos = 0
+        self._done = not chunk
+
+
+def _skip_whitespace(stream: InputStream) -> tuple[bytes, int]:
+    """Consume leading JSON whitespace.
+
+    Returns the next byte (not consumed; b"" at EOF) and how many bytes were skipped.
+    """
+    skipped = 0
+    while True:
+        buf = stream.peek(1)
+        if not buf:
+            return b"", skipped
+        rest = buf.lstrip(_JSON_WHITESPACE)
+        skipped += len(stream.read(len(buf) - len(rest)))
+        if rest:
+            return rest[:1], skipped
+
+
+def _top_level_kind(first: bytes) -> str:
+    if first in b"tf":
+        return "a boolean"
+    if first in b"-0123456789":
+        return "a number"
+    return {b"{": "an object", b'"': "a string", b"n": "null"}.get(first, "not valid JSON")
+
+
+def _ijson_message(exc: Exception) -> str:
+    # yajl messages are multi-line (a context snippet and a caret); keep the gist.
+    arg = exc.args[0] if exc.args else exc
+    text = arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return type(exc).__name__
+    if len(lines) > 1 and "right here" not in lines[1]:
+        return f"{lines[0]} near {lines[1]!r}"
+    return lines[0]
+
+
+def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Yield one record per element of a top-level JSON array (``.gz``/``.zst`` allowed).
+
+    ``line`` is None (the parser does not track lines); ``index`` is the array position.
+    An empty or whitespace-only file has no records.
+    """
+    check_encoding(options, display, line_based=False)
+    with open_binary(path, display) as src:
+        first, skipped = _skip_whitespace(src.stream)
+        if not first:
+            return
+        if first != b"[":
+            raise InputError(
+                display,
+                f"top-level JSON value is {_top_level_kind(first)}, expected an array",
+                hint=_HINT_JSONL,
+            )
+        stream: io.RawIOBase | InputStream = src.stream
+        if codecs.lookup(options.encoding).name != "utf-8" or options.errors != "strict":
+            stream = _Utf8Transcoder(src.stream, display, options, src.bom_length + skipped)
+        index = 0
+        try:
+            for obj in ijson.items(stream, "item", use_float=True):
+                if not isinstance(obj, dict):
+                    raise InputError(
+                        display,
+                        f"array element {index} is {describe(obj)}, expected an object",
+                        hint='each element must be an object such as {"text": "..."}',
+                    )
+                yield record_from_object(obj, options, source=display, index=index, line=None, raw=None)
+                index += 1
+        except ijson.JSONError as exc:
+            raise InputError(display, f"invalid JSON after element {index}: {_ijson_message(exc)}") from exc
+        except (ValueError, RecursionError) as exc:
+            raise InputError(display, f"invalid JSON after element {index}: {exc}") from exc

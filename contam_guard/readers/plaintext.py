@@ -1,0 +1,67 @@
+"""Plain text: one document per line, or the whole file as one document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from contam_guard.errors import InputError
+from contam_guard.readers.base import ReadOptions, Record, UnsupportedFileError
+from contam_guard.readers.decoding import check_encoding, decode_failure, decoded_lines
+from contam_guard.readers.opener import Source, StreamError, open_binary
+
+_SNIFF_BYTES = 8192
+
+
+def _strip_ending(text: str) -> str:
+    if text.endswith("\r\n"):
+        return text[:-2]
+    if text.endswith("\n"):
+        return text[:-1]
+    return text
+
+
+def _whole_file(src: Source, display: str, options: ReadOptions) -> Iterator[Record]:
+    try:
+        data = src.stream.read()
+    except StreamError as exc:
+        raise InputError(display, exc.problem, hint=exc.hint) from exc
+    if not data or data.isspace():
+        return
+    try:
+        text = data.decode(options.encoding, options.errors)
+    except UnicodeDecodeError as exc:
+        raise decode_failure(
+            display,
+            exc,
+            line=data.count(b"\n", 0, exc.start) + 1,
+            line_offset=src.bom_length,
+            encoding=options.encoding,
+        ) from exc
+    yield Record(source=display, index=0, line=1, text=text, raw=data)
+
+
+def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Yield one record per non-blank line (ending stripped), or one for the whole file.
+
+    ``options.whole_file`` selects the latter. ``field``/``id_field`` do not apply to
+    plain text and are ignored. A file with a NUL byte in its first 8 KiB is binary:
+    ``UnsupportedFileError``.
+    """
+    check_encoding(options, display, line_based=not options.whole_file)
+    with open_binary(path, display, head_size=_SNIFF_BYTES) as src:
+        if b"\x00" in src.head:
+            raise UnsupportedFileError(
+                display,
+                "binary file (NUL byte in the first 8 KiB), not text",
+                hint="UTF-16/32 text is not supported: convert it to UTF-8 first",
+            )
+        if options.whole_file:
+            yield from _whole_file(src, display, options)
+            return
+        index = 0
+        for line, raw, text in decoded_lines(src, display, options):
+            if raw.isspace():
+                continue
+            yield Record(source=display, index=index, line=line, text=_strip_ending(text), raw=raw)
+            index += 1
