@@ -14,6 +14,8 @@ from typing import Annotated, NoReturn
 import typer
 
 from contam_guard import __version__
+from contam_guard.analysis import DEFAULT_NS
+from contam_guard.commands import analysis as analysis_cmd
 from contam_guard.commands import init as init_cmd
 from contam_guard.commands import register as register_cmd
 from contam_guard.commands import scan as scan_cmd
@@ -108,6 +110,75 @@ def list_sets(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
 def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """Check the manifest's integrity (format, schema, digests, spec, array sizes)."""
     _exit(register_cmd.verify(_config(config), manifest))
+
+
+def _parse_ns(value: str | None) -> tuple[int, ...]:
+    if not value:
+        return DEFAULT_NS
+    try:
+        ns = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+    except ValueError:
+        raise typer.BadParameter("--ns takes a comma-separated list of word counts, e.g. 5,8,13") from None
+    if not ns or ns[0] < 5:
+        raise typer.BadParameter("every n must be at least 5 (runs under 5 words are not measured)")
+    return ns
+
+
+NsOpt = Annotated[
+    str | None, typer.Option("--ns", help="Comma-separated n values (default 5,6,8,10,13,20,30,50).")
+]
+PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Write the any-hit-at-n curve as a PNG.")]
+CsvOpt = Annotated[Path | None, typer.Option("--csv", help="Write the table as CSV.")]
+
+
+@app.command()
+def sweep(
+    paths: Annotated[list[Path], typer.Argument(help="Training files or folders.")],
+    field: Annotated[str | None, typer.Option(help="Text field of the training records.")] = None,
+    ns: NsOpt = None,
+    plot: PlotOpt = None,
+    csv: CsvOpt = None,
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> None:
+    """One scan; the share of items sharing a run of at least n words, and each rule's share."""
+    loaded = _config(config)
+    read = ReadOptions(field=field or loaded.config.scan.field)
+    _exit(
+        analysis_cmd.run_sweep(
+            loaded, paths, read, _parse_ns(ns), csv_path=csv, plot_path=plot, manifest_path=manifest
+        )
+    )
+
+
+@app.command()
+def dupes(
+    name: Annotated[str, typer.Argument(help="Name of a registered golden set.")],
+    view: Annotated[str | None, typer.Option(help="Only this view (default: every view).")] = None,
+    ns: NsOpt = None,
+    plot: PlotOpt = None,
+    csv: CsvOpt = None,
+    review: Annotated[Path | None, typer.Option(help="Write a Markdown review of the pairs.")] = None,
+    items_csv: Annotated[Path | None, typer.Option(help="Write one row per item.")] = None,
+    pairs_csv: Annotated[Path | None, typer.Option(help="Write one row per notable pair.")] = None,
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> None:
+    """A registered set against its own other items: one problem asked twice."""
+    _exit(
+        analysis_cmd.run_dupes(
+            _config(config),
+            name,
+            view,
+            _parse_ns(ns),
+            review=review,
+            items_csv=items_csv,
+            pairs_csv=pairs_csv,
+            csv_path=csv,
+            plot_path=plot,
+            manifest_path=manifest,
+        )
+    )
 
 
 def _parse_n(value: str | None) -> int | str | None:

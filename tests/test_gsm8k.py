@@ -11,7 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contam_guard.analysis import RULE_COLUMNS, SweepRow, sweep
 from contam_guard.cli import main
+from contam_guard.config import Rules
+from contam_guard.dupes import self_match
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.findings import evaluate
+from contam_guard.manifest import store
+from contam_guard.readers import ReadOptions
+from contam_guard.scan import Source, scan
 
 GSM8K = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gsm8k"
 pytestmark = [
@@ -75,3 +83,45 @@ def test_palm_llama2_and_gpt4_rows_match_the_article(items: dict[int, dict[str, 
 def test_item_counts_match_the_article(items: dict[int, dict[str, str]]) -> None:
     assert (items[0]["words"], items[0]["ngrams8"], items[0]["sub50_windows"]) == ("52", "45", "172")
     assert (items[632]["sub50_windows"], items[632]["sub50_hits"]) == ("185", "52")
+
+
+@pytest.fixture(scope="module")
+def manifest_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("gsm8k-dupes")
+    assert run(["init", str(root)]) == 0
+    path = root / ".contam-guard" / "manifest.json"
+    assert (
+        run(["register", "gsm8k", str(GSM8K / "test.jsonl"), "--field", "question", "--manifest", str(path)])
+        == 0
+    )
+    return path
+
+
+def _percent(row: SweepRow) -> tuple[list[float], list[float]]:
+    return (
+        [round(100 * v, 1) for v in row.any_hit.values()],
+        [round(100 * row.rules[c], 1) for c in RULE_COLUMNS],
+    )
+
+
+def test_sweep_train_row_matches_the_article(manifest_path: Path) -> None:
+    index = ManifestIndex.from_manifest(store.load(manifest_path))
+    result = scan(index, [Source(GSM8K / "train.jsonl", "train")], ReadOptions(field="question"))
+    (row,) = sweep(result, Rules())
+    any_hit, rules = _percent(row)
+    assert any_hit == [67.9, 34.8, 5.8, 0.7, 0.2, 0.1, 0.0, 0.0]
+    assert rules == [0.2, 0.0, 0.0, 0.7, 0.1, 0.3]
+
+
+def test_dupes_finds_the_two_pairs_asked_both_ways(manifest_path: Path) -> None:
+    golden = store.load(manifest_path).sets["gsm8k"]
+    result = self_match("gsm8k", golden, "question")
+    report = evaluate(result, Rules(), exit_zero=True)
+    flagged = {
+        (f.test_index, f.pairs[0].record, f.pairs[0].longest_run) for f in report.findings if f.rule == "gpt3"
+    }
+    assert flagged == {(418, 558, 18), (558, 418, 18), (488, 761, 14), (761, 488, 14)}
+    (row,) = sweep(result, Rules())
+    any_hit, rules = _percent(row)
+    assert any_hit == [41.1, 16.0, 2.7, 0.8, 0.3, 0.0, 0.0, 0.0]
+    assert rules == [0.3, 0.0, 0.0, 0.6, 0.2, 0.6]

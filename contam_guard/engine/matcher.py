@@ -109,17 +109,35 @@ def union_lengths(group: IntArray, start: IntArray, end: IntArray, groups: int) 
     return out
 
 
-def match_batch(index: ManifestIndex, features: TextFeatures, totals: ItemTotals) -> PairTable:
-    """Match one batch against the index, update ``totals``, and return its pair rows."""
-    gram_pairs = _match_grams(index, features, totals)
-    window_pairs = _match_windows(index, features, totals)
+def match_batch(
+    index: ManifestIndex,
+    features: TextFeatures,
+    totals: ItemTotals,
+    record_item: IntArray | None = None,
+) -> PairTable:
+    """Match one batch against the index, update ``totals``, and return its pair rows.
+
+    ``record_item`` maps each record of the batch to the global item it *is*, when the
+    records are the golden items themselves (``dupes``): an item is never matched with itself.
+    """
+    gram_pairs = _match_grams(index, features, totals, record_item)
+    window_pairs = _match_windows(index, features, totals, record_item)
     return _join(gram_pairs, window_pairs, features.n_records)
 
 
-def _match_grams(index: ManifestIndex, features: TextFeatures, totals: ItemTotals) -> dict[str, IntArray]:
+def _not_self(record_item: IntArray | None, record: IntArray, item: IntArray) -> NDArray[np.bool_] | None:
+    return None if record_item is None else record_item[record] != item
+
+
+def _match_grams(
+    index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
+) -> dict[str, IntArray]:
     valid = np.flatnonzero(features.gram_valid)
     word, item, i = _lookup(index.grams, features.gram_hash[valid], valid)
     record = features.word_record[word]
+    keep = _not_self(record_item, record, item)
+    if keep is not None:
+        word, item, i, record = word[keep], item[keep], i[keep], record[keep]
     j = word - features.record_words[record]
     diagonal = j - i
     order = np.lexsort((i, diagonal, record, item))
@@ -162,10 +180,15 @@ def _match_grams(index: ManifestIndex, features: TextFeatures, totals: ItemTotal
     }
 
 
-def _match_windows(index: ManifestIndex, features: TextFeatures, totals: ItemTotals) -> dict[str, IntArray]:
+def _match_windows(
+    index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
+) -> dict[str, IntArray]:
     valid = np.flatnonzero(features.window_valid)
     char, item, w = _lookup(index.windows, features.window_hash[valid], valid)
     record = features.char_record[char]
+    keep = _not_self(record_item, record, item)
+    if keep is not None:
+        char, item, w, record = char[keep], item[keep], w[keep], record[keep]
     totals.window_found[index.window_base[item] + w] = True
     order = np.lexsort((char, w, record, item))
     item, record, w, char = item[order], record[order], w[order], char[order]

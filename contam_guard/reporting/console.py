@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
+from contam_guard.analysis import RULE_COLUMNS, SweepRow
 from contam_guard.findings import Report
 from contam_guard.manifest.model import Manifest
 
@@ -103,4 +104,22 @@ def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, in
                 str(short["gpt4"]),
                 golden.digest[:12],
             )
+    out.print(table)
+
+
+def sweep_table(rows: list[SweepRow], title: str) -> None:
+    if not rows:
+        out.print("No golden sets are registered.", markup=False)
+        return
+    table = Table(title=title)
+    table.add_column("set:view")
+    table.add_column("items", justify="right")
+    for n in rows[0].any_hit:
+        table.add_column(f"n={n}", justify="right")
+    for name in RULE_COLUMNS:
+        table.add_column(name, justify="right")
+    for row in rows:
+        cells = [f"{100 * v:.1f}%" for v in row.any_hit.values()]
+        cells += [f"{100 * row.rules[name]:.1f}%" for name in RULE_COLUMNS]
+        table.add_row(row.label, str(row.items), *cells)
     out.print(table)

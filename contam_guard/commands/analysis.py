@@ -1,0 +1,107 @@
+"""``contam-guard sweep`` and ``contam-guard dupes``: the numbers behind the verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contam_guard.analysis import DEFAULT_NS, sweep, sweep_csv
+from contam_guard.atomic import write_bytes, write_text
+from contam_guard.commands.common import load_manifest
+from contam_guard.commands.scan import expand
+from contam_guard.config import LoadedConfig, with_rule_overrides
+from contam_guard.dupes import self_match
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.errors import ExitCode, ManifestError
+from contam_guard.findings import evaluate
+from contam_guard.keys import key_for
+from contam_guard.readers import ReadOptions
+from contam_guard.reporting import console, markdown, tables
+from contam_guard.reporting.plot import sweep_png
+from contam_guard.scan import ScanResult, check_readable, scan
+
+
+def _write_sweep(
+    result: ScanResult,
+    loaded: LoadedConfig,
+    ns: tuple[int, ...],
+    title: str,
+    csv_path: Path | None,
+    plot_path: Path | None,
+) -> None:
+    rows = sweep(result, loaded.config.rules, ns)
+    console.sweep_table(rows, title)
+    if csv_path:
+        write_text(csv_path, sweep_csv(rows))
+    if plot_path:
+        write_bytes(plot_path, sweep_png(rows))
+        console.info(f"wrote {plot_path}")
+
+
+def run_sweep(
+    loaded: LoadedConfig,
+    paths: list[Path],
+    read: ReadOptions,
+    ns: tuple[int, ...] = DEFAULT_NS,
+    *,
+    csv_path: Path | None = None,
+    plot_path: Path | None = None,
+    manifest_path: Path | None = None,
+) -> int:
+    """Scan once and print the any-hit-at-n shares and each rule's flagged share per view."""
+    _, manifest = load_manifest(loaded, manifest_path)
+    key = key_for(manifest, loaded.config.key_env)
+    sources = expand(paths)
+    check_readable(sources)
+    result = scan(
+        ManifestIndex.from_manifest(manifest),
+        sources,
+        read,
+        key=key,
+        batch_chars=loaded.config.scan.batch_chars,
+    )
+    title = f"Share of test items flagged ({result.records} records scanned)"
+    _write_sweep(result, loaded, ns, title, csv_path, plot_path)
+    return ExitCode.CLEAN
+
+
+def run_dupes(
+    loaded: LoadedConfig,
+    name: str,
+    view: str | None,
+    ns: tuple[int, ...] = DEFAULT_NS,
+    *,
+    review: Path | None = None,
+    items_csv: Path | None = None,
+    pairs_csv: Path | None = None,
+    csv_path: Path | None = None,
+    plot_path: Path | None = None,
+    manifest_path: Path | None = None,
+) -> int:
+    """A registered set against its own other items; lists the pairs each rule flags."""
+    _, manifest = load_manifest(loaded, manifest_path)
+    if name not in manifest.sets:
+        known = ", ".join(sorted(manifest.sets)) or "none"
+        raise ManifestError(f"no set named {name!r} (registered: {known})")
+    golden = manifest.sets[name]
+    views = [view] if view else sorted(golden.views)
+    rules = with_rule_overrides(loaded.config, {}).rules
+    for view_name in views:
+        result = self_match(name, golden, view_name)
+        report = evaluate(result, rules, exit_zero=True)
+        _write_sweep(
+            result, loaded, ns, f"{name}:{view_name} against its own other items", csv_path, plot_path
+        )
+        for finding in report.findings:
+            if finding.rule == "gpt3":
+                pair = finding.pairs[0]
+                console.info(
+                    f"item {finding.item_id} (#{finding.test_index}) and {pair.source} "
+                    f"(#{pair.record}): shared run of {pair.longest_run} words"
+                )
+        if review:
+            write_text(review, markdown.render(report))
+        if items_csv:
+            write_text(items_csv, tables.items_csv(report))
+        if pairs_csv:
+            write_text(pairs_csv, tables.pairs_csv(report))
+    return ExitCode.CLEAN

@@ -1,0 +1,96 @@
+"""A golden set against its own other items: one problem asked twice inside a benchmark.
+
+The seed article's "GSM8K test, the other questions" row. It needs no text: the manifest holds
+each item's 5-gram and window hashes in order, which is all the engine reads, so the items are
+laid out as if they were training records and matched against the set itself, skipping each
+item's match with itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from contam_guard.engine.index import ManifestIndex, Target
+from contam_guard.engine.matcher import ItemTotals, match_batch
+from contam_guard.errors import ManifestError
+from contam_guard.manifest.model import GoldenSet, View
+from contam_guard.scan import NOTABLE_RUN, PairRow, ScanResult, Snippet
+from contam_guard.text.features import TextFeatures
+from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
+
+_NO_TEXT = Snippet(before="", run="", after="", start=0)
+
+
+def _padded(hashes: np.ndarray, units: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lay out per-item hash sequences on a per-unit (word or character) grid.
+
+    An item of ``u`` units has ``max(u - width + 1, 0)`` hashes, at its first positions; the
+    remaining positions are padding (invalid), exactly as ``extract_features`` lays them out.
+    """
+    total = int(units.sum())
+    base = np.cumsum(units) - units
+    counts = np.maximum(units - (width - 1), 0)
+    owner = np.repeat(np.arange(units.size), counts)
+    position = base[owner] + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    grid = np.zeros(total, dtype=np.uint64)
+    valid = np.zeros(total, dtype=np.bool_)
+    grid[position] = hashes
+    valid[position] = True
+    return grid, valid
+
+
+def features_from_view(view: View) -> TextFeatures:
+    """The hashed form of a view's items, as if each item were a training record."""
+    words, alnum = view.word_counts, view.alnum_counts
+    items = np.arange(words.size, dtype=np.int64)
+    gram_hash, gram_valid = _padded(view.gram_hashes, words, GRAM_N)
+    window_hash, window_valid = _padded(view.window_hashes, alnum, WINDOW_CHARS)
+    word_record = np.repeat(items, words)
+    char_record = np.repeat(items, alnum)
+    zeros_w = np.zeros(word_record.size, dtype=np.int64)
+    return TextFeatures(
+        n_records=int(words.size),
+        word_record=word_record,
+        word_start=zeros_w,
+        word_end=zeros_w,
+        record_words=np.concatenate([[0], np.cumsum(words)]).astype(np.int64),
+        gram_hash=gram_hash,
+        gram_valid=gram_valid,
+        char_record=char_record,
+        char_offset=np.zeros(char_record.size, dtype=np.int64),
+        record_chars=np.concatenate([[0], np.cumsum(alnum)]).astype(np.int64),
+        window_hash=window_hash,
+        window_valid=window_valid,
+    )
+
+
+def self_match(name: str, golden: GoldenSet, view_name: str) -> ScanResult:
+    """Match one view of a set against its own items; pairs name the other item as the record."""
+    if view_name not in golden.views:
+        known = ", ".join(sorted(golden.views))
+        raise ManifestError(f"set {name!r} has no view {view_name!r} (views: {known})")
+    view = golden.views[view_name]
+    target = Target(name, view_name, golden.version, golden.ids, golden.test_index(), 0)
+    index = ManifestIndex.from_views([target], [view])
+    totals = ItemTotals.empty(index)
+    table = match_batch(index, features_from_view(view), totals, record_item=np.arange(golden.items))
+    result = ScanResult(index=index, totals=totals, files=[f"{name}:{view_name}"])
+    result.records = golden.items
+    notable = np.flatnonzero((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
+    for row in notable.tolist():
+        other = int(table.record[row])
+        result.pairs.append(
+            PairRow(
+                item=int(table.item[row]),
+                source=f"{name}:{view_name} item {golden.ids[other]}",
+                record=other,
+                line=None,
+                longest_run=int(table.longest[row]),
+                ngrams8_found=int(table.ngrams8_found[row]),
+                covered_l10=int(table.covered_l10[row]),
+                window_hits=int(table.window_hits[row]),
+                snippet=_NO_TEXT,
+                allowed_inline=False,
+            )
+        )
+    return result
