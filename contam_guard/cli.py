@@ -199,6 +199,7 @@ def scan(
     errors: Annotated[str, typer.Option(help="Undecodable bytes: strict (error) or replace.")] = "strict",
     review: Annotated[Path | None, typer.Option(help="Write the Markdown review here.")] = None,
     review_json: Annotated[Path | None, typer.Option(help="Write the JSON review here.")] = None,
+    review_html: Annotated[Path | None, typer.Option(help="Write the HTML review here.")] = None,
     items_csv: Annotated[Path | None, typer.Option(help="Write one row per test item here.")] = None,
     pairs_csv: Annotated[Path | None, typer.Option(help="Write one row per notable pair here.")] = None,
     n: Annotated[str | None, typer.Option("--n", help="GPT-3 rule's N (words) or 'auto'.")] = None,
@@ -221,7 +222,7 @@ def scan(
     read = ReadOptions(
         field=field or loaded.config.scan.field, whole_file=whole_file, encoding=encoding, errors=errors
     )
-    outputs = scan_cmd.ScanOutputs(review, review_json, items_csv, pairs_csv)
+    outputs = scan_cmd.ScanOutputs(review, review_json, items_csv, pairs_csv, review_html)
     _exit(
         scan_cmd.run(
             loaded,

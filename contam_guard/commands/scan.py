@@ -13,7 +13,7 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.findings import evaluate
 from contam_guard.keys import key_for
 from contam_guard.readers import ReadOptions, detect_format
-from contam_guard.reporting import console, json_report, markdown, tables
+from contam_guard.reporting import console, html, json_report, markdown, tables
 from contam_guard.scan import Source, check_readable, scan
 
 
@@ -23,6 +23,7 @@ class ScanOutputs:
     review_json: Path | None = None
     items_csv: Path | None = None
     pairs_csv: Path | None = None
+    review_html: Path | None = None
 
 
 def expand(paths: list[Path]) -> list[Source]:
@@ -73,6 +74,8 @@ def run(
         write_text(outputs.review, markdown.render(report, golden))
     if outputs.review_json:
         write_text(outputs.review_json, json_report.render(report, golden))
+    if outputs.review_html:
+        write_text(outputs.review_html, html.render(report, golden))
     if outputs.items_csv:
         write_text(outputs.items_csv, tables.items_csv(report))
     if outputs.pairs_csv:
