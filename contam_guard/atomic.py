@@ -28,6 +28,8 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
         raise ContamGuardError(f"{path}: cannot write here ({exc.strerror or exc})") from exc
     tmp = Path(tmp_name)
     try:
+        # mkstemp creates 0600; give the file the mode a plain open() would (or the old file's).
+        os.chmod(tmp, _mode_for(path))
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
@@ -41,6 +43,15 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_text(path: Path, text: str) -> None:

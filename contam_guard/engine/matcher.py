@@ -71,6 +71,8 @@ def _lookup(
     postings: Postings, hashes: NDArray[np.uint64], where: IntArray
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Expand every hash found in ``postings`` into (where, item, position) triples."""
+    maybe = postings.candidates(hashes)
+    hashes, where = hashes[maybe], where[maybe]
     low = np.searchsorted(postings.hashes, hashes, side="left")
     high = np.searchsorted(postings.hashes, hashes, side="right")
     count = high - low
