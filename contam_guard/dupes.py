@@ -42,25 +42,20 @@ def _padded(hashes: np.ndarray, units: np.ndarray, width: int) -> tuple[np.ndarr
 def features_from_view(view: View) -> TextFeatures:
     """The hashed form of a view's items, as if each item were a training record."""
     words, alnum = view.word_counts, view.alnum_counts
-    items = np.arange(words.size, dtype=np.int64)
     gram_hash, gram_valid = _padded(view.gram_hashes, words, GRAM_N)
     window_hash, window_valid = _padded(view.window_hashes, alnum, WINDOW_CHARS)
-    word_record = np.repeat(items, words)
-    char_record = np.repeat(items, alnum)
-    zeros_w = np.zeros(word_record.size, dtype=np.int64)
+    zeros_w = np.zeros(int(words.sum()), dtype=np.int64)
     return TextFeatures(
         n_records=int(words.size),
-        word_record=word_record,
+        record_words=np.concatenate([[0], np.cumsum(words)]).astype(np.int64),
         word_start=zeros_w,
         word_end=zeros_w,
-        record_words=np.concatenate([[0], np.cumsum(words)]).astype(np.int64),
         gram_hash=gram_hash,
         gram_valid=gram_valid,
-        char_record=char_record,
-        char_offset=np.zeros(char_record.size, dtype=np.int64),
         record_chars=np.concatenate([[0], np.cumsum(alnum)]).astype(np.int64),
         window_hash=window_hash,
         window_valid=window_valid,
+        alnum_positions=np.zeros(int(alnum.sum()), dtype=np.int64),
     )
 
 

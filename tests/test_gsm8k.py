@@ -37,16 +37,12 @@ def run(args: list[str]) -> int:
 @pytest.fixture(scope="module")
 def items(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, str]]:
     root = tmp_path_factory.mktemp("gsm8k")
-    manifest = root / "manifest.json"
-    config = root / "contam-guard.yaml"
-    config.write_text("guard_dir: .\n")
     assert run(["init", str(root)]) == 0
-    common = ["--config", str(config), "--manifest", str(root / ".contam-guard" / "manifest.json")]
+    common = ["--manifest", str(root / ".contam-guard" / "manifest.json")]
     assert run(["register", "gsm8k", str(GSM8K / "test.jsonl"), "--field", "question", *common]) == 0
     out = root / "items.csv"
     code = run(["scan", str(GSM8K / "train.jsonl"), "--field", "question", "--items-csv", str(out), *common])
     assert code == 1  # the GPT-3 rule fails by default, and three items share 13+ words
-    del manifest
     with out.open() as handle:
         return {int(row["test_index"]): row for row in csv.DictReader(handle)}
 

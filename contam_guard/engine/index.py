@@ -51,18 +51,17 @@ class Postings:
         item = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
         position = np.arange(hashes.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
         order = np.argsort(hashes, kind="stable")
-        present = np.zeros(1 << PREFILTER_BITS, dtype=np.bool_)
-        present[hashes >> np.uint64(64 - PREFILTER_BITS)] = True
+        # About 16 slots per hash (so ~6% of absent hashes pass), within 64 KiB .. 64 MiB.
+        bits = min(max(int(hashes.size * 16).bit_length(), 16), 26)
+        present = np.zeros(1 << bits, dtype=np.bool_)
+        present[hashes >> np.uint64(64 - bits)] = True
         return cls(hashes=hashes[order], item=item[order], position=position[order], present=present)
 
     def candidates(self, hashes: NDArray[np.uint64]) -> NDArray[np.bool_]:
         """False where a hash is certainly absent; True where it may be present."""
-        result: NDArray[np.bool_] = self.present[hashes >> np.uint64(64 - PREFILTER_BITS)]
+        shift = np.uint64(64 - (self.present.size.bit_length() - 1))
+        result: NDArray[np.bool_] = self.present[hashes >> shift]
         return result
-
-
-PREFILTER_BITS = 24
-"""16 MiB of flags; with a million manifest hashes about 6% of absent hashes pass the filter."""
 
 
 @dataclass(frozen=True)

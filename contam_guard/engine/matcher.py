@@ -136,7 +136,7 @@ def _match_grams(
 ) -> dict[str, IntArray]:
     valid = np.flatnonzero(features.gram_valid)
     word, item, i = _lookup(index.grams, features.gram_hash[valid], valid)
-    record = features.word_record[word]
+    record = np.searchsorted(features.record_words, word, side="right") - 1
     keep = _not_self(record_item, record, item)
     if keep is not None:
         word, item, i, record = word[keep], item[keep], i[keep], record[keep]
@@ -187,7 +187,7 @@ def _match_windows(
 ) -> dict[str, IntArray]:
     valid = np.flatnonzero(features.window_valid)
     char, item, w = _lookup(index.windows, features.window_hash[valid], valid)
-    record = features.char_record[char]
+    record = np.searchsorted(features.record_chars, char, side="right") - 1
     keep = _not_self(record_item, record, item)
     if keep is not None:
         char, item, w, record = char[keep], item[keep], w[keep], record[keep]

@@ -17,8 +17,19 @@ from contam_guard.readers.fields import extract_id, extract_text
 from contam_guard.readers.json_array import read_json_array
 from contam_guard.readers.jsonl import read_jsonl
 from contam_guard.readers.opener import COMPRESSED_SUFFIXES
-from contam_guard.readers.parquet import read_parquet
 from contam_guard.readers.plaintext import read_text
+
+
+def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Parquet records (see ``readers.parquet``).
+
+    Imported here, on first use, because pyarrow takes longer to import than a pre-commit
+    hook on a commit without Parquet files should spend in total.
+    """
+    from contam_guard.readers import parquet
+
+    return parquet.read_parquet(path, display, options)
+
 
 READERS: dict[str, Reader] = {
     "jsonl": read_jsonl,

@@ -132,6 +132,10 @@ def extract_text(obj: object, field: str | None, *, path: str, line: int | None)
 
 
 def _text_of(record: dict[str, object], field: str | None, path: str, line: int | None) -> str:
+    # The common case first, on the hot path: a plain top-level string field.
+    value = record.get(field if field is not None else "text")
+    if isinstance(value, str) and (field is None or field.isidentifier()):
+        return value
     if field is None:
         return detect_text(record, path, line)
     return _strings(_resolve(record, field, "field", path, line), field, path, line)

@@ -7,6 +7,8 @@ import json.scanner
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
+
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.decoding import check_encoding, decode_failure
@@ -36,6 +38,19 @@ def _parse(
     return obj
 
 
+_SLOW = object()
+
+
+def _fast_parse(raw: bytes) -> object:
+    """orjson parses UTF-8 bytes about 6x faster than json. Whatever it refuses (bad bytes,
+    lone surrogates, NaN, huge integers, real errors) returns ``_SLOW``: the exact path then
+    decides, so results and error messages are json's."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _SLOW
+
+
 def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per non-blank line of a JSONL file (``.gz``/``.zst`` allowed).
 
@@ -49,6 +64,7 @@ def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Recor
     # One scanner per file: its key memo is per-object state, so don't share across threads.
     # (typeshed types the context as another scanner; a JSONDecoder is what json itself passes.)
     scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+    fast = encoding.replace("_", "-").lower() in ("utf-8", "utf8") and errors == "strict"
     with open_binary(path, display) as src:
         offset = src.bom_length  # file offset of the current line, for decode errors
         line = 0
@@ -58,6 +74,12 @@ def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Recor
                 line += 1
                 if raw.isspace():
                     offset += len(raw)
+                    continue
+                obj = _fast_parse(raw) if fast else _SLOW
+                if obj is not _SLOW:
+                    yield record_from_object(obj, options, source=display, index=index, line=line, raw=raw)
+                    offset += len(raw)
+                    index += 1
                     continue
                 try:
                     text = raw.decode(encoding, errors)

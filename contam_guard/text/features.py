@@ -2,10 +2,14 @@
 
 A batch is joined into one string with a newline after each record (a newline is whitespace,
 so no word crosses records), decoded to a numpy array of code points, and classified with
-``normalise.TABLES``. Everything after that is whole-array numpy. Positions are kept so that a
-match can be pointed at in the original text: each word knows the character offsets (in its
-record) of its first and last kept character, each window those of its first and last
-character.
+``normalise.TABLES``. Everything after that is whole-array numpy, arranged so that only a few
+passes touch every character: tokens (maximal runs of non-space characters) are found from the
+few places where "space" flips, and each token's kept characters are counted with one
+``reduceat`` instead of building index arrays over all characters.
+
+Positions are kept so that a match can be pointed at in the original text: each word knows the
+character offsets (in its record) of its first and last kept character; each alnum character
+its offset (computed on demand: only reviews and scrubs need it).
 
 Records with a code point whose lowercase form is not one code point, or depends on its
 neighbours (Greek capital sigma), are rare; their words are computed by the reference
@@ -16,27 +20,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.text import normalise
+from contam_guard.text import kernel, normalise
 from contam_guard.text.hashing import (
     GRAM_N,
-    WINDOW_CHARS,
     HashArray,
     HashKey,
     hash_grams,
-    hash_windows,
     hash_words,
 )
 
 IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
 _TOKEN = re.compile(r"\S+")  # re's \s is str.isspace(), the same split as str.split()
 
 
-@dataclass(frozen=True)
 class TextFeatures:
     """Hashes of a batch of records and where each hashed unit lies in its record.
 
@@ -47,18 +49,34 @@ class TextFeatures:
     ``window_valid``; they are empty when windows were not asked for.
     """
 
-    n_records: int
-    word_record: IntArray
-    word_start: IntArray
-    word_end: IntArray
-    record_words: IntArray
-    gram_hash: HashArray
-    gram_valid: NDArray[np.bool_]
-    char_record: IntArray
-    char_offset: IntArray
-    record_chars: IntArray
-    window_hash: HashArray
-    window_valid: NDArray[np.bool_]
+    def __init__(
+        self,
+        *,
+        n_records: int,
+        record_words: IntArray,
+        word_start: IntArray,
+        word_end: IntArray,
+        gram_hash: HashArray,
+        gram_valid: BoolArray,
+        record_chars: IntArray,
+        window_hash: HashArray,
+        window_valid: BoolArray,
+        alnum_positions: IntArray | None = None,
+        codepoints: NDArray[np.uint32] | None = None,
+        record_start: IntArray | None = None,
+    ) -> None:
+        self.n_records = n_records
+        self.record_words = record_words
+        self.word_start = word_start
+        self.word_end = word_end
+        self.gram_hash = gram_hash
+        self.gram_valid = gram_valid
+        self.record_chars = record_chars
+        self.window_hash = window_hash
+        self.window_valid = window_valid
+        self._alnum_positions = alnum_positions
+        self._codepoints = codepoints
+        self._record_start = record_start
 
     @property
     def word_counts(self) -> IntArray:
@@ -68,6 +86,26 @@ class TextFeatures:
     def alnum_counts(self) -> IntArray:
         return np.diff(self.record_chars)
 
+    @cached_property
+    def word_record(self) -> IntArray:
+        """The record of each word."""
+        return np.repeat(np.arange(self.n_records, dtype=np.int64), self.word_counts)
+
+    @cached_property
+    def char_record(self) -> IntArray:
+        """The record of each character of the alnum view."""
+        return np.repeat(np.arange(self.n_records, dtype=np.int64), self.alnum_counts)
+
+    @cached_property
+    def char_offset(self) -> IntArray:
+        """Offset in its record of each alnum-view character (computed on first use)."""
+        if self._alnum_positions is not None:
+            return self._alnum_positions
+        if self._codepoints is None or self._record_start is None:
+            return np.zeros(int(self.record_chars[-1]) if self.record_chars.size else 0, dtype=np.int64)
+        positions = np.flatnonzero(normalise.TABLES.is_alnum[self._codepoints])
+        return positions - self._record_start[self.char_record]
+
 
 def extract_features(
     texts: Sequence[str], *, key: HashKey | None = None, windows: bool = True
@@ -75,89 +113,87 @@ def extract_features(
     """Normalise and hash ``texts`` (one record each)."""
     n = len(texts)
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
-    record_start = np.zeros(n, dtype=np.int64)
-    if n:
-        np.cumsum(lengths[:-1] + 1, out=record_start[1:])
+    record_start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths + 1, out=record_start[1:])
     joined = "\n".join(texts) + "\n" if n else ""
     codepoints = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     codepoints = codepoints.astype(np.uint32, copy=False)
-    normalise.TABLES.ensure(codepoints)
-    classes = normalise.TABLES.cls[codepoints]
 
-    words = _words_vectorised(codepoints, classes, record_start, lengths)
-    special = np.flatnonzero(classes == normalise.SPECIAL)
-    if special.size:
-        special_records = np.unique(np.searchsorted(record_start, special, side="right") - 1)
-        words = _merge(words, _words_reference(texts, special_records))
-    word_record, word_start, word_end, word_hash = words
+    word_record, word_start, word_end, word_hash, flagged = _words(codepoints, record_start)
+    if flagged.any():
+        reference = _words_reference(texts, np.flatnonzero(flagged))
+        word_record, word_start, word_end, word_hash = _merge(
+            (word_record, word_start, word_end, word_hash), reference
+        )
+    record_words = np.searchsorted(word_record, np.arange(n + 1)).astype(np.int64)
 
-    gram_hash = hash_grams(word_hash)
-    gram_valid = np.zeros(word_hash.size, dtype=np.bool_)
-    if gram_hash.size:
-        gram_valid[: gram_hash.size] = word_record[: gram_hash.size] == word_record[GRAM_N - 1 :]
-        gram_hash = np.concatenate([gram_hash, np.zeros(GRAM_N - 1, dtype=np.uint64)])
-    else:
-        gram_hash = np.zeros(word_hash.size, dtype=np.uint64)
+    gram_hash = np.zeros(word_hash.size, dtype=np.uint64)
+    grams = hash_grams(word_hash)
+    gram_hash[: grams.size] = grams
     if key is not None:
         gram_hash = key.apply(gram_hash)
+    gram_valid = _valid_starts(record_words, word_hash.size, GRAM_N)
 
+    record_chars = np.zeros(n + 1, dtype=np.int64)
     if windows:
-        char_record, char_offset, window_hash, window_valid = _windows(codepoints, record_start, key)
+        alnum = np.empty(codepoints.size, dtype=np.uint32)
+        total = kernel.alnum_pass(codepoints, normalise.TABLES.is_alnum, record_start, alnum, record_chars)
+        window_hash = np.zeros(total, dtype=np.uint64)
+        window_valid = np.zeros(total, dtype=np.bool_)
+        kernel.windows_pass(alnum[:total], record_chars, window_hash, window_valid)
+        if key is not None:
+            window_hash = key.apply(window_hash)
     else:
-        char_record = char_offset = np.zeros(0, dtype=np.int64)
         window_hash = np.zeros(0, dtype=np.uint64)
         window_valid = np.zeros(0, dtype=np.bool_)
-    records = np.arange(n + 1)
     return TextFeatures(
         n_records=n,
-        word_record=word_record,
+        record_words=record_words,
         word_start=word_start,
         word_end=word_end,
-        record_words=np.searchsorted(word_record, records).astype(np.int64),
         gram_hash=gram_hash,
         gram_valid=gram_valid,
-        char_record=char_record,
-        char_offset=char_offset,
-        record_chars=np.searchsorted(char_record, records).astype(np.int64),
+        record_chars=record_chars,
         window_hash=window_hash,
         window_valid=window_valid,
+        codepoints=codepoints if windows else None,
+        record_start=record_start,
     )
+
+
+def _valid_starts(offsets: IntArray, total: int, width: int) -> BoolArray:
+    """True at each position whose ``width`` units all lie inside one group (record)."""
+    valid = np.ones(total, dtype=np.bool_)
+    tail = np.minimum(np.diff(offsets), width - 1)
+    # The last ``width - 1`` positions of each group start a span that runs past its end.
+    starts = np.repeat(offsets[1:] - tail, tail)
+    valid[starts + np.arange(starts.size) - np.repeat(np.cumsum(tail) - tail, tail)] = False
+    return valid
 
 
 _Words = tuple[IntArray, IntArray, IntArray, HashArray]
 
 
-def _words_vectorised(
-    codepoints: NDArray[np.uint32],
-    classes: NDArray[np.uint8],
-    record_start: IntArray,
-    lengths: IntArray,
-) -> _Words:
-    keep = classes != normalise.REMOVED
-    special = classes == normalise.SPECIAL
-    if special.any():
-        # Drop whole records holding a special code point; the reference path does them.
-        owners = np.searchsorted(record_start, np.flatnonzero(special), side="right") - 1
-        flagged = np.zeros(lengths.size, dtype=np.bool_)
-        flagged[owners] = True
-        keep &= ~np.repeat(flagged, lengths + 1)
-    kept = np.flatnonzero(keep)
-    if kept.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty.copy(), np.zeros(0, dtype=np.uint64)
-    space = classes[kept] == normalise.SPACE
-    letter = ~space
-    before = np.concatenate([[True], space[:-1]])
-    after = np.concatenate([space[1:], [True]])
-    first = np.flatnonzero(letter & before)
-    last = np.flatnonzero(letter & after)
-    chars = normalise.TABLES.lower[codepoints[kept[letter]]]
-    word_hash = hash_words(chars, (last - first + 1).astype(np.int64))
-    start_abs = kept[first]
-    end_abs = kept[last] + 1
-    word_record = (np.searchsorted(record_start, start_abs, side="right") - 1).astype(np.int64)
-    base = record_start[word_record]
-    return word_record, start_abs - base, end_abs - base, word_hash
+def _words(
+    codepoints: NDArray[np.uint32], record_start: IntArray
+) -> tuple[IntArray, IntArray, IntArray, HashArray, BoolArray]:
+    """Words of every record but the flagged ones (records the reference path must do)."""
+    capacity = codepoints.size // 2 + 1  # a word takes a character and a separator
+    arrays = (
+        np.empty(capacity, dtype=np.int64),
+        np.empty(capacity, dtype=np.int64),
+        np.empty(capacity, dtype=np.int64),
+        np.empty(capacity, dtype=np.uint64),
+    )
+    flagged = np.zeros(record_start.size - 1, dtype=np.bool_)
+    tables = normalise.TABLES
+    count = kernel.words_pass(codepoints, tables.cls, tables.lower, record_start, *arrays, flagged)
+    if count < 0:  # code points never seen before: classify them, then go again
+        tables.classify(codepoints)
+        flagged[:] = False
+        count = kernel.words_pass(codepoints, tables.cls, tables.lower, record_start, *arrays, flagged)
+    record, start, end, hashes = (a[:count].copy() for a in arrays)
+    return record, start, end, hashes, flagged
 
 
 def _words_reference(texts: Sequence[str], records: IntArray) -> _Words:
@@ -168,14 +204,13 @@ def _words_reference(texts: Sequence[str], records: IntArray) -> _Words:
     word_texts: list[str] = []
     for record in records.tolist():
         for token in _TOKEN.finditer(texts[record]):
-            kept = [i for i, ch in enumerate(token.group()) if not normalise._is_removed(ch)]
+            kept = [i for i, ch in enumerate(token.group()) if not normalise.is_removed(ch)]
             if not kept:
                 continue
-            word = "".join(token.group()[i] for i in kept).lower()
             record_ids.append(record)
             starts.append(token.start() + kept[0])
             ends.append(token.start() + kept[-1] + 1)
-            word_texts.append(word)
+            word_texts.append("".join(token.group()[i] for i in kept).lower())
     chars = np.frombuffer("".join(word_texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
     word_lengths = np.fromiter((len(w) for w in word_texts), dtype=np.int64, count=len(word_texts))
     return (
@@ -190,21 +225,3 @@ def _merge(a: _Words, b: _Words) -> _Words:
     merged = [np.concatenate([x, y]) for x, y in zip(a, b)]
     order = np.argsort(merged[0], kind="stable")
     return merged[0][order], merged[1][order], merged[2][order], merged[3][order]
-
-
-def _windows(
-    codepoints: NDArray[np.uint32], record_start: IntArray, key: HashKey | None
-) -> tuple[IntArray, IntArray, HashArray, NDArray[np.bool_]]:
-    positions = np.flatnonzero(normalise.TABLES.is_alnum[codepoints])
-    char_record = (np.searchsorted(record_start, positions, side="right") - 1).astype(np.int64)
-    char_offset = positions - record_start[char_record]
-    window_hash = hash_windows(codepoints[positions])
-    valid = np.zeros(positions.size, dtype=np.bool_)
-    if window_hash.size:
-        valid[: window_hash.size] = char_record[: window_hash.size] == char_record[WINDOW_CHARS - 1 :]
-        window_hash = np.concatenate([window_hash, np.zeros(WINDOW_CHARS - 1, dtype=np.uint64)])
-    else:
-        window_hash = np.zeros(positions.size, dtype=np.uint64)
-    if key is not None:
-        window_hash = key.apply(window_hash)
-    return char_record, char_offset, window_hash, valid

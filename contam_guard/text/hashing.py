@@ -33,9 +33,9 @@ WINDOW_CHARS = 50
 
 U64 = np.uint64
 _MASK = (1 << 64) - 1
-_CHAR_BASE = 0x9E3779B97F4A7C15  # odd, so it is invertible mod 2**64
+CHAR_BASE = 0x9E3779B97F4A7C15  # odd, so it is invertible mod 2**64
 _WORD_BASE = 0xC2B2AE3D27D4EB4F
-_LEN_MIX = 0x165667B19E3779F9
+LEN_MIX = 0x165667B19E3779F9
 
 HashArray = NDArray[np.uint64]
 
@@ -62,7 +62,7 @@ def _powers(base: int, count: int) -> HashArray:
 def _power_table(count: int) -> HashArray:
     # Round up so the cache sees few distinct sizes.
     size = 1 << max(6, int(count - 1).bit_length())
-    return _powers(_CHAR_BASE, size)
+    return _powers(CHAR_BASE, size)
 
 
 def hash_words(chars: NDArray[np.uint32], lengths: NDArray[np.int64]) -> HashArray:
@@ -73,7 +73,7 @@ def hash_words(chars: NDArray[np.uint32], lengths: NDArray[np.int64]) -> HashArr
     position_in_word = np.arange(chars.size, dtype=np.int64) - np.repeat(starts, lengths)
     terms = chars.astype(U64) * _power_table(int(lengths.max()))[position_in_word]
     raw: HashArray = np.add.reduceat(terms, starts)
-    return fmix64(raw ^ (lengths.astype(U64) * U64(_LEN_MIX)))
+    return fmix64(raw ^ (lengths.astype(U64) * U64(LEN_MIX)))
 
 
 def hash_grams(word_hashes: HashArray, n: int = GRAM_N) -> HashArray:
@@ -101,7 +101,7 @@ def hash_windows(chars: NDArray[np.uint32], width: int = WINDOW_CHARS) -> HashAr
     spans: dict[int, HashArray] = {1: current} if width & 1 else {}
     span = 1
     while span * 2 <= width:
-        shift = pow(_CHAR_BASE, span, 1 << 64)
+        shift = pow(CHAR_BASE, span, 1 << 64)
         current = current[: current.size - span] + current[span:] * U64(shift)
         span *= 2
         if width & span:  # keep only the spans the final sum needs, to bound memory
@@ -110,7 +110,7 @@ def hash_windows(chars: NDArray[np.uint32], width: int = WINDOW_CHARS) -> HashAr
     acc = np.zeros(count, dtype=U64)
     offset = 0
     for bit in sorted((s for s in spans if width & s), reverse=True):
-        acc += spans[bit][offset : offset + count] * U64(pow(_CHAR_BASE, offset, 1 << 64))
+        acc += spans[bit][offset : offset + count] * U64(pow(CHAR_BASE, offset, 1 << 64))
         offset += bit
     return fmix64(acc)
 

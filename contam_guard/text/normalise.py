@@ -27,13 +27,14 @@ ALNUM_SPEC = "alnum-v1"
 UNICODE_VERSION = unicodedata.unidata_version
 
 
-def _is_removed(ch: str) -> bool:
+def is_removed(ch: str) -> bool:
+    """Whether ``ch`` is punctuation or a symbol (removed from words)."""
     return unicodedata.category(ch)[0] in "PS"
 
 
 def words(text: str) -> list[str]:
     """The normalised words of ``text`` (spec ``words-v1``)."""
-    cleaned = ("".join(ch for ch in token if not _is_removed(ch)).lower() for token in text.split())
+    cleaned = ("".join(ch for ch in token if not is_removed(ch)).lower() for token in text.split())
     return [word for word in cleaned if word]
 
 
@@ -70,12 +71,20 @@ class CodepointTables:
         for cp in np.unique(unseen).tolist():
             self._classify(int(cp))
 
+    def classify(self, codepoints: NDArray[np.uint32]) -> NDArray[np.uint8]:
+        """The class of every code point (classifying those not seen before)."""
+        classes: NDArray[np.uint8] = self.cls[codepoints]
+        if not classes.all():  # UNKNOWN is 0
+            self.ensure(codepoints[classes == UNKNOWN])
+            classes = self.cls[codepoints]
+        return classes
+
     def _classify(self, cp: int) -> None:
         ch = chr(cp)
         lowered = ch.lower()
         if ch.isspace():
             cls = SPACE
-        elif _is_removed(ch):
+        elif is_removed(ch):
             cls = REMOVED
         elif len(lowered) != 1 or cp == 0x03A3:
             cls = SPECIAL

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import _CHAR_BASE, HashKey, fmix64, hash_windows
+from contam_guard.text.hashing import CHAR_BASE, HashKey, fmix64, hash_windows
 
 SENTENCE = "Janet’s ducks lay 16 eggs per day and she eats three for breakfast."
 
@@ -60,7 +60,7 @@ def test_window_hash_matches_a_direct_polynomial(width: int) -> None:
     chars = np.array([ord(c) for c in "abcdefghijklmnopqrstuvwxyz" * 4], dtype=np.uint32)
     expected = []
     for start in range(chars.size - width + 1):
-        acc = sum(int(c) * pow(_CHAR_BASE, u, 1 << 64) for u, c in enumerate(chars[start : start + width]))
+        acc = sum(int(c) * pow(CHAR_BASE, u, 1 << 64) for u, c in enumerate(chars[start : start + width]))
         expected.append(acc % (1 << 64))
     direct = fmix64(np.array(expected, dtype=np.uint64))
     assert np.array_equal(hash_windows(chars, width), direct)
