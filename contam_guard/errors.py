@@ -33,6 +33,11 @@ class ContamGuardError(Exception):
         self.message = message
         self.hint = hint
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuild from the instance's attributes: the subclasses' __init__ signatures differ, so
+        # the default (``cls(*args)``) cannot recreate them after crossing a process boundary.
+        return (_restore, (type(self), self.args, self.__dict__))
+
     def __str__(self) -> str:
         if self.hint:
             return f"{self.message}\n  hint: {self.hint}"
@@ -71,3 +76,12 @@ class HashKeyError(ContamGuardError):
 
 class GitError(ContamGuardError):
     """A git range could not be resolved (shallow clone, missing base, not a repository)."""
+
+
+def _restore(
+    cls: type[ContamGuardError], args: tuple[object, ...], state: dict[str, object]
+) -> ContamGuardError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error

@@ -39,6 +39,9 @@ class Source:
     path: Path
     display: str
     """The name shown in reports (relative to where the user ran the command)."""
+    lines: frozenset[int] | None = None
+    """When set, only records starting on these 1-based lines are scanned (the lines a git diff
+    adds); record numbers and line numbers stay those of the whole file."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ def scan(
             continue
         try:
             records = read_records(source.path, source.display, options)
+            if source.lines is not None:
+                records = _on_lines(records, source.lines)
             for batch in _batches(records, batch_chars):
                 _scan_batch(result, batch, key, windows)
                 if on_chars is not None:
@@ -109,7 +114,18 @@ def scan(
             result.skipped.append(f"{source.display}: {exc.problem}")
             continue
         result.files.append(source.display)
+    order_pairs(result)
     return result
+
+
+def order_pairs(result: ScanResult) -> None:
+    """Sort pairs by file (in scan order), record and item: batch boundaries must not show."""
+    files = {name: number for number, name in enumerate(dict.fromkeys(p.source for p in result.pairs))}
+    result.pairs.sort(key=lambda p: (files[p.source], p.record, p.item))
+
+
+def _on_lines(records: Iterator[Record], lines: frozenset[int]) -> Iterator[Record]:
+    return (record for record in records if record.line in lines)
 
 
 def _batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:

@@ -32,6 +32,21 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
+class Window:
+    """A slice of an uncompressed line-based file, for reading it in parallel.
+
+    Only the lines that start in ``[start, end)`` are read (both are line starts, found by the
+    planner); line and record numbers continue from ``first_line`` and ``first_record`` so that
+    every message and result names the same line as a whole-file read would.
+    """
+
+    start: int
+    end: int
+    first_line: int
+    first_record: int
+
+
+@dataclass(frozen=True, slots=True)
 class ReadOptions:
     """How to take text out of a file.
 
@@ -46,6 +61,7 @@ class ReadOptions:
     whole_file: bool = False
     encoding: str = "utf-8"
     errors: str = "strict"
+    window: Window | None = None
 
 
 class Reader(Protocol):

@@ -17,8 +17,8 @@ def decoded_lines(src: Source, display: str, options: ReadOptions) -> Iterator[t
     """
     encoding = options.encoding
     errors = options.errors
-    offset = src.bom_length  # file offset of the current line
-    line = 0
+    offset = src.first_offset + src.bom_length  # file offset of the current line
+    line = src.first_line - 1
     try:
         for raw in src.stream:
             line += 1

@@ -65,10 +65,10 @@ def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Recor
     # (typeshed types the context as another scanner; a JSONDecoder is what json itself passes.)
     scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
     fast = encoding.replace("_", "-").lower() in ("utf-8", "utf8") and errors == "strict"
-    with open_binary(path, display) as src:
-        offset = src.bom_length  # file offset of the current line, for decode errors
-        line = 0
-        index = 0
+    with open_binary(path, display, window=options.window) as src:
+        offset = src.first_offset + src.bom_length  # file offset of the current line, for decode errors
+        line = src.first_line - 1
+        index = src.first_record
         try:
             for raw in src.stream:
                 line += 1

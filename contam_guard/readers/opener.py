@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 import zstandard
 
 from contam_guard.errors import InputError
+from contam_guard.readers.base import Window
 from contam_guard.readers.zstd_stream import ZstdRaw
 
 if TYPE_CHECKING:
@@ -50,13 +51,38 @@ class Source:
     stream: InputStream
     bom_length: int
     head: bytes
+    first_offset: int = 0
+    """File offset of the stream's first byte (non-zero when reading a ``Window``)."""
+    first_line: int = 1
+    first_record: int = 0
+
+
+class _Limited(io.RawIOBase):
+    """At most ``remaining`` bytes of a raw file, from its current position."""
+
+    def __init__(self, raw: io.FileIO, remaining: int) -> None:
+        super().__init__()
+        self._raw = raw
+        self._remaining = remaining
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer, /) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._remaining <= 0:
+            return 0
+        n = self._raw.readinto(view[: min(len(view), self._remaining)]) or 0
+        self._remaining -= n
+        return n
 
 
 class _GuardedRaw(io.RawIOBase):
     """Turn low-level read failures into ``StreamError`` and strip a leading UTF-8 BOM."""
 
-    def __init__(self, inner: _ReadInto, display: str, kind: str) -> None:
+    def __init__(self, inner: _ReadInto, display: str, kind: str, *, strip_bom: bool = True) -> None:
         super().__init__()
+        self._strip_bom = strip_bom
         # readinto1: a buffered inner stream (gzip) must not read far ahead, or corruption
         # surfaces lines before the data that is actually missing.
         self._readinto = inner.readinto1 if isinstance(inner, io.BufferedIOBase) else inner.readinto
@@ -86,7 +112,7 @@ class _GuardedRaw(io.RawIOBase):
             chunks.append(bytes(buf[:n]))
             got += n
         data = b"".join(chunks)
-        if data.startswith(UTF8_BOM):
+        if self._strip_bom and data.startswith(UTF8_BOM):
             data = data[len(UTF8_BOM) :]
             self.bom_length = len(UTF8_BOM)
         self._pending = data
@@ -159,11 +185,14 @@ def _os_error(display: str, exc: OSError) -> InputError:
 
 
 @contextmanager
-def open_binary(path: Path, display: str, *, head_size: int = 0) -> Iterator[Source]:
+def open_binary(
+    path: Path, display: str, *, head_size: int = 0, window: Window | None = None
+) -> Iterator[Source]:
     """Open ``path`` for reading bytes, decompressing ``.gz``/``.zst`` by suffix.
 
     A leading UTF-8 BOM is removed. ``head_size`` bytes are read eagerly so a caller can
-    sniff content (``Source.head``) before streaming.
+    sniff content (``Source.head``) before streaming. With a ``window`` (uncompressed files
+    only), the stream holds just the bytes ``[window.start, window.end)``.
     """
     check_regular_file(path, display)
     with ExitStack() as stack:
@@ -173,6 +202,24 @@ def open_binary(path: Path, display: str, *, head_size: int = 0) -> Iterator[Sou
             raise _os_error(display, exc) from exc
         kind = compression_of(path)
         inner: _ReadInto
+        if window is not None:
+            if kind != "plain":
+                raise InputError(display, "internal: only an uncompressed file can be read in windows")
+            plain.seek(window.start)
+            limited = _Limited(plain, window.end - window.start)
+            guarded = _GuardedRaw(limited, display, kind, strip_bom=window.start == 0)
+            stream = io.BufferedReader(guarded, _BUFFER_SIZE)
+            stack.callback(stream.close)
+            guarded.prime(head_size)
+            yield Source(
+                stream=stream,
+                bom_length=guarded.bom_length,
+                head=guarded.head,
+                first_offset=window.start,
+                first_line=window.first_line,
+                first_record=window.first_record,
+            )
+            return
         if kind == "gzip":
             inner = stack.enter_context(gzip.GzipFile(fileobj=plain, mode="rb"))
         elif kind == "zstd":

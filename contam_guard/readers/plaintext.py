@@ -49,7 +49,7 @@ def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record
     ``UnsupportedFileError``.
     """
     check_encoding(options, display, line_based=not options.whole_file)
-    with open_binary(path, display, head_size=_SNIFF_BYTES) as src:
+    with open_binary(path, display, head_size=_SNIFF_BYTES, window=options.window) as src:
         if b"\x00" in src.head:
             raise UnsupportedFileError(
                 display,
@@ -59,7 +59,7 @@ def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record
         if options.whole_file:
             yield from _whole_file(src, display, options)
             return
-        index = 0
+        index = src.first_record
         for line, raw, text in decoded_lines(src, display, options):
             if raw.isspace():
                 continue

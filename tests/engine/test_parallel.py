@@ -1,0 +1,79 @@
+"""Several processes give exactly the single-process result: records, lines, pairs, totals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.errors import InputError
+from contam_guard.manifest import store
+from contam_guard.manifest.build import GoldenSource, build_set
+from contam_guard.manifest.model import Manifest
+from contam_guard.parallel import plan, scan_parallel
+from contam_guard.readers.base import ReadOptions
+from contam_guard.scan import Source, scan
+
+QUESTIONS = [
+    "A baker sold 12 loaves in the morning and 30 in the afternoon, how many loaves did the baker sell today",
+    "Tom has three red kites and twice as many blue kites, how many kites does Tom have in all of his boxes",
+]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path]:
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("".join(json.dumps({"question": q}) + "\n" for q in QUESTIONS))
+    manifest_path = tmp_path / "manifest.json"
+    built = build_set([GoldenSource(golden, "golden.jsonl")], ["question"], None, None, None)
+    store.save(manifest_path, Manifest(sets={"g": built}))
+    rows = []
+    for number in range(3000):
+        text = f"record {number}: filler words about weather and gardens number {number % 17}"
+        if number % 401 == 7:
+            text += " and then " + QUESTIONS[number % 2]
+        rows.append(json.dumps({"text": text}))
+        if number % 97 == 0:
+            rows.append("   ")  # blank lines are not records: numbering must survive them
+    train = tmp_path / "train.jsonl"
+    train.write_bytes(("\ufeff" + "\n".join(rows) + "\n").encode())
+    return manifest_path, train
+
+
+def test_windows_start_at_lines_and_count_records(setup: tuple[Path, Path]) -> None:
+    _, train = setup
+    chunks = plan([Source(train, "train.jsonl")], ReadOptions(), jobs=2, min_window_bytes=20_000)
+    windows = [c.window for c in chunks]
+    assert len(windows) > 2 and all(w is not None for w in windows)
+    data = train.read_bytes()
+    for window in windows[1:]:
+        assert window is not None and data[window.start - 1 : window.start] == b"\n"
+        assert window.first_line == data[: window.start].count(b"\n") + 1
+
+
+def test_two_processes_equal_one(setup: tuple[Path, Path]) -> None:
+    manifest_path, train = setup
+    sources = [Source(train, "train.jsonl")]
+    options = ReadOptions(field="text")
+    one = scan(ManifestIndex.from_manifest(store.load(manifest_path)), sources, options)
+    two = scan_parallel(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
+    assert (one.records, one.chars, one.files) == (two.records, two.chars, two.files)
+    assert np.array_equal(one.totals.run, two.totals.run)
+    assert np.array_equal(one.totals.window_found, two.totals.window_found)
+    assert len(one.pairs) > 5
+    assert one.pairs == two.pairs  # same records, lines, numbers and snippets, in the same order
+
+
+def test_errors_name_the_same_line_in_a_worker(setup: tuple[Path, Path]) -> None:
+    manifest_path, train = setup
+    lines = train.read_bytes().split(b"\n")
+    lines[2500] = b'{"text": broken'
+    train.write_bytes(b"\n".join(lines))
+    with pytest.raises(InputError) as error:
+        scan_parallel(
+            manifest_path, "K", [Source(train, "train.jsonl")], ReadOptions(), jobs=2, min_window_bytes=20_000
+        )
+    assert error.value.line == 2501
