@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.engine import table
 from contam_guard.manifest.model import Manifest, View
 
 IntArray = NDArray[np.int64]
@@ -35,33 +36,28 @@ class Target:
 
 @dataclass(frozen=True)
 class Postings:
-    """Sorted hashes with, for each, the item and the position within the item.
-
-    ``present`` is a bitmap over the top ``PREFILTER_BITS`` bits of the hashes: one gather
-    rules out almost every training hash before the (much slower) binary search.
-    """
+    """Hashes in manifest order, with for each its item and position within the item, and a
+    hash table over them (``engine.table``) to find every posting of a given hash."""
 
     hashes: NDArray[np.uint64]
     item: IntArray
     position: IntArray
-    present: NDArray[np.bool_]
+    slots: IntArray
+    chain: IntArray
 
     @classmethod
     def build(cls, hashes: NDArray[np.uint64], counts: IntArray) -> Postings:
         item = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
         position = np.arange(hashes.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        order = np.argsort(hashes, kind="stable")
-        # About 16 slots per hash (so ~6% of absent hashes pass), within 64 KiB .. 64 MiB.
-        bits = min(max(int(hashes.size * 16).bit_length(), 16), 26)
-        present = np.zeros(1 << bits, dtype=np.bool_)
-        present[hashes >> np.uint64(64 - bits)] = True
-        return cls(hashes=hashes[order], item=item[order], position=position[order], present=present)
+        slots = np.full(table.capacity(hashes.size), table.EMPTY, dtype=np.int64)
+        chain = np.empty(hashes.size, dtype=np.int64)
+        table.build(hashes, slots, chain)
+        return cls(hashes=hashes, item=item, position=position, slots=slots, chain=chain)
 
-    def candidates(self, hashes: NDArray[np.uint64]) -> NDArray[np.bool_]:
-        """False where a hash is certainly absent; True where it may be present."""
-        shift = np.uint64(64 - (self.present.size.bit_length() - 1))
-        result: NDArray[np.bool_] = self.present[hashes >> shift]
-        return result
+    def lookup(self, queries: NDArray[np.uint64], valid: NDArray[np.bool_]) -> tuple[IntArray, IntArray]:
+        """(query index, posting index) for every valid query equal to a posting's hash."""
+        where, found = table.probe(self.hashes, self.slots, self.chain, queries, valid)
+        return where, found
 
 
 @dataclass(frozen=True)

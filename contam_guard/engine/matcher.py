@@ -68,20 +68,11 @@ class PairTable:
 
 
 def _lookup(
-    postings: Postings, hashes: NDArray[np.uint64], where: IntArray
+    postings: Postings, hashes: NDArray[np.uint64], valid: NDArray[np.bool_]
 ) -> tuple[IntArray, IntArray, IntArray]:
-    """Expand every hash found in ``postings`` into (where, item, position) triples."""
-    maybe = postings.candidates(hashes)
-    hashes, where = hashes[maybe], where[maybe]
-    low = np.searchsorted(postings.hashes, hashes, side="left")
-    high = np.searchsorted(postings.hashes, hashes, side="right")
-    count = high - low
-    hit = count > 0
-    where, low, count = where[hit], low[hit], count[hit]
-    total = int(count.sum())
-    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
-    post = np.repeat(low, count) + offsets
-    return np.repeat(where, count), postings.item[post], postings.position[post]
+    """Every (position, item, item position) where a valid hash equals a manifest hash."""
+    where, found = postings.lookup(hashes, valid)
+    return where, postings.item[found], postings.position[found]
 
 
 def _group_starts(*keys: IntArray) -> NDArray[np.bool_]:
@@ -134,8 +125,7 @@ def _not_self(record_item: IntArray | None, record: IntArray, item: IntArray) ->
 def _match_grams(
     index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
 ) -> dict[str, IntArray]:
-    valid = np.flatnonzero(features.gram_valid)
-    word, item, i = _lookup(index.grams, features.gram_hash[valid], valid)
+    word, item, i = _lookup(index.grams, features.gram_hash, features.gram_valid)
     record = np.searchsorted(features.record_words, word, side="right") - 1
     keep = _not_self(record_item, record, item)
     if keep is not None:
@@ -185,8 +175,7 @@ def _match_grams(
 def _match_windows(
     index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
 ) -> dict[str, IntArray]:
-    valid = np.flatnonzero(features.window_valid)
-    char, item, w = _lookup(index.windows, features.window_hash[valid], valid)
+    char, item, w = _lookup(index.windows, features.window_hash, features.window_valid)
     record = np.searchsorted(features.record_chars, char, side="right") - 1
     keep = _not_self(record_item, record, item)
     if keep is not None:
