@@ -178,21 +178,19 @@ def _words(
     codepoints: NDArray[np.uint32], record_start: IntArray
 ) -> tuple[IntArray, IntArray, IntArray, HashArray, BoolArray]:
     """Words of every record but the flagged ones (records the reference path must do)."""
-    capacity = codepoints.size // 2 + 1  # a word takes a character and a separator
-    arrays = (
-        np.empty(capacity, dtype=np.int64),
-        np.empty(capacity, dtype=np.int64),
-        np.empty(capacity, dtype=np.int64),
-        np.empty(capacity, dtype=np.uint64),
-    )
-    flagged = np.zeros(record_start.size - 1, dtype=np.bool_)
     tables = normalise.TABLES
-    count = kernel.words_pass(codepoints, tables.cls, tables.lower, record_start, *arrays, flagged)
-    if count < 0:  # code points never seen before: classify them, then go again
-        tables.classify(codepoints)
-        flagged[:] = False
-        count = kernel.words_pass(codepoints, tables.cls, tables.lower, record_start, *arrays, flagged)
-    record, start, end, hashes = (a[:count].copy() for a in arrays)
+    tables.classify_new(codepoints)
+    capacity = kernel.count_tokens(codepoints, tables.cls)  # exact sizes: a 100 MB line is fine
+    record = np.empty(capacity, dtype=np.int64)
+    start = np.empty(capacity, dtype=np.int64)
+    end = np.empty(capacity, dtype=np.int64)
+    hashes = np.empty(capacity, dtype=np.uint64)
+    flagged = np.zeros(record_start.size - 1, dtype=np.bool_)
+    count = kernel.words_pass(
+        codepoints, tables.cls, tables.lower, record_start, record, start, end, hashes, flagged
+    )
+    if count < capacity:  # tokens of punctuation alone, or flagged records, made no word
+        record, start, end, hashes = record[:count], start[:count], end[:count], hashes[:count]
     return record, start, end, hashes, flagged
 
 

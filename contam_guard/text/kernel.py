@@ -23,7 +23,6 @@ from contam_guard.text.hashing import CHAR_BASE, LEN_MIX, WINDOW_CHARS
 _SPACE = np.uint8(normalise.SPACE)
 _REMOVED = np.uint8(normalise.REMOVED)
 _SPECIAL = np.uint8(normalise.SPECIAL)
-_UNKNOWN = np.uint8(normalise.UNKNOWN)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -34,6 +33,19 @@ def _fmix64(x: np.uint64) -> np.uint64:
     x *= np.uint64(0xC4CEB9FE1A85EC53)
     x ^= x >> np.uint64(33)
     return x
+
+
+@numba.njit(cache=True, nogil=True)
+def count_tokens(codepoints: NDArray[np.uint32], classes: NDArray[np.uint8]) -> int:
+    """How many maximal runs of non-space code points there are (an upper bound on words)."""
+    count = 0
+    in_token = False
+    for position in range(codepoints.size):
+        space = classes[codepoints[position]] == _SPACE
+        if not space and not in_token:
+            count += 1
+        in_token = not space
+    return count
 
 
 @numba.njit(cache=True, nogil=True)
@@ -50,8 +62,8 @@ def words_pass(
 ) -> int:
     """Find, normalise and hash every word; returns the number of words written.
 
-    Returns -1 if a code point has not been classified yet (the caller classifies the batch and
-    calls again). Records holding a SPECIAL code point are marked in ``flagged`` and produce no
+    Every code point must be classified already (``CodepointTables.classify_new``). Records
+    holding a SPECIAL code point are marked in ``flagged`` and produce no
     words here (the reference path does them).
     """
     base = np.uint64(CHAR_BASE)
@@ -72,8 +84,6 @@ def words_pass(
             next_start = record_start[record + 1]
         char = codepoints[position]
         kind = classes[char]
-        if kind == _UNKNOWN:
-            return -1
         if kind == _SPACE:
             if length > 0:
                 word_record[count] = record

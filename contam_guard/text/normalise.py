@@ -71,6 +71,11 @@ class CodepointTables:
         for cp in np.unique(unseen).tolist():
             self._classify(int(cp))
 
+    def classify_new(self, codepoints: NDArray[np.uint32]) -> None:
+        """Classify the code points not seen before (one gather; rarely any work after it)."""
+        if not self.cls[codepoints].all():  # UNKNOWN is 0
+            self.ensure(codepoints)
+
     def classify(self, codepoints: NDArray[np.uint32]) -> NDArray[np.uint8]:
         """The class of every code point (classifying those not seen before)."""
         classes: NDArray[np.uint8] = self.cls[codepoints]
