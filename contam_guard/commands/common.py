@@ -12,9 +12,10 @@ from contam_guard.manifest.model import Manifest
 
 def display_path(path: Path, base: Path | None = None) -> str:
     """``path`` relative to ``base`` (default: cwd) in POSIX style when inside it."""
-    base = (base or Path.cwd()).resolve()
+    # abspath, not resolve: a symlink is named as the user named it, not by its target.
+    folder = Path(os.path.abspath(base or Path.cwd()))
     try:
-        return path.resolve().relative_to(base).as_posix()
+        return Path(os.path.abspath(path)).relative_to(folder).as_posix()
     except ValueError:
         return os.fspath(path)
 
