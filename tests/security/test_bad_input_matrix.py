@@ -21,11 +21,13 @@ import zstandard
 GOLDEN = [
     {
         "id": "g1",
-        "question": "A farmer stacks 48 bales of hay into 6 equal piles; how many bales are in each of the piles",
+        "question": "A farmer stacks 48 bales of hay into 6 equal piles; "
+        "how many bales are in each of the piles",
     },
     {
         "id": "g2",
-        "question": "Lena walks 3 miles every morning and 2 miles every evening, how many miles does she walk in a week",
+        "question": "Lena walks 3 miles every morning and 2 miles every evening, "
+        "how many miles does she walk in a week",
     },
 ]
 LEAK = GOLDEN[0]["question"]
@@ -35,6 +37,7 @@ def cli(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
     return subprocess.run(
         [sys.executable, "-m", "contam_guard", *args],
         cwd=root,
+        check=False,
         capture_output=True,
         text=True,
         timeout=600,
