@@ -35,6 +35,7 @@ def key_for(manifest: Manifest, variable: str) -> HashKey | None:
     if key.check != manifest.key_check:
         raise HashKeyError(
             f"${variable} does not match the key this manifest was built with",
-            hint="use the secret the sets were registered with, or re-register them",
+            hint="use the secret the sets were registered with; to change the key, move the manifest "
+            "aside, run `contam-guard init --keyed` with the new key and re-register every set",
         )
     return key

@@ -95,8 +95,13 @@ def scan(
     windows: bool = True,
     batch_chars: int = 1 << 20,
     on_chars: ProgressFn | None = None,
+    skip_unreadable: bool = False,
 ) -> ScanResult:
-    """Scan every source; raise ``InputError`` on anything that cannot be read."""
+    """Scan every source; raise ``InputError`` on anything that cannot be read.
+
+    With ``skip_unreadable`` (the user's explicit choice), a file that fails is noted in
+    ``skipped`` with the reason instead, and the records read before the failure still count.
+    """
     result = ScanResult(index=index, totals=ItemTotals.empty(index))
     for source in sources:
         if detect_format(source.path) is None and not source.path.is_dir():
@@ -112,6 +117,11 @@ def scan(
                     on_chars(sum(len(r.text) for r in batch))
         except UnsupportedFileError as exc:
             result.skipped.append(f"{source.display}: {exc.problem}")
+            continue
+        except InputError as exc:
+            if not skip_unreadable:
+                raise
+            result.skipped.append(f"unreadable, not scanned from there on (--skip-unreadable): {exc}")
             continue
         result.files.append(source.display)
     order_pairs(result)

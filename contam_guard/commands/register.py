@@ -8,11 +8,12 @@ import numpy as np
 
 from contam_guard.commands.common import load_manifest, manifest_display
 from contam_guard.config import LoadedConfig
-from contam_guard.errors import ExitCode, InputError, ManifestError
+from contam_guard.errors import ContamGuardError, ExitCode, InputError, ManifestError
 from contam_guard.keys import key_for
 from contam_guard.manifest import store
-from contam_guard.manifest.build import GoldenSource, build_set
+from contam_guard.manifest.build import GoldenSource, build_set, golden_set_digest
 from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.views import view_digest
 from contam_guard.reporting import console
 from contam_guard.rules import gpt3
 
@@ -26,6 +27,8 @@ def register(
     manifest_path: Path | None = None,
 ) -> int:
     path = manifest_path or loaded.manifest_path
+    if not name.strip() or name != name.strip():
+        raise ContamGuardError(f"set name {name!r}: a name is needed, without leading or trailing spaces")
     for file in files:
         if not file.exists():
             raise InputError(str(file), "no such file")
@@ -83,25 +86,24 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
 
 
 def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
-    """Load with every check, then check each view's arrays against its counts and digest."""
+    """Load with every check (array sizes included), then check the digests of views and sets."""
     path, manifest = load_manifest(loaded, manifest_path)
+    hint = store.RESTORE_HINT.format(path=path)
     for name, golden in manifest.sets.items():
         for view_name, view in golden.views.items():
-            label = f"{path}: set {name!r} view {view_name!r}"
-            try:
-                counts_ok = (
-                    view.word_counts.size == golden.items
-                    and view.alnum_counts.size == golden.items
-                    and int(view.gram_counts.sum()) == view.gram_hashes.size
-                    and int(view.window_counts.sum()) == view.window_hashes.size
+            arrays = {k: getattr(view, k) for k in ("words", "alnum_chars", "grams", "windows")}
+            if view_digest(view.field, arrays) != view.digest:
+                raise ManifestError(
+                    f"{path}: set {name!r} view {view_name!r}: the hashes do not match the view's digest",
+                    hint=hint,
                 )
-            except ValueError as exc:
-                raise ManifestError(f"{label}: an array is not valid base64 ({exc})") from None
-            if not counts_ok:
-                raise ManifestError(f"{label}: array sizes do not match the item counts")
+        if golden_set_digest(golden.ids, golden.id_field, golden.views) != golden.digest:
+            raise ManifestError(
+                f"{path}: set {name!r}: the ids and views do not match the set's digest", hint=hint
+            )
         if not golden.history or golden.history[-1].digest != golden.digest:
             raise ManifestError(
-                f"{path}: set {name!r}: the version history does not end at the current version"
+                f"{path}: set {name!r}: the version history does not end at the current version", hint=hint
             )
     console.info(
         f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), "

@@ -46,10 +46,7 @@ def build_set(
         elif view_ids != ids:
             raise InputError(sources[0].display, f"field {field!r} gives a different item list")
         views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key)
-    set_digest = digest(
-        json.dumps({"ids": ids, "id_field": id_field}, sort_keys=True).encode("utf-8"),
-        *(f"{name}={view.digest}".encode() for name, view in sorted(views.items())),
-    )
+    set_digest = golden_set_digest(ids, id_field, views)
     if previous is not None and previous.digest == set_digest:
         return previous.model_copy(update={"files": files})
     version = previous.version + 1 if previous is not None else 1
@@ -63,6 +60,14 @@ def build_set(
         ids=ids,
         views=views,
         history=history,
+    )
+
+
+def golden_set_digest(ids: Sequence[str], id_field: str | None, views: dict[str, View]) -> str:
+    """A set's digest: its item ids and each view's digest (``verify`` recomputes it)."""
+    return digest(
+        json.dumps({"ids": list(ids), "id_field": id_field}, sort_keys=True).encode("utf-8"),
+        *(f"{name}={view.digest}".encode() for name, view in sorted(views.items())),
     )
 
 

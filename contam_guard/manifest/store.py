@@ -81,10 +81,33 @@ def load(path: Path, *, spec: Spec | None = None) -> Manifest:
         raise ManifestError(
             f"{path}: built with normalisation/hash spec {manifest.spec.core()}, but this "
             f"contam-guard uses {expected.core()}; the hashes cannot be compared",
-            hint="re-register every set with this version of contam-guard "
-            "(contam-guard register NAME FILE...), or install the version that built it",
+            hint=upgrade.REBUILD_HINT.format(path=path) + "; or install the contam-guard that built it",
         )
+    check_arrays(path, manifest)
     return manifest
+
+
+def check_arrays(path: Path, manifest: Manifest) -> None:
+    """Every array decodes and has the size its counts give (else scanning it would crash)."""
+    hint = RESTORE_HINT.format(path=path)
+    for name, golden in manifest.sets.items():
+        if sum(f.items for f in golden.files) != golden.items:
+            raise ManifestError(
+                f"{path}: set {name!r}: the files' item counts do not add up to its items", hint=hint
+            )
+        for view_name, view in golden.views.items():
+            label = f"{path}: set {name!r} view {view_name!r}"
+            try:
+                counts_ok = (
+                    view.word_counts.size == golden.items
+                    and view.alnum_counts.size == golden.items
+                    and int(view.gram_counts.sum()) == view.gram_hashes.size
+                    and int(view.window_counts.sum()) == view.window_hashes.size
+                )
+            except ValueError as exc:
+                raise ManifestError(f"{label}: an array is not valid base64 ({exc})", hint=hint) from None
+            if not counts_ok:
+                raise ManifestError(f"{label}: array sizes do not match the item counts", hint=hint)
 
 
 def _check_schema(path: Path, raw: dict[str, Any]) -> dict[str, Any]:

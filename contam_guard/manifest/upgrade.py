@@ -14,6 +14,13 @@ from typing import Any
 from contam_guard.errors import ManifestError
 from contam_guard.manifest.model import SCHEMA_VERSION
 
+REBUILD_HINT = (
+    "`contam-guard register` cannot add to it: move it aside (mv {path} {path}.old), run "
+    "`contam-guard init` (with --keyed if it was keyed), then re-register every set "
+    "(contam-guard register NAME FILE...)"
+)
+"""The fix for a manifest this contam-guard cannot extend (an older schema, another spec)."""
+
 UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
@@ -24,7 +31,7 @@ def to_current(path: Path, raw: dict[str, Any], version: int) -> dict[str, Any]:
         if step is None:
             raise ManifestError(
                 f"{path}: manifest schema {version} is older than any this contam-guard can read",
-                hint="re-register the sets: contam-guard register NAME FILE...",
+                hint=REBUILD_HINT.format(path=path),
             )
         raw = step(raw)
         version += 1

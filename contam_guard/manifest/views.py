@@ -31,5 +31,9 @@ def hash_view(field: str, texts: list[str], key: HashKey | None) -> View:
         "grams": encode_array(np.concatenate(grams), "<u8"),
         "windows": encode_array(np.concatenate(windows), "<u8"),
     }
-    view_digest = digest(field.encode(), *(arrays[k].encode() for k in sorted(arrays)))
-    return View(field=field, digest=view_digest, **arrays)
+    return View(field=field, digest=view_digest(field, arrays), **arrays)
+
+
+def view_digest(field: str, arrays: dict[str, str]) -> str:
+    """Digest of a view's field name and base64 arrays (``verify`` recomputes it)."""
+    return digest(field.encode(), *(arrays[k].encode() for k in sorted(arrays)))

@@ -1,0 +1,184 @@
+"""Keyed hashing (``init --keyed`` and ``$CONTAM_GUARD_KEY``) through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from contam_guard.manifest.model import decode_array
+
+KEY = "k3y-" + "0123456789abcdef" * 2 + "wxyz"  # 40 characters
+OTHER_KEY = "another-secret-of-forty-characters-00000"
+GOLDEN = "golden/bench.jsonl"
+
+
+def test_init_keyed_without_the_key_exits_2_with_a_hint(cli: Any, tmp_path: Path) -> None:
+    result = cli("init", "--keyed")
+    assert result.code == 2
+    assert "CONTAM_GUARD_KEY" in result.err and "hint" in result.err and "secrets" in result.err
+    assert not (tmp_path / ".contam-guard/manifest.json").exists()
+
+
+@pytest.mark.parametrize("secret", ["short", "x" * 31])
+def test_init_keyed_with_a_short_key_exits_2(cli: Any, tmp_path: Path, monkeypatch: Any, secret: str) -> None:
+    monkeypatch.setenv("CONTAM_GUARD_KEY", secret)
+    result = cli("init", "--keyed")
+    assert result.code == 2
+    assert "too short" in result.err and f"{len(secret)} characters" in result.err
+    assert not (tmp_path / ".contam-guard/manifest.json").exists()
+
+
+def test_init_keyed_honours_key_env(cli: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("MY_SECRET", KEY)
+    result = cli("init", "--keyed", "--key-env", "MY_SECRET")
+    assert result.code == 0, result.output
+    assert json.loads((tmp_path / ".contam-guard/manifest.json").read_text())["key_check"]
+
+
+@pytest.fixture
+def keyed(project: Any, tmp_path: Path, monkeypatch: Any) -> Any:
+    """The project, re-initialised keyed, with ``bench`` registered under KEY."""
+    project.manifest.unlink()
+    monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
+    assert project.cli("init", "--keyed").code == 0
+    result = project.register()
+    assert result.code == 0, result.output
+    assert project.cli("verify").code == 0
+    return project
+
+
+@pytest.fixture
+def leaky(keyed: Any, leak_text: Any) -> Path:
+    tokens = keyed.items[1]["question"].split()
+    return keyed.training("train.jsonl", [leak_text(tokens, 0, len(tokens))])
+
+
+def hashes(manifest: dict[str, Any], array: str) -> set[int]:
+    view = manifest["sets"]["bench"]["views"]["question"]
+    return {int(h) for h in decode_array(view[array], "<u8")}
+
+
+def test_keyed_hashes_share_nothing_with_unkeyed_ones(
+    keyed: Any, cli: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    keyed_manifest = keyed.manifest_json()
+    monkeypatch.delenv("CONTAM_GUARD_KEY")
+    plain_root = tmp_path / "plain"
+    assert cli("init", plain_root).code == 0
+    plain_path = plain_root / ".contam-guard/manifest.json"
+    assert (
+        cli(
+            "register", "bench", GOLDEN, "--field", "question", "--id-field", "id", "--manifest", plain_path
+        ).code
+        == 0
+    )
+    plain = json.loads(plain_path.read_text())
+    assert plain["key_check"] is None and keyed_manifest["key_check"]
+    for array in ("grams", "windows"):
+        keyed_hashes, plain_hashes = hashes(keyed_manifest, array), hashes(plain, array)
+        assert len(keyed_hashes) > 50 and len(plain_hashes) == len(keyed_hashes)
+        assert not keyed_hashes & plain_hashes
+    keyed_view = keyed_manifest["sets"]["bench"]["views"]["question"]
+    plain_view = plain["sets"]["bench"]["views"]["question"]
+    assert np.array_equal(decode_array(keyed_view["words"], "<i4"), decode_array(plain_view["words"], "<i4"))
+
+
+def test_a_different_key_gives_different_hashes(
+    keyed: Any, cli: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("CONTAM_GUARD_KEY", OTHER_KEY)
+    other = tmp_path / "other"
+    assert cli("init", other, "--keyed").code == 0
+    other_path = other / ".contam-guard/manifest.json"
+    assert (
+        cli(
+            "register", "bench", GOLDEN, "--field", "question", "--id-field", "id", "--manifest", other_path
+        ).code
+        == 0
+    )
+    theirs = json.loads(other_path.read_text())
+    assert theirs["key_check"] != keyed.manifest_json()["key_check"]
+    assert not hashes(theirs, "grams") & hashes(keyed.manifest_json(), "grams")
+
+
+def test_scan_with_the_right_key_finds_the_leak(keyed: Any, leaky: Path) -> None:
+    result = keyed.cli("scan", leaky)
+    assert result.code == 1, result.output
+    assert "lx-02" in result.out
+
+
+@pytest.mark.parametrize(
+    ("secret", "phrase"),
+    [(None, "keyed"), ("", "keyed"), (OTHER_KEY, "does not match"), ("tiny", "too short")],
+    ids=["unset", "empty", "wrong", "short"],
+)
+def test_scan_without_the_right_key_exits_2(
+    keyed: Any, leaky: Path, monkeypatch: Any, secret: str | None, phrase: str
+) -> None:
+    if secret is None:
+        monkeypatch.delenv("CONTAM_GUARD_KEY")
+    else:
+        monkeypatch.setenv("CONTAM_GUARD_KEY", secret)
+    result = keyed.cli("scan", leaky, "--review", "r.md")
+    assert result.code == 2, result.output
+    assert phrase in result.err
+    assert "CONTAM_GUARD_KEY" in result.err
+    assert not Path("r.md").exists()
+
+
+def test_register_into_a_keyed_manifest_needs_the_key(keyed: Any, monkeypatch: Any) -> None:
+    before = keyed.manifest.read_bytes()
+    monkeypatch.delenv("CONTAM_GUARD_KEY")
+    keyed.items[0]["question"] += " Two lanterns cracked."
+    keyed.golden.write_text("".join(json.dumps(i) + "\n" for i in keyed.items))
+    result = keyed.register()
+    assert result.code == 2
+    assert "keyed" in result.err
+    monkeypatch.setenv("CONTAM_GUARD_KEY", OTHER_KEY)
+    assert keyed.register().code == 2
+    assert keyed.manifest.read_bytes() == before
+
+
+def test_verify_needs_no_key(keyed: Any, monkeypatch: Any) -> None:
+    monkeypatch.delenv("CONTAM_GUARD_KEY")
+    result = keyed.cli("verify")
+    assert result.code == 0, result.output
+    assert "keyed" in result.out
+
+
+def test_the_key_never_lands_in_the_guard_folder(keyed: Any, tmp_path: Path) -> None:
+    for path in (tmp_path / ".contam-guard").iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert KEY not in text and KEY[4:20] not in text, path
+
+
+def test_the_key_can_be_changed_as_the_hint_says(keyed: Any, leaky: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("CONTAM_GUARD_KEY", OTHER_KEY)
+    refused = keyed.cli("scan", leaky)
+    assert refused.code == 2 and "init --keyed" in refused.err and "re-register" in refused.err
+    keyed.manifest.rename(keyed.manifest.with_name("manifest.json.old"))
+    assert keyed.cli("init", "--keyed").code == 0
+    assert keyed.register().code == 0
+    assert keyed.cli("scan", leaky).code == 1
+
+
+def test_init_keyed_on_an_unkeyed_manifest_is_refused(project: Any, monkeypatch: Any) -> None:
+    """Not "left unchanged" with exit 0: the user would believe the manifest is keyed."""
+    before = project.manifest.read_bytes()
+    monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
+    result = project.cli("init", "--keyed")
+    assert result.code == 2
+    assert "unkeyed" in result.err and "init --keyed" in result.err
+    assert project.manifest.read_bytes() == before
+
+
+def test_plain_init_on_a_keyed_manifest_leaves_it(keyed: Any) -> None:
+    before = keyed.manifest.read_bytes()
+    result = keyed.cli("init")
+    assert result.code == 0
+    assert "(keyed)" in result.out
+    assert keyed.manifest.read_bytes() == before

@@ -1,0 +1,72 @@
+"""``--version``, usage errors and the internal-error exit code."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import contam_guard
+from contam_guard.commands import register as register_cmd
+
+
+def test_version_in_a_fresh_process(cg_proc: Any, tmp_path: Path) -> None:
+    result = cg_proc("--version", cwd=tmp_path)
+    assert result.code == 0, result.output
+    assert result.out.strip() == f"contam-guard {contam_guard.__version__}"
+    assert contam_guard.__version__ == importlib.metadata.version("contam-guard")
+
+
+def test_version_in_process(cli: Any) -> None:
+    result = cli("--version")
+    assert result.code == 0
+    assert contam_guard.__version__ in result.out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["scan", "--bogus", "x.jsonl"],
+        ["--bogus"],
+        ["frobnicate"],
+        ["register"],
+        ["register", "name"],
+        ["scan"],
+        ["scan", "x.jsonl", "--errors", "ignore"],
+        ["scan", "x.jsonl", "--n"],
+    ],
+    ids=[
+        "unknown-option",
+        "unknown-root-option",
+        "unknown-command",
+        "no-args",
+        "no-files",
+        "no-paths",
+        "bad-errors",
+        "n-without-value",
+    ],
+)
+def test_usage_errors_exit_2(cli: Any, argv: list[str]) -> None:
+    result = cli(*argv)
+    assert result.code == 2, result.output
+    assert "Traceback" not in result.output
+
+
+def test_usage_error_in_a_fresh_process(cg_proc: Any, tmp_path: Path) -> None:
+    result = cg_proc("scan", "--no-such-option", "x.jsonl", cwd=tmp_path)
+    assert result.code == 2
+    assert "--no-such-option" in result.err
+    assert "Traceback" not in result.output
+
+
+def test_a_bug_exits_3_never_0(registered: Any, monkeypatch: Any) -> None:
+    def boom(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(register_cmd, "sets", boom)
+    result = registered.cli("sets")
+    assert result.code == 3
+    assert "internal error" in result.err and "bug" in result.err
+    assert "Traceback" not in result.output

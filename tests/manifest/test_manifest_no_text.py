@@ -1,0 +1,236 @@
+"""No golden text in the guard folder: only hashes, counts, ids, names and the tool's own words.
+
+For every golden item, every normalised word of 4+ characters must not occur (case-insensitive)
+in any file under ``.contam-guard/``. Two allowances, both independent of the golden text:
+
+- the tool's own vocabulary: the manifest schema's keys, the spec strings, the default config's
+  comments, and what the user typed (set name, field names, file path, item ids). A golden word
+  that is also one of these ("question", "every", an id "1000") cannot be told apart from it.
+- base64 arrays are random-looking letters, so a short word appears in them by chance (a given
+  4-letter word about once per megabyte). Instead each array is checked to decode to exactly
+  the size its counts imply, which leaves no room for anything else, and is then cut out
+  before the 4+ search; words of 8+ characters are also searched in the full raw files.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from contam_guard.cli import main
+from contam_guard.config import DEFAULT_CONFIG_TEXT
+from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest, SetVersion, Spec, View
+from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
+from contam_guard.text.normalise import words
+
+GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared/data/gsm8k/test.jsonl"
+HEX32 = re.compile(r"[0-9a-f]{32}")
+GOLDEN = [
+    {
+        "id": "n1",
+        "question": "Bartholomew the clockmaker repaired seventeen pendulums while his apprentice "
+        "Wilhelmina varnished eleven walnut cabinets. How many pieces were finished?",
+        "answer": "Seventeen pendulums plus eleven cabinets makes twenty-eight finished pieces. #### 28",
+    },
+    {
+        "id": "n2",
+        "question": "A zookeeper in Quixborough feeds marmalade sandwiches to fourteen capybaras "
+        "and butterscotch biscuits to nine tortoises. How many animals eat treats?",
+        "answer": "Fourteen capybaras and nine tortoises are twenty-three hungry animals. #### 23",
+    },
+    {
+        "id": "n3",
+        "question": "The Thistlewick orchestra tuned thirty violoncellos, then a thunderclap "
+        "snapped strings on eight. How many violoncellos remained perfectly tuned?",
+        "answer": "Thirty violoncellos minus eight snapped leaves twenty-two tuned instruments. #### 22",
+    },
+]
+
+
+def cli(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    assert info.value.code in (0, None), args
+
+
+def strip_payloads(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with each base64 array and hex digest replaced by a placeholder, after checking
+    that each array decodes to exactly as many numbers as its counts say."""
+    out = json.loads(json.dumps(data))
+    assert HEX32.fullmatch(out["digest"])
+    out["digest"] = "<digest>"
+    for golden in out["sets"].values():
+        items = len(golden["ids"])
+        for record in (golden, *golden["history"]):
+            assert HEX32.fullmatch(record["digest"])
+            record["digest"] = "<digest>"
+        for view in golden["views"].values():
+            raw = {
+                name: base64.b64decode(view[name], validate=True)
+                for name in View.model_fields
+                if name not in ("field", "digest")
+            }
+            word_counts = np.frombuffer(raw["words"], "<i4")
+            alnum_counts = np.frombuffer(raw["alnum_chars"], "<i4")
+            assert len(raw["words"]) == len(raw["alnum_chars"]) == 4 * items
+            assert len(raw["grams"]) == 8 * int(np.maximum(word_counts - (GRAM_N - 1), 0).sum())
+            assert len(raw["windows"]) == 8 * int(np.maximum(alnum_counts - (WINDOW_CHARS - 1), 0).sum())
+            assert HEX32.fullmatch(view["digest"])
+            view.update({name: f"<{name}>" for name in raw}, digest="<digest>")
+    return out
+
+
+def tool_vocabulary(typed: list[str], ids: list[str]) -> str:
+    """Everything the tool writes whatever the golden text: schema keys, spec strings, the default
+    config, and what the user typed. A golden word inside it ("item" in "items") is not checked."""
+    models = (Manifest, Spec, GoldenSet, GoldenFile, SetVersion, View)
+    fixed = [
+        *(key for model in models for key in model.model_fields),
+        *map(str, Spec().model_dump().values()),
+        "contam-guard-manifest",
+        DEFAULT_CONFIG_TEXT,
+    ]
+    return "\n".join([*fixed, *typed, *ids]).lower()
+
+
+def folder_texts(guard: Path, *, stripped: bool) -> dict[str, str]:
+    texts = {}
+    for path in sorted(guard.rglob("*")):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if stripped and path.name == "manifest.json":
+                text = json.dumps(strip_payloads(json.loads(text)), sort_keys=True, indent=2)
+            texts[path.name] = text.lower()
+    return texts
+
+
+def checked_words(items: list[dict[str, str]], vocabulary: str) -> set[str]:
+    golden_words = {w for item in items for text in item.values() for w in words(text) if len(w) >= 4}
+    return {w for w in golden_words if w not in vocabulary}
+
+
+def long_words_in(data: bytes, candidates: list[str]) -> set[str]:
+    """Which ``candidates`` (8+ bytes in UTF-8) occur in ``data``: every 8-byte window of the data
+    as one uint64, matched against the words' first 8 bytes, then confirmed (fast on megabytes)."""
+    encoded = {w: w.encode("utf-8") for w in candidates}
+    if len(data) < 8 or not encoded:
+        return set()
+    packed = np.empty(len(data) - 7, np.uint64)
+    for offset in range(8):  # windows starting at offset, offset + 8, ... read as little-endian words
+        column = np.frombuffer(data, "<u8", count=(len(data) - offset) // 8, offset=offset)
+        packed[offset::8] = column[: len(packed[offset::8])]
+    prefixes = {int.from_bytes(e[:8], "little"): w for w, e in encoded.items()}
+    table = np.sort(np.fromiter(prefixes, np.uint64))
+    slot = np.minimum(np.searchsorted(table, packed), table.size - 1)
+    hits = np.flatnonzero(table[slot] == packed)
+    found = set()
+    for start in hits.tolist():
+        for word, raw in encoded.items():
+            if data.startswith(raw, start):
+                found.add(word)
+    return found
+
+
+def leaked_words(guard: Path, items: list[dict[str, str]], vocabulary: str) -> tuple[list[str], int]:
+    """Golden words (4+ chars, outside the vocabulary) in the guard folder, and how many were checked."""
+    checked = sorted(checked_words(items, vocabulary))
+    stripped = folder_texts(guard, stripped=True)
+    found = {w for w in checked if any(w in t for t in stripped.values())}
+    long_words = [w for w in checked if len(w.encode("utf-8")) >= 8]
+    for text in folder_texts(guard, stripped=False).values():
+        found |= long_words_in(text.encode("utf-8"), long_words)
+    return sorted(found), len(checked)
+
+
+def write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_no_golden_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_jsonl(tmp_path / "golden" / "tq.jsonl", GOLDEN)
+    cli(tmp_path, monkeypatch, "init")
+    cli(
+        tmp_path,
+        monkeypatch,
+        "register",
+        "tq",
+        "golden/tq.jsonl",
+        "--field",
+        "question",
+        "--field",
+        "answer",
+        "--id-field",
+        "id",
+    )
+    vocabulary = tool_vocabulary(["tq", "question", "answer", "golden/tq.jsonl"], [g["id"] for g in GOLDEN])
+    found, checked = leaked_words(tmp_path / ".contam-guard", GOLDEN, vocabulary)
+    assert found == []
+    assert checked >= 40
+    distinctive = {"bartholomew", "wilhelmina", "quixborough", "violoncellos", "capybaras", "pendulums"}
+    assert distinctive <= checked_words(GOLDEN, vocabulary)
+
+
+def test_the_check_catches_text_in_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same check fails when golden text is present (here: a stray copy in the folder)."""
+    write_jsonl(tmp_path / "golden" / "tq.jsonl", GOLDEN)
+    cli(tmp_path, monkeypatch, "init")
+    write_jsonl(tmp_path / ".contam-guard" / "notes.jsonl", GOLDEN[1:2])
+    found, _ = leaked_words(tmp_path / ".contam-guard", GOLDEN, tool_vocabulary([], []))
+    assert "quixborough" in found and "bartholomew" not in found
+    assert long_words_in(b"xx" + base64.b64encode(b"x") + b"QUIXBOROUGH".lower() + b"y", ["quixborough"])
+
+
+def test_only_hashes_depend_on_the_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registering other text of the same shape changes nothing but arrays and digests."""
+    manifests = []
+    for label, rows in (
+        ("real", GOLDEN),
+        ("decoy", [{k: f"zq{n} {k} xv" for k in g} | {"id": g["id"]} for n, g in enumerate(GOLDEN)]),
+    ):
+        root = tmp_path / label
+        write_jsonl(root / "golden" / "tq.jsonl", rows)
+        cli(root, monkeypatch, "init")
+        cli(root, monkeypatch, "register", "tq", "golden/tq.jsonl", "--field", "question", "--id-field", "id")
+        manifests.append(json.loads((root / ".contam-guard/manifest.json").read_text()))
+    assert strip_payloads(manifests[0]) == strip_payloads(manifests[1])
+    assert manifests[0] != manifests[1]
+
+
+@pytest.mark.gsm8k
+@pytest.mark.skipif(not GSM8K_TEST.is_file(), reason=f"GSM8K test set not found at {GSM8K_TEST}")
+def test_no_gsm8k_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = [json.loads(line) for line in GSM8K_TEST.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cli(tmp_path, monkeypatch, "init")
+    cli(
+        tmp_path,
+        monkeypatch,
+        "register",
+        "gsm8k",
+        str(GSM8K_TEST),
+        "--field",
+        "question",
+        "--field",
+        "answer",
+    )
+    manifest = tmp_path / ".contam-guard" / "manifest.json"
+    vocabulary = tool_vocabulary(
+        ["gsm8k", "question", "answer", GSM8K_TEST.name], [str(i) for i in range(len(items))]
+    )
+    found, checked = leaked_words(tmp_path / ".contam-guard", items, vocabulary)
+    size = manifest.stat().st_size
+    print(
+        f"\nGSM8K test ({len(items)} items, views question+answer): manifest.json is {size:,} bytes; "
+        f"{checked} distinct golden words of 4+ characters checked"
+    )
+    assert found == []
+    assert checked > 5000
+    assert 0 < size < 20_000_000
