@@ -29,6 +29,10 @@ def run(root: Path, *, keyed: bool, key_env: str) -> int:
         write_text(config_path, DEFAULT_CONFIG_TEXT)
         console.info(f"wrote {config_path}")
     manifest_path.parent.mkdir(parents=True, exist_ok=True)
+    ignore = manifest_path.parent / ".gitignore"
+    if not ignore.exists():
+        # The lock file and interrupted writes' temporaries must never be committed.
+        write_text(ignore, "# written by contam-guard init\n*.lock\n.*.tmp\n")
     if manifest_path.exists():
         current = store.load(manifest_path)
         if keyed and current.key_check is None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from contam_guard.cli import main
 from contam_guard.config import Config, load_config
 
 CONFIG_REL = ".contam-guard/contam-guard.yaml"
@@ -236,3 +238,19 @@ def test_removing_an_unknown_set_exits_2_and_lists_the_known_ones(registered: An
     assert "bench, small" in result.err
     assert "Traceback" not in result.output
     assert registered.manifest.read_bytes() == before
+
+
+def test_init_keeps_lock_and_temporaries_out_of_git(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with pytest.raises(SystemExit):
+        main(["init", str(tmp_path)])
+    guard = tmp_path / ".contam-guard"
+    (guard / "manifest.json.lock").write_text("")
+    (guard / ".manifest.json.abc.tmp").write_text("")
+    status = subprocess.run(
+        ["git", "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "manifest.json\n" in status and ".lock" not in status and ".tmp" not in status
