@@ -2,27 +2,29 @@
 
 Exit codes (README.md, "Exit codes"): 0 clean, 1 a failing rule fired, 2 usage, config, input
 or manifest error, 3 internal error (a bug; never 0).
+
+Each command imports its module when it runs: the engine (numba), pyarrow and matplotlib take
+about a second to import, which `--help`, `verify` and a hook on a code-only commit should not pay.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from contam_guard import __version__
-from contam_guard.analysis import DEFAULT_NS
-from contam_guard.commands import analysis as analysis_cmd
-from contam_guard.commands import init as init_cmd
-from contam_guard.commands import register as register_cmd
-from contam_guard.commands import scan as scan_cmd
 from contam_guard.config import LoadedConfig, load_config
 from contam_guard.errors import ContamGuardError, ExitCode
-from contam_guard.readers import ReadOptions
+from contam_guard.readers.base import ReadOptions
 from contam_guard.reporting import console
+
+if TYPE_CHECKING:
+    from contam_guard.commands.scan import ScanRequest
 
 app = typer.Typer(
     add_completion=False,
@@ -71,6 +73,8 @@ def init(
     ] = "CONTAM_GUARD_KEY",
 ) -> None:
     """Create .contam-guard/ with a commented config and an empty manifest."""
+    from contam_guard.commands import init as init_cmd
+
     _exit(init_cmd.run(directory, keyed=keyed, key_env=key_env))
 
 
@@ -87,6 +91,8 @@ def register(
     manifest: ManifestOpt = None,
 ) -> None:
     """Hash a golden test set into the manifest (a new version when its content changed)."""
+    from contam_guard.commands import register as register_cmd
+
     _exit(register_cmd.register(_config(config), name, files, field or [], id_field, manifest))
 
 
@@ -97,22 +103,30 @@ def remove(
     manifest: ManifestOpt = None,
 ) -> None:
     """Remove a golden set from the manifest."""
+    from contam_guard.commands import register as register_cmd
+
     _exit(register_cmd.remove(_config(config), name, manifest))
 
 
 @app.command("sets")
 def list_sets(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """List sets, versions, item counts and items too short for each rule."""
+    from contam_guard.commands import register as register_cmd
+
     _exit(register_cmd.sets(_config(config), manifest))
 
 
 @app.command()
 def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """Check the manifest's integrity (format, schema, digests, spec, array sizes)."""
+    from contam_guard.commands import register as register_cmd
+
     _exit(register_cmd.verify(_config(config), manifest))
 
 
 def _parse_ns(value: str | None) -> tuple[int, ...]:
+    from contam_guard.analysis import DEFAULT_NS
+
     if not value:
         return DEFAULT_NS
     try:
@@ -142,6 +156,8 @@ def sweep(
     manifest: ManifestOpt = None,
 ) -> None:
     """One scan; the share of items sharing a run of at least n words, and each rule's share."""
+    from contam_guard.commands import analysis as analysis_cmd
+
     loaded = _config(config)
     read = ReadOptions(field=field or loaded.config.scan.field)
     _exit(
@@ -165,6 +181,8 @@ def dupes(
     manifest: ManifestOpt = None,
 ) -> None:
     """A registered set against its own other items: one problem asked twice."""
+    from contam_guard.commands import analysis as analysis_cmd
+
     _exit(
         analysis_cmd.run_dupes(
             _config(config),
@@ -190,51 +208,249 @@ def _parse_n(value: str | None) -> int | str | None:
         raise typer.BadParameter("N must be a number of words or 'auto'") from None
 
 
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Training files or folders. With --staged/--diff: only changes under these."),
+]
+FieldOpt = Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")]
+WholeFileOpt = Annotated[bool, typer.Option(help="A plain-text file is one document.")]
+EncodingOpt = Annotated[str, typer.Option(help="Text encoding of the inputs.")]
+ErrorsOpt = Annotated[str, typer.Option(help="Undecodable bytes: strict (error) or replace.")]
+NOpt = Annotated[str | None, typer.Option("--n", help="GPT-3 rule's N (words) or 'auto'.")]
+DisableOpt = Annotated[list[str] | None, typer.Option(help="Turn a rule off (repeatable).")]
+OnlyOpt = Annotated[list[str] | None, typer.Option(help="Run only these rules (repeatable).")]
+FailOnOpt = Annotated[list[str] | None, typer.Option(help="Make a rule fail the build.")]
+WarnOnOpt = Annotated[list[str] | None, typer.Option(help="Make a rule only warn.")]
+ShowGoldenOpt = Annotated[
+    bool, typer.Option(help="Show golden text in reviews (needs the registered golden file).")
+]
+StagedOpt = Annotated[
+    bool, typer.Option("--staged", help="Scan what is staged; JSONL and text: only the added lines.")
+]
+DiffOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--diff", metavar="BASE[..HEAD]", help="Scan what a commit range adds (BASE alone: BASE..HEAD)."
+    ),
+]
+NoAllowlistOpt = Annotated[
+    bool, typer.Option("--no-allowlist", help="Audit: ignore the allowlist and the records' allow markers.")
+]
+
+
+def _scan_request(
+    loaded: LoadedConfig,
+    paths: list[Path] | None,
+    *,
+    field: str | None,
+    whole_file: bool,
+    encoding: str,
+    errors: str,
+    rules: tuple[str | None, list[str] | None, list[str] | None, list[str] | None, list[str] | None],
+    show_golden: bool,
+    manifest: Path | None,
+    staged: bool,
+    diff: str | None,
+    no_allowlist: bool,
+    exit_zero: bool = False,
+) -> ScanRequest:
+    """The options ``scan`` and ``review`` share, checked and gathered."""
+    from contam_guard.commands import scan as scan_cmd
+    from contam_guard.git import Range as GitRange
+
+    if errors not in ("strict", "replace"):
+        raise typer.BadParameter("--errors must be strict or replace")
+    if staged and diff is not None:
+        raise typer.BadParameter("use --staged or --diff, not both")
+    if not paths and not staged and diff is None:
+        raise typer.BadParameter(
+            "give training files or folders to scan, or --staged, or --diff BASE[..HEAD]"
+        )
+    n, disable, only, fail_on, warn_on = rules
+    return scan_cmd.ScanRequest(
+        paths=list(paths or []),
+        read=ReadOptions(
+            field=field or loaded.config.scan.field, whole_file=whole_file, encoding=encoding, errors=errors
+        ),
+        rule_overrides=_rule_overrides(_parse_n(n), disable or [], only or [], fail_on or [], warn_on or []),
+        exit_zero=exit_zero,
+        show_golden=show_golden,
+        manifest_path=manifest,
+        changes=GitRange(staged=True) if staged else GitRange.parse(diff) if diff is not None else None,
+        use_allowlist=not no_allowlist,
+    )
+
+
 @app.command()
 def scan(
-    paths: Annotated[list[Path], typer.Argument(help="Training files or folders.")],
-    field: Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")] = None,
-    whole_file: Annotated[bool, typer.Option(help="A plain-text file is one document.")] = False,
-    encoding: Annotated[str, typer.Option(help="Text encoding of the inputs.")] = "utf-8",
-    errors: Annotated[str, typer.Option(help="Undecodable bytes: strict (error) or replace.")] = "strict",
+    paths: PathsArg = None,
+    staged: StagedOpt = False,
+    diff: DiffOpt = None,
+    field: FieldOpt = None,
+    whole_file: WholeFileOpt = False,
+    encoding: EncodingOpt = "utf-8",
+    errors: ErrorsOpt = "strict",
+    output_format: Annotated[
+        str, typer.Option("--format", help="Output: text, json, markdown, sarif or github (annotations).")
+    ] = "text",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write --format here (default: stdout).")
+    ] = None,
     review: Annotated[Path | None, typer.Option(help="Write the Markdown review here.")] = None,
     review_json: Annotated[Path | None, typer.Option(help="Write the JSON review here.")] = None,
     review_html: Annotated[Path | None, typer.Option(help="Write the HTML review here.")] = None,
+    sarif: Annotated[Path | None, typer.Option(help="Write SARIF 2.1.0 here.")] = None,
+    summary: Annotated[
+        Path | None, typer.Option(help="Write a Markdown job summary (under 1 MiB) here.")
+    ] = None,
     items_csv: Annotated[Path | None, typer.Option(help="Write one row per test item here.")] = None,
     pairs_csv: Annotated[Path | None, typer.Option(help="Write one row per notable pair here.")] = None,
-    n: Annotated[str | None, typer.Option("--n", help="GPT-3 rule's N (words) or 'auto'.")] = None,
-    disable: Annotated[list[str] | None, typer.Option(help="Turn a rule off (repeatable).")] = None,
-    only: Annotated[list[str] | None, typer.Option(help="Run only these rules (repeatable).")] = None,
-    fail_on: Annotated[list[str] | None, typer.Option(help="Make a rule fail the build.")] = None,
-    warn_on: Annotated[list[str] | None, typer.Option(help="Make a rule only warn.")] = None,
+    n: NOpt = None,
+    disable: DisableOpt = None,
+    only: OnlyOpt = None,
+    fail_on: FailOnOpt = None,
+    warn_on: WarnOnOpt = None,
+    no_allowlist: NoAllowlistOpt = False,
     exit_zero: Annotated[bool, typer.Option(help="Report findings but exit 0.")] = False,
-    show_golden: Annotated[
-        bool, typer.Option(help="Show golden text in reviews (needs the registered golden file).")
-    ] = False,
+    show_golden: ShowGoldenOpt = False,
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
 ) -> None:
-    """Scan training files against every registered set; exit 1 when a failing rule fires."""
-    if errors not in ("strict", "replace"):
-        raise typer.BadParameter("--errors must be strict or replace")
+    """Scan training files (or what a commit adds) against every registered set; exit 1 when a
+    failing rule fires on a finding that is not allowlisted."""
+    from contam_guard.commands import scan as scan_cmd
+
+    if output_format not in scan_cmd.FORMATS:
+        raise typer.BadParameter(f"--format must be one of {', '.join(scan_cmd.FORMATS)}")
     loaded = _config(config)
-    overrides = _rule_overrides(_parse_n(n), disable or [], only or [], fail_on or [], warn_on or [])
-    read = ReadOptions(
-        field=field or loaded.config.scan.field, whole_file=whole_file, encoding=encoding, errors=errors
+    request = _scan_request(
+        loaded,
+        paths,
+        field=field,
+        whole_file=whole_file,
+        encoding=encoding,
+        errors=errors,
+        rules=(n, disable, only, fail_on, warn_on),
+        show_golden=show_golden,
+        manifest=manifest,
+        staged=staged,
+        diff=diff,
+        no_allowlist=no_allowlist,
+        exit_zero=exit_zero,
     )
-    outputs = scan_cmd.ScanOutputs(review, review_json, items_csv, pairs_csv, review_html)
-    _exit(
-        scan_cmd.run(
-            loaded,
-            paths,
-            read,
-            outputs,
-            rule_overrides=overrides,
-            exit_zero=exit_zero,
-            show_golden=show_golden,
-            manifest_path=manifest,
-        )
+    outputs = scan_cmd.ScanOutputs(
+        review=review,
+        review_json=review_json,
+        items_csv=items_csv,
+        pairs_csv=pairs_csv,
+        review_html=review_html,
+        sarif=sarif,
+        summary=summary,
+        format=output_format,
+        output=output,
     )
+    _exit(scan_cmd.run(loaded, request, outputs))
+
+
+def _parse_date(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+@app.command()
+def review(
+    paths: PathsArg = None,
+    staged: StagedOpt = False,
+    diff: DiffOpt = None,
+    field: FieldOpt = None,
+    whole_file: WholeFileOpt = False,
+    encoding: EncodingOpt = "utf-8",
+    errors: ErrorsOpt = "strict",
+    all_findings: Annotated[bool, typer.Option("--all", help="Also review warn-level findings.")] = False,
+    by: Annotated[str | None, typer.Option(help="Your name, recorded with each decision.")] = None,
+    until: Annotated[
+        str | None, typer.Option(help="Decisions stop applying after this date (YYYY-MM-DD).")
+    ] = None,
+    n: NOpt = None,
+    disable: DisableOpt = None,
+    only: OnlyOpt = None,
+    fail_on: FailOnOpt = None,
+    warn_on: WarnOnOpt = None,
+    show_golden: ShowGoldenOpt = False,
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> None:
+    """Walk the unreviewed findings of a scan: y real leak, n false positive (with a reason),
+    s skip, q quit. Decisions go to the allowlist (.contam-guard/allowlist.yaml)."""
+    from contam_guard.commands import review as review_cmd
+
+    loaded = _config(config)
+    request = _scan_request(
+        loaded,
+        paths,
+        field=field,
+        whole_file=whole_file,
+        encoding=encoding,
+        errors=errors,
+        rules=(n, disable, only, fail_on, warn_on),
+        show_golden=show_golden,
+        manifest=manifest,
+        staged=staged,
+        diff=diff,
+        no_allowlist=False,
+    )
+    options = review_cmd.ReviewOptions(include_warn=all_findings, by=by, until=_parse_date(until))
+    _exit(review_cmd.run(loaded, request, options))
+
+
+@app.command()
+def scrub(
+    inputs: Annotated[list[Path], typer.Argument(help="JSONL or text files to scrub.")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output file (a folder for several inputs).")
+    ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(help="pieces, drop or auto (drop for chat/instruction records, else pieces)."),
+    ] = None,
+    field: Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")] = None,
+    id_field: Annotated[str | None, typer.Option(help="Field holding each record's id (else id).")] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Words per colliding n-gram (default 13).")] = None,
+    window: Annotated[int | None, typer.Option(help="Characters removed on each side (200).")] = None,
+    min_piece_chars: Annotated[int | None, typer.Option(help="Shorter pieces are discarded (200).")] = None,
+    max_pieces: Annotated[int | None, typer.Option(help="More pieces drop the record (10).")] = None,
+    max_doc_freq: Annotated[
+        int | None, typer.Option(help="N-grams in more training records are left alone (10).")
+    ] = None,
+    log: Annotated[Path | None, typer.Option(help="Write one JSON line per touched record here.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Count what would be removed; write nothing.")] = False,
+    in_place: Annotated[bool, typer.Option(help="Replace each input (atomically).")] = False,
+    config: ConfigOpt = None,
+    manifest: ManifestOpt = None,
+) -> None:
+    """Remove colliding n-grams with a window around them (GPT-3's filter); log every removal."""
+    from contam_guard.commands import scrub as scrub_cmd
+
+    request = scrub_cmd.ScrubRequest(
+        inputs=inputs,
+        output=output,
+        log=log,
+        dry_run=dry_run,
+        in_place=in_place,
+        field=field,
+        id_field=id_field,
+        mode=mode,
+        n=n,
+        window=window,
+        min_piece_chars=min_piece_chars,
+        max_pieces=max_pieces,
+        max_doc_freq=max_doc_freq,
+    )
+    _exit(scrub_cmd.run(_config(config), request, manifest))
 
 
 RULE_NAMES = ("gpt3", "palm", "llama2", "gpt4")

@@ -92,11 +92,34 @@ class ScanSettings(_Settings):
     """Characters hashed per vectorised batch: larger is faster up to cache size."""
 
 
+class ScrubSettings(_Settings):
+    """The GPT-3 removal filter (``contam-guard scrub``); see ``contam_guard/scrub``."""
+
+    mode: Literal["auto", "pieces", "drop"] = "auto"
+    """auto: drop for chat/instruction records and nested or list fields, pieces otherwise."""
+    n: int = Field(13, ge=5)
+    window: int = Field(200, ge=0)
+    min_piece_chars: int = Field(200, ge=0)
+    max_pieces: int = Field(10, ge=1)
+    max_doc_freq: int = Field(10, ge=1)
+
+
+class AllowlistSettings(_Settings):
+    """Reviewed findings (``contam-guard review``) and the records' inline allow marker."""
+
+    file: str = "allowlist.yaml"
+    """In the guard folder; committed; keyed by content, never by line."""
+    markers: bool = True
+    """Honour ``"contam_guard": "allow"`` on a JSONL record (``--no-allowlist`` ignores it)."""
+
+
 class Config(_Settings):
     guard_dir: str = GUARD_DIR
     key_env: str = "CONTAM_GUARD_KEY"
     rules: Rules = Rules()
     scan: ScanSettings = ScanSettings()
+    allowlist: AllowlistSettings = AllowlistSettings()
+    scrub: ScrubSettings = ScrubSettings()
 
 
 @dataclass(frozen=True)
@@ -114,6 +137,10 @@ class LoadedConfig:
     @property
     def manifest_path(self) -> Path:
         return self.guard_dir / MANIFEST_NAME
+
+    @property
+    def allowlist_path(self) -> Path:
+        return self.guard_dir / self.config.allowlist.file
 
 
 def load_config(explicit: Path | None = None, start: Path | None = None) -> LoadedConfig:
@@ -241,4 +268,20 @@ rules:
 scan:
   field: null        # text field of training records; null detects text/messages/alpaca/sharegpt
   batch_chars: 1048576
+
+# Reviewed findings (contam-guard review writes them) and the inline record marker.
+allowlist:
+  file: allowlist.yaml   # in guard_dir; commit it
+  markers: true          # honour "contam_guard": "allow" on a record (--no-allowlist ignores both)
+
+# contam-guard scrub: GPT-3's removal filter (Brown et al. 2020, App. C).
+scrub:
+  # auto: drop for chat/instruction records (messages, Alpaca, ShareGPT) and nested or list
+  # fields, pieces for a plain text field and plain-text files. Or: pieces, drop.
+  mode: auto
+  n: 13                 # words per colliding n-gram (5 or more)
+  window: 200           # characters removed on each side of a colliding n-gram
+  min_piece_chars: 200  # pieces shorter than this are discarded
+  max_pieces: 10        # a record split into more pieces is dropped whole
+  max_doc_freq: 10      # an n-gram in more training records than this is left alone
 """

@@ -9,7 +9,8 @@ the pairs contributing to it.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -19,6 +20,20 @@ from contam_guard.errors import ExitCode
 from contam_guard.rules import gpt3, gpt4, llama2, palm
 from contam_guard.rules.base import IntArray, ItemStats, RuleResult
 from contam_guard.scan import PairRow, ScanResult
+from contam_guard.text.hashing import digest
+from contam_guard.text.normalise import words
+
+ALLOWED_BY_MARKER = "marker"
+ALLOWED_BY_ALLOWLIST = "allowlist"
+
+
+def span_digest(pair: PairRow) -> str:
+    """Digest of the normalised words of the training-side shared run of ``pair``.
+
+    Content only: the same leak on another line or in another file has the same digest; a
+    different shared run (another leak) has another.
+    """
+    return digest(" ".join(words(pair.snippet.run)).encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -32,7 +47,39 @@ class Finding:
     detail: str
     pairs: tuple[PairRow, ...]
     allowed: bool = False
-    """Set when every contributing record carries the inline allow marker."""
+    """Set when every contributing record carries the inline allow marker, or a reviewed
+    allowlist entry marks the finding a false positive."""
+    allowed_by: str | None = None
+    """``"marker"`` or ``"allowlist"`` when ``allowed``."""
+    reason: str | None = None
+    """The allowlist entry's reason (a false positive, or a confirmed leak)."""
+    confirmed: bool = False
+    """Reviewed as a real leak (``contam-guard review``, answer ``y``): it still fails."""
+
+    @cached_property
+    def span(self) -> str:
+        """The content key of the finding: a digest over the shared runs of its pairs.
+
+        One pair (every GPT-3 finding): a digest of that pair's shared words. Per-item rules
+        list every contributing record, so a new record sharing another run changes the key.
+        """
+        return digest(*(s.encode("ascii") for s in sorted({span_digest(p) for p in self.pairs})))
+
+    @property
+    def status(self) -> str:
+        """What a report shows: ``allowed``, else the rule's action (``fail`` or ``warn``)."""
+        return "allowed" if self.allowed else self.action
+
+    @property
+    def note(self) -> str:
+        """Why a finding is allowed or was reviewed, for reports ("" when neither)."""
+        if self.allowed and self.allowed_by == ALLOWED_BY_MARKER:
+            return 'allowed by marker ("contam_guard": "allow" on the record)'
+        if self.allowed:
+            return f"allowlisted as a false positive: {self.reason}"
+        if self.confirmed:
+            return f"reviewed: confirmed leak ({self.reason})"
+        return ""
 
     def sort_key(self) -> tuple[str, str, int, str, str, int]:
         first = self.pairs[0] if self.pairs else None
@@ -55,6 +102,10 @@ class Report:
     rule_results: dict[str, RuleResult]
     findings: list[Finding] = field(default_factory=list)
     exit_zero: bool = False
+    actions: dict[str, str] = field(default_factory=dict)
+    """Each enabled rule's action (``fail`` or ``warn``)."""
+    notices: list[str] = field(default_factory=list)
+    """Things a reader should know that are not findings (stale or expired allowlist entries)."""
 
     @property
     def failing(self) -> list[Finding]:
@@ -67,6 +118,13 @@ class Report:
         return ExitCode.CLEAN
 
 
+def _marked(finding: Finding) -> Finding:
+    """Allowed by marker when every contributing record carries ``"contam_guard": "allow"``."""
+    if finding.pairs and all(p.allowed_inline for p in finding.pairs):
+        return replace(finding, allowed=True, allowed_by=ALLOWED_BY_MARKER)
+    return finding
+
+
 def gpt3_thresholds(result: ScanResult, rules: Rules) -> IntArray:
     index = result.index
     n = np.zeros(index.items, dtype=np.int64)
@@ -77,8 +135,13 @@ def gpt3_thresholds(result: ScanResult, rules: Rules) -> IntArray:
     return n
 
 
-def evaluate(result: ScanResult, rules: Rules, *, exit_zero: bool = False) -> Report:
-    """Apply every enabled rule and collect the findings, sorted deterministically."""
+def evaluate(
+    result: ScanResult, rules: Rules, *, exit_zero: bool = False, honour_markers: bool = True
+) -> Report:
+    """Apply every enabled rule and collect the findings, sorted deterministically.
+
+    ``honour_markers=False`` (``--no-allowlist``) ignores the records' inline allow markers.
+    """
     stats = result.item_stats(rules.llama2.min_run)
     n = gpt3_thresholds(result, rules)
     outcomes: dict[str, RuleResult] = {}
@@ -91,13 +154,13 @@ def evaluate(result: ScanResult, rules: Rules, *, exit_zero: bool = False) -> Re
         outcomes["llama2"] = llama2.evaluate(stats, l2.dirty, l2.not_clean, l2.fire_on)
     if rules.gpt4.enabled:
         outcomes["gpt4"] = gpt4.evaluate(stats, rules.gpt4.mode, rules.gpt4.probability)
-    report = Report(result, stats, n, outcomes, exit_zero=exit_zero)
+    actions = {name: str(getattr(rules, name).action) for name in outcomes}
+    report = Report(result, stats, n, outcomes, exit_zero=exit_zero, actions=actions)
 
     by_item: dict[int, list[PairRow]] = defaultdict(list)
     for pair in result.pairs:
         by_item[pair.item].append(pair)
     index = result.index
-    actions = {name: getattr(rules, name).action for name in outcomes}
     for name, outcome in outcomes.items():
         for item in np.flatnonzero(outcome.fired).tolist():
             target = index.targets[int(index.item_target[item])]
@@ -115,13 +178,10 @@ def evaluate(result: ScanResult, rules: Rules, *, exit_zero: bool = False) -> Re
                 for pair in pairs:
                     if pair.longest_run >= n[item]:
                         detail = f"shared run of {pair.longest_run} words >= N = {n[item]}"
-                        report.findings.append(
-                            Finding(**base, detail=detail, pairs=(pair,), allowed=pair.allowed_inline)
-                        )
+                        report.findings.append(Finding(**base, detail=detail, pairs=(pair,)))
             else:
-                allowed = bool(pairs) and all(p.allowed_inline for p in pairs)
-                report.findings.append(
-                    Finding(**base, detail=outcome.explain[item], pairs=tuple(pairs), allowed=allowed)
-                )
+                report.findings.append(Finding(**base, detail=outcome.explain[item], pairs=tuple(pairs)))
+    if honour_markers:
+        report.findings = [_marked(f) for f in report.findings]
     report.findings.sort(key=Finding.sort_key)
     return report

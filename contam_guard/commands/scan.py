@@ -1,20 +1,34 @@
-"""``contam-guard scan``: check training files against every registered set."""
+"""``contam-guard scan``: check training files (or what a commit adds) against every registered set.
+
+``execute`` does the work and returns the report (``review`` reuses it); ``run`` writes the
+requested files and formats and returns the exit code.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as dt
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from contam_guard import git
+from contam_guard.allowlist import Allowlist, apply
 from contam_guard.atomic import write_text
 from contam_guard.commands.common import display_path, load_manifest
 from contam_guard.commands.golden import golden_lookup
 from contam_guard.config import LoadedConfig, with_rule_overrides
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.findings import evaluate
+from contam_guard.errors import GitError
+from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
+from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions, detect_format
-from contam_guard.reporting import console, html, json_report, markdown, tables
+from contam_guard.reporting import console, github, html, json_report, markdown, sarif, tables
+from contam_guard.reporting.markdown import GoldenText
 from contam_guard.scan import Source, check_readable, scan
+
+FORMATS = ("text", "json", "markdown", "sarif", "github")
 
 
 @dataclass(frozen=True)
@@ -24,61 +38,207 @@ class ScanOutputs:
     items_csv: Path | None = None
     pairs_csv: Path | None = None
     review_html: Path | None = None
+    sarif: Path | None = None
+    summary: Path | None = None
+    """A Markdown job summary (verdict and table, under 1 MiB) for ``$GITHUB_STEP_SUMMARY``."""
+    format: str = "text"
+    output: Path | None = None
+    """Where ``format`` goes (default stdout)."""
 
 
-def expand(paths: list[Path]) -> list[Source]:
-    """Files as given; folders walked (sorted) for the data files they hold."""
+@dataclass(frozen=True)
+class ScanRequest:
+    paths: list[Path]
+    read: ReadOptions
+    rule_overrides: dict[str, dict[str, object]] = field(default_factory=dict)
+    exit_zero: bool = False
+    show_golden: bool = False
+    manifest_path: Path | None = None
+    changes: git.Range | None = None
+    """Scan what this range (or the index) adds instead of whole files."""
+    use_allowlist: bool = True
+    """False (``--no-allowlist``): ignore the allowlist and the records' inline markers."""
+
+
+@dataclass(frozen=True)
+class ScanRun:
+    report: Report
+    golden: GoldenText | None
+    allowlist: Allowlist
+
+
+@dataclass(frozen=True)
+class _Excluded:
+    """Files a walk or a diff never scans: the guard's own folder and the golden files."""
+
+    guard_dir: Path
+    golden: dict[Path, str]
+    """Resolved path of each registered golden file (inside the project) -> its set."""
+
+    def why(self, path: Path) -> str | None:
+        resolved = path.resolve()
+        if resolved.is_relative_to(self.guard_dir):
+            return "contam-guard's own folder"
+        if resolved in self.golden:
+            return f"a golden file of set {self.golden[resolved]!r}"
+        return None
+
+
+def _excluded(loaded: LoadedConfig, manifest: Manifest) -> _Excluded:
+    golden: dict[Path, str] = {}
+    for name, golden_set in manifest.sets.items():
+        for golden_file in golden_set.files:
+            path = (loaded.root / golden_file.path).resolve()
+            if path.is_file():
+                golden[path] = name
+    return _Excluded(loaded.guard_dir.resolve(), golden)
+
+
+def expand(
+    paths: list[Path], excluded: _Excluded | None = None, notices: list[str] | None = None
+) -> list[Source]:
+    """Files as given; folders walked (sorted) for the data files they hold, leaving out the
+    guard's folder and registered golden files (each with a notice)."""
     sources: list[Source] = []
     for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and detect_format(p) is not None)
-            sources += [Source(p, display_path(p)) for p in found]
-        else:
+        if not path.is_dir():
             sources.append(Source(path, display_path(path)))
+            continue
+        for found in sorted(p for p in path.rglob("*") if p.is_file() and detect_format(p) is not None):
+            why = excluded.why(found) if excluded is not None else None
+            if why is None:
+                sources.append(Source(found, display_path(found)))
+            elif notices is not None and not why.startswith("contam-guard"):
+                notices.append(f"{display_path(found)}: {why}; not scanned")
     return sources
 
 
-def run(
-    loaded: LoadedConfig,
-    paths: list[Path],
-    read: ReadOptions,
-    outputs: ScanOutputs,
-    *,
-    rule_overrides: dict[str, dict[str, object]],
-    exit_zero: bool,
-    show_golden: bool,
-    manifest_path: Path | None = None,
-) -> int:
-    config = with_rule_overrides(loaded.config, rule_overrides)
-    _, manifest = load_manifest(loaded, manifest_path)
+@contextmanager
+def _changed_sources(
+    rng: git.Range, paths: list[Path], read: ReadOptions, excluded: _Excluded, notices: list[str]
+) -> Iterator[list[Source]]:
+    """Sources for what ``rng`` adds (under ``paths`` when given). A file named in ``paths``
+    that the range does not touch is scanned whole, so `pre-commit run --all-files` audits."""
+    root = git.repo_root(Path.cwd())
+    selection = git.select(root, rng, whole_file=read.whole_file)
+    notices += selection.notices
+    named_files, folders = _relative(root, paths)
+    keep: list[git.Change] = []
+    for change in selection.changes:
+        if paths and change.path not in named_files and not _under(change.path, folders):
+            continue
+        why = excluded.why(root / change.path)
+        if why is not None:
+            notices.append(f"{change.path}: {why}; not scanned")
+            continue
+        keep.append(change)
+    whole = sorted(name for name in named_files if name not in selection.touched)
+    whole = [name for name in whole if excluded.why(root / name) is None]
+    if not keep and not whole and not selection.same_commit:
+        notices.append(f"no data file changed in {rng.describe()}: nothing to scan")
+    with git.exported(root, keep) as files:
+        sources = [Source(files[c.path], c.path, c.lines) for c in keep]
+        sources += [Source(root / name, name) for name in whole]
+        yield sources
+
+
+def _relative(root: Path, paths: list[Path]) -> tuple[set[str], list[str]]:
+    """Named files and folders as POSIX paths relative to the repository root."""
+    files: set[str] = set()
+    folders: list[str] = []
+    for path in paths:
+        try:
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise GitError(f"{path}: outside the git work tree {root}") from None
+        if path.is_dir():
+            folders.append("" if rel == "." else rel)
+        else:
+            files.add(rel)
+    return files, folders
+
+
+def _under(path: str, folders: list[str]) -> bool:
+    return any(folder == "" or path.startswith(folder + "/") for folder in folders)
+
+
+@contextmanager
+def _sources(request: ScanRequest, excluded: _Excluded, notices: list[str]) -> Iterator[list[Source]]:
+    if request.changes is None:
+        yield expand(request.paths, excluded, notices)
+        return
+    with _changed_sources(request.changes, request.paths, request.read, excluded, notices) as sources:
+        yield sources
+
+
+def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
+    """Scan, evaluate the rules and apply the allowlist; prints only progress and notices."""
+    config = with_rule_overrides(loaded.config, request.rule_overrides)
+    _, manifest = load_manifest(loaded, request.manifest_path)
     key = key_for(manifest, config.key_env)
-    sources = expand(paths)
-    check_readable(sources)
     index = ManifestIndex.from_manifest(manifest)
     if not manifest.sets:
         console.notice("no golden sets are registered: nothing to match against")
-    with console.progress(None) as bar:
-        task = bar.add_task("scan", total=None)
-        result = scan(
-            index,
-            sources,
-            read,
-            key=key,
-            windows=config.rules.gpt4.enabled,
-            batch_chars=config.scan.batch_chars,
-            on_chars=lambda n: bar.advance(task, n),
-        )
-    report = evaluate(result, config.rules, exit_zero=exit_zero)
-    golden = golden_lookup(manifest, loaded.root, key) if show_golden else None
-    if outputs.review:
-        write_text(outputs.review, markdown.render(report, golden))
-    if outputs.review_json:
-        write_text(outputs.review_json, json_report.render(report, golden))
-    if outputs.review_html:
-        write_text(outputs.review_html, html.render(report, golden))
-    if outputs.items_csv:
-        write_text(outputs.items_csv, tables.items_csv(report))
-    if outputs.pairs_csv:
-        write_text(outputs.pairs_csv, tables.pairs_csv(report))
-    console.scan_summary(report)
+    notices: list[str] = []
+    with _sources(request, _excluded(loaded, manifest), notices) as sources:
+        check_readable(sources)
+        with console.progress(None) as bar:
+            task = bar.add_task("scan", total=None)
+            result = scan(
+                index,
+                sources,
+                request.read,
+                key=key,
+                windows=config.rules.gpt4.enabled,
+                batch_chars=config.scan.batch_chars,
+                on_chars=lambda n: bar.advance(task, n),
+            )
+    markers = request.use_allowlist and config.allowlist.markers
+    report = evaluate(result, config.rules, exit_zero=request.exit_zero, honour_markers=markers)
+    report.notices += notices
+    allowlist = Allowlist(loaded.allowlist_path, {})
+    if request.use_allowlist:
+        allowlist = Allowlist.load(loaded.allowlist_path)
+        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None)
+    golden = golden_lookup(manifest, loaded.root, key) if request.show_golden else None
+    return ScanRun(report, golden, allowlist)
+
+
+def render(report: Report, fmt: str, golden: GoldenText | None = None) -> str:
+    """``report`` in one of ``FORMATS``."""
+    if fmt == "json":
+        return json_report.render(report, golden)
+    if fmt == "markdown":
+        return markdown.render(report, golden)
+    if fmt == "sarif":
+        return sarif.render(report)
+    if fmt == "github":
+        return github.render(report)
+    return console.summary_text(report)
+
+
+def run(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs) -> int:
+    done = execute(loaded, request)
+    report, golden = done.report, done.golden
+    files: dict[Path | None, Callable[[], str]] = {
+        outputs.review: lambda: markdown.render(report, golden),
+        outputs.review_json: lambda: json_report.render(report, golden),
+        outputs.review_html: lambda: html.render(report, golden),
+        outputs.items_csv: lambda: tables.items_csv(report),
+        outputs.pairs_csv: lambda: tables.pairs_csv(report),
+        outputs.sarif: lambda: sarif.render(report),
+        outputs.summary: lambda: markdown.summary(report),
+    }
+    for path, make in files.items():
+        if path is not None:
+            write_text(path, make())
+    if outputs.output is not None:
+        write_text(outputs.output, render(report, outputs.format, golden))
+        console.scan_summary(report)
+    elif outputs.format == "text":
+        console.scan_summary(report)
+    else:
+        # stdout carries the machine format; the people's summary goes to stderr
+        console.raw(render(report, outputs.format, golden))
+        console.scan_summary(report, to_stderr=True)
     return int(report.return_code)

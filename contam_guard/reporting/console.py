@@ -5,22 +5,26 @@ rich honours ``NO_COLOR`` and drops colour when stdout is not a terminal.
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
-from contam_guard.analysis import RULE_COLUMNS, SweepRow
-from contam_guard.findings import Report
-from contam_guard.manifest.model import Manifest
+if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
+    from contam_guard.analysis import SweepRow
+    from contam_guard.findings import Finding, Report
+    from contam_guard.manifest.model import Manifest
 
 # Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# emoji=False: "gsm8k:question:" must not become an emoji (rich reads :name: codes everywhere).
+out = Console(highlight=False, soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def error(message: str) -> None:
@@ -33,6 +37,12 @@ def notice(message: str) -> None:
 
 def info(message: str) -> None:
     out.print(message, markup=False)
+
+
+def raw(text: str) -> None:
+    """Write a machine format to stdout exactly as given (no markup, no wrapping, no colour)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 @contextmanager
@@ -50,7 +60,24 @@ def progress(total_chars: int | None) -> Iterator[Progress]:
         yield bar
 
 
-def scan_summary(report: Report) -> None:
+def scan_summary(report: Report, *, to_stderr: bool = False) -> None:
+    """The scan's findings, one line each, and the verdict: on stdout, or on stderr when stdout
+    carries a machine format (``--format json`` ...)."""
+    _summary(report, err if to_stderr else out)
+    for text in report.notices:
+        notice(text)
+
+
+def summary_text(report: Report) -> str:
+    """The text summary as plain text (no colour codes), for ``--format text --output FILE``."""
+    buffer = io.StringIO()
+    plain = Console(file=buffer, highlight=False, soft_wrap=True, emoji=False, no_color=True, width=200)
+    _summary(report, plain)
+    notes = [f"skipped {text}" for text in report.result.skipped] + report.notices
+    return buffer.getvalue() + "".join(f"notice: {text}\n" for text in notes)
+
+
+def _summary(report: Report, out: Console) -> None:
     result = report.result
     out.print(
         f"Scanned {result.records} records ({result.chars:,} characters) in "
@@ -58,14 +85,14 @@ def scan_summary(report: Report) -> None:
         markup=False,
     )
     for notice_text in result.skipped:
-        notice(f"skipped {notice_text}")
+        notice(f"skipped {notice_text}")  # stderr either way
     if result.records == 0:
         out.print("Nothing was scanned.", markup=False)
     if not report.findings:
         out.print("[green]No findings.[/]")
         return
     for finding in report.findings:
-        action = "allowed" if finding.allowed else finding.action
+        action = finding.status
         style = {"fail": "red", "warn": "yellow"}.get(action, "dim")
         where = ""
         if finding.pairs:
@@ -76,10 +103,36 @@ def scan_summary(report: Report) -> None:
         out.print(
             f"[{style}]{action.upper():7}[/] {finding.rule:6} {finding.target.label} item "
             f"{escape(finding.item_id)} (#{finding.test_index}){escape(where)}: {escape(finding.detail)}"
+            + (escape(f" [{finding.note}]") if finding.note else "")
         )
     failing = len(report.failing)
     verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
     out.print(f"{len(report.findings)} finding(s), {verdict}.")
+
+
+def review_pair(number: int, total: int, finding: Finding, golden: str | None) -> None:
+    """One finding for ``contam-guard review``, on stderr (stdout stays free for results)."""
+    target = finding.target
+    err.print(
+        f"\n[bold]{number}/{total}[/] {finding.action.upper()} {finding.rule}: "
+        f"{escape(target.label)} v{target.version}, item {escape(finding.item_id)} "
+        f"(test index {finding.test_index})"
+    )
+    err.print(f"  rule: {escape(finding.detail)}", markup=False)
+    for pair in finding.pairs[:3]:
+        line = f", line {pair.line}" if pair.line is not None else ""
+        err.print(
+            f"  training: {pair.source} record {pair.record}{line}: longest run {pair.longest_run} "
+            f"words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in runs of 10+, "
+            f"{pair.window_hits} windows",
+            markup=False,
+        )
+        snip = pair.snippet
+        err.print(f"    …{escape(snip.before)}[bold]«{escape(snip.run)}»[/]{escape(snip.after)}…")
+    if len(finding.pairs) > 3:
+        err.print(f"  … and {len(finding.pairs) - 3} more record(s)", markup=False)
+    if golden is not None:
+        err.print(f"  golden item (--show-golden): {golden}", markup=False)
 
 
 def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, int]]) -> None:
@@ -108,6 +161,8 @@ def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, in
 
 
 def sweep_table(rows: list[SweepRow], title: str) -> None:
+    from contam_guard.analysis import RULE_COLUMNS  # here, not above: it imports the engine
+
     if not rows:
         out.print("No golden sets are registered.", markup=False)
         return

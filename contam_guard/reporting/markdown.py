@@ -9,10 +9,17 @@ from contam_guard.findings import Finding, Report
 GoldenText = Callable[[Finding], str | None]
 """Returns the golden item's text for a finding, or None (only with --show-golden)."""
 MAX_PAIRS_SHOWN = 5
+SUMMARY_LIMIT = 1 << 20
+"""GitHub refuses a job summary over 1 MiB."""
 
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("`", "\\`").replace("*", "\\*").replace("\n", " ")
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell: escaped, and a ``|`` cannot start a new column."""
+    return _escape(text).replace("|", "\\|")
 
 
 def render(report: Report, golden: GoldenText | None = None) -> str:
@@ -26,6 +33,7 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
     )
     for notice in result.skipped:
         lines.append(f"- skipped: {notice}")
+    lines += [f"- notice: {_escape(notice)}" for notice in report.notices]
     lines.append("")
     if not report.findings:
         lines += ["No findings.", ""]
@@ -34,20 +42,67 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         "| # | rule | action | set:view (version) | item | training record | numbers |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for number, finding in enumerate(report.findings, 1):
-        lines.append(
-            f"| {number} | {finding.rule} | {_action(finding)} | {finding.target.label} "
-            f"(v{finding.target.version}) | {finding.item_id} (#{finding.test_index}) | "
-            f"{_where(finding)} | {finding.detail} |"
-        )
+    lines += [_row(number, finding) for number, finding in enumerate(report.findings, 1)]
     lines.append("")
     for number, finding in enumerate(report.findings, 1):
         lines += _section(number, finding, golden)
     return "\n".join(lines)
 
 
+def _row(number: int, finding: Finding) -> str:
+    return (
+        f"| {number} | {finding.rule} | {_action(finding)} | {_cell(finding.target.label)} "
+        f"(v{finding.target.version}) | {_cell(finding.item_id)} (#{finding.test_index}) | "
+        f"{_cell(_where(finding))} | {_cell(finding.detail)} |"
+    )
+
+
 def _action(finding: Finding) -> str:
-    return "allowed" if finding.allowed else finding.action
+    if finding.allowed:
+        return f"allowed ({finding.allowed_by})"
+    return f"{finding.action} (confirmed leak)" if finding.confirmed else finding.action
+
+
+def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LIMIT) -> str:
+    """A job summary for ``$GITHUB_STEP_SUMMARY``: verdict, notices and the table of findings,
+    cut (whole rows, with a count of the rest) to stay under ``limit`` bytes."""
+    result = report.result
+    failing = len(report.failing)
+    verdict = f"**{failing} failing finding(s)**" if failing else "no failing findings"
+    head = [
+        f"## {title}",
+        "",
+        f"{verdict}; {len(report.findings)} finding(s) in {result.records} record(s) of "
+        f"{len(result.files)} file(s), against {len(result.index.targets)} golden view(s). "
+        f"Exit code {int(report.return_code)}.",
+        "",
+    ]
+    head += [f"- skipped: {_escape(s)}" for s in result.skipped]
+    head += [f"- notice: {_escape(n)}" for n in report.notices]
+    if result.records == 0:
+        head.append("- nothing was scanned")
+    if not report.findings:
+        return "\n".join([*head, "", "No findings.", ""])
+    head += [
+        "",
+        "| # | status | rule | set:view | item | training record | detail |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    text = "\n".join(head) + "\n"
+    size = len(text.encode("utf-8"))
+    reserve = 200  # room for the closing line
+    for number, finding in enumerate(report.findings, 1):
+        row = (
+            f"| {number} | {_action(finding)} | {finding.rule} | {_cell(finding.target.label)} | "
+            f"{_cell(finding.item_id)} (#{finding.test_index}) | {_cell(_where(finding))} | "
+            f"{_cell(finding.detail)}{' — ' + _cell(finding.note) if finding.note else ''} |\n"
+        )
+        if size + len(row.encode("utf-8")) > limit - reserve:
+            rest = len(report.findings) - number + 1
+            return text + f"\n… {rest} more finding(s) not shown (summary limit); see the review file.\n"
+        text += row
+        size += len(row.encode("utf-8"))
+    return text
 
 
 def _where(finding: Finding) -> str:
@@ -67,6 +122,8 @@ def _section(number: int, finding: Finding, golden: GoldenText | None) -> list[s
         "",
         f"- rule: **{finding.rule}**, {finding.detail}",
     ]
+    if finding.note:
+        out.append(f"- {_escape(finding.note)}")
     for pair in finding.pairs[:MAX_PAIRS_SHOWN]:
         line = f", line {pair.line}" if pair.line is not None else ""
         out.append(

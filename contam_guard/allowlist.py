@@ -1,0 +1,203 @@
+"""The allowlist: reviewed findings, keyed by content, committed beside the manifest.
+
+An entry names a finding by what it is, never by where it is: the golden set, view and item
+id, the rule, and ``span``, a digest of the normalised words the training side shares
+(``Finding.span``). The same leak moved to another line or file keeps matching; another leak
+in the same record has another key and still fails.
+
+``decision: false-positive`` (``review`` answer ``n``) allows the finding, with a required
+``reason``; ``decision: leak`` (answer ``y``) records a confirmed leak so that ``review`` does
+not ask again: it still fails the scan. ``until`` (an ISO date) makes an entry expire: from the
+day after, it no longer applies and every scan says so. Entries that match nothing in a full
+scan are reported as stale. The file is written sorted, without timestamps, so the same
+decisions always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from contam_guard.atomic import write_text
+from contam_guard.errors import ConfigError
+from contam_guard.findings import ALLOWED_BY_ALLOWLIST, Finding, Report
+
+FORMAT_VERSION = 1
+Decision = Literal["false-positive", "leak"]
+FALSE_POSITIVE: Decision = "false-positive"
+LEAK: Decision = "leak"
+
+HEADER = """\
+# contam-guard allowlist: reviewed findings, keyed by content (set, view, item, rule and a
+# digest of the shared words), never by line or commit. `contam-guard review` writes it; you may
+# edit reasons, `by` and `until` (YYYY-MM-DD) by hand. Comments other than this header are not kept.
+# decision: false-positive allows the finding; leak records a confirmed leak (it still fails).
+"""
+
+Key = tuple[str, str, str, str, str]
+"""(set, view, item, rule, span)."""
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    set_name: str = Field(alias="set", min_length=1)
+    view: str = Field(min_length=1)
+    item: str = Field(min_length=1)
+    rule: Literal["gpt3", "palm", "llama2", "gpt4"]
+    span: str = Field(pattern=r"^[0-9a-f]{32}$")
+    decision: Decision = FALSE_POSITIVE
+    reason: str = Field(min_length=1)
+    by: str | None = None
+    until: dt.date | None = None
+
+    @field_validator("reason")
+    @classmethod
+    def _reason_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a reason is required")
+        return value.strip()
+
+    @property
+    def key(self) -> Key:
+        return (self.set_name, self.view, self.item, self.rule, self.span)
+
+    def expired(self, today: dt.date) -> bool:
+        return self.until is not None and today > self.until
+
+    def describe(self) -> str:
+        return f"{self.set_name}:{self.view} item {self.item} {self.rule} (span {self.span[:12]})"
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "set": self.set_name,
+            "view": self.view,
+            "item": self.item,
+            "rule": self.rule,
+            "span": self.span,
+            "decision": self.decision,
+            "reason": self.reason,
+        }
+        if self.by:
+            out["by"] = self.by
+        if self.until is not None:
+            out["until"] = self.until.isoformat()
+        return out
+
+
+def key_of(finding: Finding) -> Key:
+    """The allowlist key of a finding."""
+    target = finding.target
+    return (target.set_name, target.view, finding.item_id, finding.rule, finding.span)
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    path: Path
+    entries: dict[Key, Entry]
+
+    @classmethod
+    def load(cls, path: Path) -> Allowlist:
+        """Read ``path``; a missing file is an empty allowlist. Problems are ``ConfigError``."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return cls(path, {})
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the allowlist ({exc.strerror or exc})") from exc
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise ConfigError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        if data is None:
+            return cls(path, {})
+        if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+            raise ConfigError(f"{path}: expected a mapping with a list of `entries`")
+        if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
+            raise ConfigError(
+                f"{path}: allowlist format version {data.get('version')!r} is not {FORMAT_VERSION}",
+                hint="it was written by another contam-guard version",
+            )
+        unknown = sorted(set(data) - {"version", "entries"})
+        if unknown:
+            raise ConfigError(f"{path}: unknown key {unknown[0]!r} (expected version, entries)")
+        entries: dict[Key, Entry] = {}
+        for number, raw in enumerate(data.get("entries") or [], 1):
+            entry = _entry(path, number, raw)
+            if entry.key in entries:
+                raise ConfigError(f"{path}: entry {number} repeats an earlier entry for {entry.describe()}")
+            entries[entry.key] = entry
+        return cls(path, entries)
+
+    def with_entry(self, entry: Entry) -> Allowlist:
+        """A copy with ``entry`` added (replacing any entry with the same key)."""
+        return Allowlist(self.path, {**self.entries, entry.key: entry})
+
+    def render(self) -> str:
+        """Deterministic YAML: entries sorted by key, no timestamps, trailing newline."""
+        body = {
+            "version": FORMAT_VERSION,
+            "entries": [self.entries[key].as_dict() for key in sorted(self.entries)],
+        }
+        dumped = yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=1_000_000)
+        return HEADER + dumped
+
+    def save(self) -> None:
+        write_text(self.path, self.render())
+
+
+def _entry(path: Path, number: int, raw: object) -> Entry:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: entry {number} must be a mapping")
+    try:
+        return Entry.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'entry'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{path}: entry {number}: {problems}") from None
+
+
+def apply(report: Report, allowlist: Allowlist, today: dt.date, *, check_stale: bool) -> None:
+    """Mark allowlisted findings allowed (and confirmed leaks confirmed); note expired and stale
+    entries in ``report.notices``. ``check_stale`` is off for diff scans, which see only part of
+    the data."""
+    used: set[Key] = set()
+    updated: list[Finding] = []
+    for finding in report.findings:
+        entry = allowlist.entries.get(key_of(finding))
+        if entry is None or entry.expired(today):
+            updated.append(finding)
+            continue
+        used.add(entry.key)
+        if entry.decision == LEAK:
+            updated.append(replace(finding, confirmed=True, reason=entry.reason))
+        elif finding.allowed:  # already allowed by the record's marker: keep that reason
+            updated.append(finding)
+        else:
+            allowed = replace(finding, allowed=True, allowed_by=ALLOWED_BY_ALLOWLIST, reason=entry.reason)
+            updated.append(allowed)
+    report.findings = updated
+    name = allowlist.path.name
+    for entry in _sorted(allowlist.entries.values()):
+        if entry.expired(today):
+            report.notices.append(
+                f"{name}: the entry for {entry.describe()} expired on {entry.until}; it no longer applies"
+            )
+        elif check_stale and entry.key not in used:
+            report.notices.append(
+                f"{name}: the entry for {entry.describe()} matches nothing in this scan (stale); "
+                "remove it if the data it allowed is gone"
+            )
+
+
+def _sorted(entries: Iterable[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: e.key)

@@ -1,0 +1,145 @@
+"""``contam-guard review``: walk the unreviewed findings of a scan, one pair at a time.
+
+The scan is run afresh with the same inputs and options as ``scan`` (so what is reviewed is
+what CI sees). For each finding not yet in the allowlist: the pair is shown on stderr (the
+training-side snippet and the rule's numbers; golden text only with ``--show-golden``), then a
+line is read from stdin: ``y`` real leak, ``n`` false positive (then a reason, required),
+``s`` skip, ``q`` quit. Both ``y`` and ``n`` are written to the allowlist at once (atomically):
+``n`` allows the finding from then on, ``y`` records a confirmed leak that still fails the
+scan but is not asked about again. End of input is ``q``. Only failing findings are walked
+unless ``--all`` is given. One decision covers every finding with the same content key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from dataclasses import dataclass
+from typing import Literal
+
+from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, key_of
+from contam_guard.commands.scan import ScanRequest, execute
+from contam_guard.config import LoadedConfig
+from contam_guard.errors import ExitCode
+from contam_guard.findings import Finding
+from contam_guard.reporting import console
+from contam_guard.reporting.markdown import GoldenText
+
+SKIP: Literal["skip"] = "skip"
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    include_warn: bool = False
+    by: str | None = None
+    until: dt.date | None = None
+
+
+@dataclass
+class Tally:
+    leaks: int = 0
+    false_positives: int = 0
+    skipped: int = 0
+
+
+def _ask(question: str) -> str | None:
+    """Prompt on stderr, read one line from stdin; None at end of input."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return None if line == "" else line.strip()
+
+
+def _reason() -> str | None:
+    while True:
+        answer = _ask("Why is it not a leak? (reason, required): ")
+        if answer is None or answer:
+            return answer
+        console.notice("a reason is required, so that others can check the decision")
+
+
+def candidates(findings: list[Finding], include_warn: bool) -> list[Finding]:
+    """Unreviewed findings, one per content key, in report order."""
+    seen: set[Key] = set()
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.allowed or finding.confirmed or (finding.action != "fail" and not include_warn):
+            continue
+        key = key_of(finding)
+        if key not in seen:
+            seen.add(key)
+            out.append(finding)
+    return out
+
+
+def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> int:
+    done = execute(loaded, request)
+    todo = candidates(done.report.findings, options.include_warn)
+    allowlist = done.allowlist
+    tally = Tally()
+    if not todo:
+        console.info("Nothing to review: every failing finding is already in the allowlist.")
+        return ExitCode.CLEAN
+    console.info(f"{len(todo)} finding(s) to review; decisions go to {allowlist.path}")
+    try:
+        for number, finding in enumerate(todo, 1):
+            console.review_pair(number, len(todo), finding, _golden(done.golden, finding))
+            decision = _decide(tally)
+            if decision is None:
+                break
+            if decision == SKIP:
+                continue
+            reason = "confirmed leak" if decision == LEAK else _reason()
+            if reason is None:
+                break
+            allowlist = allowlist.with_entry(_entry(finding, decision, reason, options))
+            allowlist.save()
+    except KeyboardInterrupt:
+        console.notice("interrupted: the decisions made so far are saved")
+    console.info(
+        f"Reviewed: {tally.false_positives} false positive(s), {tally.leaks} confirmed leak(s), "
+        f"{tally.skipped} skipped. The allowlist is {allowlist.path}: commit it."
+    )
+    return ExitCode.CLEAN
+
+
+def _decide(tally: Tally) -> Decision | Literal["skip"] | None:
+    while True:
+        answer = _ask("Real leak? [y]es, leak / [n]o, false positive / [s]kip / [q]uit: ")
+        if answer is None or answer.lower() in ("q", "quit"):
+            return None
+        choice = answer.lower()[:1]
+        if choice == "y":
+            tally.leaks += 1
+            return LEAK
+        if choice == "n":
+            tally.false_positives += 1
+            return FALSE_POSITIVE
+        if choice == "s":
+            tally.skipped += 1
+            return SKIP
+        console.notice(f"{answer!r}: answer y, n, s or q")
+
+
+def _golden(golden: GoldenText | None, finding: Finding) -> str | None:
+    return golden(finding) if golden is not None else None
+
+
+def _entry(finding: Finding, decision: Decision, reason: str, options: ReviewOptions) -> Entry:
+    target = finding.target
+    return Entry.model_validate(
+        {
+            "set": target.set_name,
+            "view": target.view,
+            "item": finding.item_id,
+            "rule": finding.rule,
+            "span": finding.span,
+            "decision": decision,
+            "reason": reason,
+            "by": options.by,
+            "until": options.until,
+        }
+    )
+
+
+__all__ = ["ReviewOptions", "candidates", "run"]

@@ -1,0 +1,168 @@
+"""``contam-guard scrub``: remove colliding text from training files (GPT-3's filter), with a log.
+
+Where the outputs go: one input, ``--output`` is the output file (or an existing folder, keeping
+the input's name); several inputs, ``--output`` is a folder and each output keeps its input's
+name. ``--in-place`` replaces each input instead (atomically). ``--dry-run`` writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from contam_guard.commands.common import display_path, load_manifest
+from contam_guard.config import LoadedConfig, ScrubSettings
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.errors import ConfigError
+from contam_guard.keys import key_for
+from contam_guard.readers import ReadOptions
+from contam_guard.reporting import console
+from contam_guard.scan import Source, check_readable
+from contam_guard.scrub import Job, ScrubOptions, ScrubStats, apply, plan, scrub_format
+
+
+@dataclass(frozen=True)
+class ScrubRequest:
+    """What the command line asked for; ``None`` settings fall back to the config."""
+
+    inputs: list[Path]
+    output: Path | None = None
+    log: Path | None = None
+    dry_run: bool = False
+    in_place: bool = False
+    field: str | None = None
+    id_field: str | None = None
+    mode: str | None = None
+    n: int | None = None
+    window: int | None = None
+    min_piece_chars: int | None = None
+    max_pieces: int | None = None
+    max_doc_freq: int | None = None
+
+
+def settings_for(loaded: LoadedConfig, request: ScrubRequest) -> ScrubSettings:
+    """The config's scrub settings with the command line's on top, validated alike."""
+    names = ("mode", "n", "window", "min_piece_chars", "max_pieces", "max_doc_freq")
+    overrides = {name: getattr(request, name) for name in names if getattr(request, name) is not None}
+    try:
+        return ScrubSettings.model_validate({**loaded.config.scrub.model_dump(), **overrides})
+    except ValidationError as exc:
+        problems = [
+            f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}"
+            for error in exc.errors()
+        ]
+        raise ConfigError(f"command line: {'; '.join(problems)}") from None
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
+def plan_jobs(request: ScrubRequest) -> list[Job]:
+    """Check the inputs and map each to its output; usage errors raise ``ConfigError``."""
+    sources = [Source(p, display_path(p)) for p in request.inputs]
+    check_readable(sources)
+    for source in sources:
+        if source.path.is_dir():
+            raise ConfigError(
+                f"{source.display}: is a folder; scrub takes files",
+                hint=f"pass the files themselves, e.g. {source.display}/*.jsonl",
+            )
+    resolved = [s.path.resolve() for s in sources]
+    if len(set(resolved)) < len(resolved):
+        raise ConfigError("the same input is given twice")
+    formats = [scrub_format(s.path, s.display) for s in sources]
+    if request.in_place and request.output is not None:
+        raise ConfigError("give either --output or --in-place, not both")
+    if request.dry_run:
+        return [Job(s.path, s.display, f, None) for s, f in zip(sources, formats)]
+    if request.in_place:
+        return [Job(s.path, s.display, f, s.path) for s, f in zip(sources, formats)]
+    if request.output is None:
+        raise ConfigError(
+            "say where the scrubbed data goes: --output FILE (a folder for several inputs), "
+            "--in-place, or --dry-run to only count"
+        )
+    out = request.output
+    if len(sources) == 1 and not out.is_dir():
+        outputs = [out]
+    else:
+        if out.exists() and not out.is_dir():
+            raise ConfigError(f"{out}: with several inputs --output must be a folder, and this is a file")
+        names = [s.path.name for s in sources]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ConfigError(f"several inputs are named {', '.join(twice)}: their outputs would collide")
+        outputs = [out / name for name in names]
+    for output in outputs:
+        if any(_same(output, s.path) for s in sources):
+            raise ConfigError(
+                f"{display_path(output)}: the output would overwrite an input",
+                hint="pass --in-place to replace the input on purpose",
+            )
+    return [Job(s.path, s.display, f, o) for s, f, o in zip(sources, formats, outputs)]
+
+
+def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None = None) -> int:
+    started = time.perf_counter()
+    settings = settings_for(loaded, request)
+    field = request.field or loaded.config.scan.field
+    if settings.mode == "pieces" and field is not None and "[]" in field:
+        raise ConfigError(
+            f"--mode pieces cannot cut the list field {field!r} into pieces",
+            hint="use --mode drop (the default for list fields)",
+        )
+    jobs = plan_jobs(request)
+    if request.log is not None and any(_same(request.log, p) for j in jobs for p in (j.path, j.output) if p):
+        raise ConfigError(f"{display_path(request.log)}: the log would overwrite an input or an output")
+    _, manifest = load_manifest(loaded, manifest_path)
+    key = key_for(manifest, loaded.config.key_env)
+    if not manifest.sets:
+        console.notice("no golden sets are registered: nothing to remove")
+    options = ScrubOptions(
+        mode=settings.mode,
+        n=settings.n,
+        window=settings.window,
+        min_piece_chars=settings.min_piece_chars,
+        max_pieces=settings.max_pieces,
+        max_doc_freq=settings.max_doc_freq,
+        read=ReadOptions(field=field, id_field=request.id_field),
+        batch_chars=loaded.config.scan.batch_chars,
+    )
+    scrub_plan = plan(ManifestIndex.from_manifest(manifest), jobs, options, key)
+    if request.dry_run:
+        if request.log is not None:
+            console.notice("--dry-run: the log was not written either")
+    else:
+        apply(scrub_plan, request.log)
+    _summary(scrub_plan.stats, settings, time.perf_counter() - started, request.dry_run)
+    return 0
+
+
+def _summary(stats: ScrubStats, settings: ScrubSettings, seconds: float, dry_run: bool) -> None:
+    for label, records in stats.by_view.items():
+        set_name, view = label.split(":", 1)
+        # Not "set:view": rich would read ":question:" as an emoji code.
+        console.info(f"  set {set_name}, view {view}: {records:,} record(s) touched")
+    for reason, (records, chars) in stats.by_reason.items():
+        if records:
+            console.info(f"  {reason}: {records:,} record(s), {chars:,} characters")
+    if stats.left_alone:
+        console.info(
+            f"  {stats.left_alone:,} colliding {settings.n}-gram(s) left alone: each is in more than "
+            f"{settings.max_doc_freq} records"
+        )
+    if stats.rounds > 1:
+        console.info(f"  {stats.rounds} rounds (later rounds remove what earlier cuts left colliding)")
+    megabytes = stats.bytes / 1e6
+    rate = megabytes / seconds if seconds > 0 else 0.0
+    prefix = "Dry run, nothing written; scrubbing would give: " if dry_run else "Scrubbed: "
+    console.info(
+        f"{prefix}{stats.records:,} records read in {stats.files} file(s), {stats.touched:,} touched, "
+        f"{stats.dropped:,} dropped, {stats.pieces:,} pieces written, "
+        f"{stats.chars_removed:,} characters removed; "
+        f"{megabytes:.1f} MB in {seconds:.2f} s ({rate:.1f} MB/s)."
+    )

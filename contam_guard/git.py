@@ -1,0 +1,244 @@
+"""What a commit adds: the staged changes (``--staged``) or a commit range (``--diff``).
+
+Only git's plumbing-stable, NUL-separated output is parsed (``git diff --raw -z``), and only the
+hunk headers of ``git diff -U0`` (``@@ -a,b +c,d @@``): with no context lines, the new lines
+``c .. c+d-1`` of each hunk are exactly the added ones. New content is read from git's object
+store by blob id, never from the working tree, so unstaged edits do not leak into a staged scan.
+
+Deleted files are ignored; a rename without a content change (``R100``) is not rescanned; a
+binary or compressed file, and any format without lines, is scanned whole when it changed.
+git runs without a shell, with fixed arguments; revisions from the user are checked first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from contam_guard.errors import GitError
+from contam_guard.readers import detect_format
+from contam_guard.readers.opener import COMPRESSED_SUFFIXES
+
+LINE_FORMATS = frozenset({"jsonl", "text"})
+"""Formats whose records are lines: only the added lines of these are scanned."""
+_REGULAR_MODES = frozenset({"100644", "100755"})
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+SHALLOW_HINT = (
+    "the clone is shallow: fetch the history, e.g. `git fetch --unshallow`, or in GitHub Actions "
+    "`actions/checkout` with `fetch-depth: 0`"
+)
+
+
+@dataclass(frozen=True)
+class Range:
+    """What to compare: the index against HEAD (``staged``), or ``base`` against ``head``."""
+
+    staged: bool = False
+    base: str = "HEAD"
+    head: str = "HEAD"
+    merge_base: bool = False
+    """``BASE...HEAD``: compare HEAD with the merge base of BASE and HEAD."""
+
+    @classmethod
+    def parse(cls, spec: str) -> Range:
+        """``BASE``, ``BASE..HEAD`` or ``BASE...HEAD`` (from their merge base)."""
+        spec = spec.strip()
+        for dots, merge_base in (("...", True), ("..", False)):
+            if dots in spec:
+                base, head = spec.split(dots, 1)
+                return cls(base=base or "HEAD", head=head or "HEAD", merge_base=merge_base)
+        return cls(base=spec)
+
+    def describe(self) -> str:
+        if self.staged:
+            return "the staged changes"
+        return f"{self.base}{'...' if self.merge_base else '..'}{self.head}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A changed data file: its path in the repository (POSIX) and what of it to scan."""
+
+    path: str
+    blob: str
+    """The new content's blob id."""
+    lines: frozenset[int] | None
+    """Added 1-based line numbers, or None: scan the whole file."""
+
+
+@dataclass
+class Selection:
+    """The changed data files of a range, and notes for the user."""
+
+    root: Path
+    changes: list[Change] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    touched: set[str] = field(default_factory=set)
+    """Every path the range touches (changed, renamed or deleted), data file or not."""
+    same_commit: bool = False
+    """BASE and HEAD are one commit: there is nothing to compare."""
+
+
+def run_git(root: Path, args: Sequence[str]) -> bytes:
+    """Run ``git ARGS`` in ``root``; its stdout, or ``GitError`` with git's own message."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise GitError(
+            "git is not installed (or not on PATH)", hint="install git, or scan files by path"
+        ) from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+    return proc.stdout
+
+
+def repo_root(start: Path) -> Path:
+    """The top folder of the git work tree holding ``start``."""
+    try:
+        out = run_git(start, ["rev-parse", "--show-toplevel"])
+    except GitError as exc:
+        raise GitError(
+            f"{start.resolve()}: not inside a git work tree ({exc.message})",
+            hint="--staged and --diff read git; run them in a clone, or scan files by path",
+        ) from None
+    return Path(os.fsdecode(out.strip()))
+
+
+def _is_shallow(root: Path) -> bool:
+    return run_git(root, ["rev-parse", "--is-shallow-repository"]).strip() == b"true"
+
+
+def resolve(root: Path, rev: str, role: str) -> str:
+    """The commit id of ``rev``; a missing one is an error that says how to get it."""
+    if not rev or rev.startswith("-"):
+        raise GitError(f"{role} {rev!r} is not a revision")
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode == 0:
+        return proc.stdout.decode("ascii").strip()
+    if _is_shallow(root):
+        raise GitError(f"{role} {rev!r} is not in this shallow clone", hint=SHALLOW_HINT)
+    raise GitError(
+        f"{role} {rev!r} is not a commit in this repository",
+        hint="fetch it first (e.g. `git fetch origin BRANCH`), or check the name",
+    )
+
+
+def _merge_base(root: Path, a: str, b: str) -> str:
+    proc = subprocess.run(["git", "merge-base", a, b], cwd=root, capture_output=True, check=False)
+    if proc.returncode != 0:
+        hint = SHALLOW_HINT if _is_shallow(root) else "the two commits share no history"
+        raise GitError(f"no merge base between {a[:12]} and {b[:12]}", hint=hint)
+    return proc.stdout.decode("ascii").strip()
+
+
+def _endpoints(root: Path, rng: Range) -> list[str]:
+    """The revision arguments for ``git diff`` (resolved commit ids)."""
+    if rng.staged:
+        return ["--cached"]
+    head = resolve(root, rng.head, "HEAD")
+    base = resolve(root, rng.base, "BASE")
+    return [_merge_base(root, base, head) if rng.merge_base else base, head]
+
+
+def select(root: Path, rng: Range, *, whole_file: bool = False) -> Selection:
+    """The data files ``rng`` adds or changes, with the added lines of line-based files."""
+    selection = Selection(root)
+    ends = _endpoints(root, rng)
+    if not rng.staged and ends[0] == ends[1]:
+        selection.notices.append(f"BASE and HEAD are the same commit ({ends[0][:12]}): nothing to scan")
+        selection.same_commit = True
+        return selection
+    raw = run_git(root, ["diff", "--raw", "-z", "--no-abbrev", "-M", "--no-ext-diff", *ends, "--"])
+    for status, old, new, blob, mode in _parse_raw(raw):
+        selection.touched.update({old, new})
+        if status == "D" or detect_format(PurePosixPath(new)) is None:
+            continue
+        if status == "U":
+            raise GitError(f"{new}: unmerged (a merge conflict); resolve it before scanning")
+        if mode not in _REGULAR_MODES:
+            selection.notices.append(f"{new}: not a regular file in git (mode {mode}); not scanned")
+            continue
+        if status == "R100":
+            continue  # renamed, content unchanged: scanned when it was added
+        lines = None
+        if status.startswith(("M", "R")) and _line_based(new, whole_file):
+            lines = _added_lines(root, ends, old, new)
+        selection.changes.append(Change(new, blob, lines))
+    return selection
+
+
+def _parse_raw(raw: bytes) -> Iterator[tuple[str, str, str, str, str]]:
+    """``(status, old path, new path, new blob, new mode)`` from ``git diff --raw -z``."""
+    parts = raw.split(b"\0")
+    i = 0
+    while i < len(parts) and parts[i]:
+        meta = parts[i].decode("ascii").lstrip(":").split()
+        _, new_mode, _, new_blob, status = meta
+        old = os.fsdecode(parts[i + 1])
+        if status[0] in "RC":
+            new = os.fsdecode(parts[i + 2])
+            i += 3
+        else:
+            new = old
+            i += 2
+        yield status, old, new, new_blob, new_mode
+
+
+def _line_based(path: str, whole_file: bool) -> bool:
+    if whole_file or path.lower().endswith(COMPRESSED_SUFFIXES):
+        return False
+    return detect_format(PurePosixPath(path)) in LINE_FORMATS
+
+
+def _added_lines(root: Path, ends: list[str], old: str, new: str) -> frozenset[int] | None:
+    """The added line numbers of ``new``; None (scan it whole) when git sees it as binary."""
+    patch = run_git(
+        root,
+        ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", *ends, "--", old, new],
+    )
+    if b"\nBinary files " in patch or patch.startswith(b"Binary files "):
+        return None
+    lines: set[int] = set()
+    for match in _HUNK.finditer(patch):
+        start, count = int(match.group(1)), int(match.group(2) or b"1")
+        lines.update(range(start, start + count))
+    return frozenset(lines)
+
+
+@contextmanager
+def exported(root: Path, changes: Sequence[Change]) -> Iterator[dict[str, Path]]:
+    """Write each change's new content to a temporary file (keeping its name, so its format is
+    detected as usual); yield ``{repo path: temporary file}``; delete them afterwards."""
+    with tempfile.TemporaryDirectory(prefix="contam-guard-") as tmp:
+        files: dict[str, Path] = {}
+        for number, change in enumerate(changes):
+            target = Path(tmp) / str(number) / PurePosixPath(change.path).name
+            target.parent.mkdir()
+            with target.open("wb") as handle:
+                proc = subprocess.run(
+                    ["git", "cat-file", "blob", change.blob],
+                    cwd=root,
+                    stdout=handle,
+                    stderr=subprocess.PIPE,
+                    check=False,
+                )
+            if proc.returncode != 0:
+                problem = proc.stderr.decode("utf-8", "replace").strip()
+                raise GitError(f"{change.path}: cannot read its content from git ({problem})")
+            files[change.path] = target
+        yield files
+
+
+__all__ = ["Change", "Range", "Selection", "exported", "repo_root", "resolve", "run_git", "select"]

@@ -1,0 +1,136 @@
+"""SARIF 2.1.0 for code scanning (``github/codeql-action/upload-sarif``).
+
+One rule per overlap rule (its description is the first line of the rule module's docstring),
+one result per finding: ``error`` for a failing rule, ``warning`` for a warning, ``note`` for an
+allowed finding, which also carries a suppression (``external`` for the allowlist, ``inSource``
+for the record's marker). ``partialFingerprints`` hold the content key the allowlist uses, so a
+finding keeps its identity when its line moves. Messages hold numbers and ids, never the shared
+text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from contam_guard import __version__
+from contam_guard.findings import ALLOWED_BY_MARKER, Finding, Report
+from contam_guard.rules import gpt3, gpt4, llama2, palm
+from contam_guard.text.hashing import digest
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/contam-guard/"
+RULE_MODULES = {"gpt3": gpt3, "palm": palm, "llama2": llama2, "gpt4": gpt4}
+RULE_TITLES = {
+    "gpt3": "GPT-3 (Brown et al. 2020, App. C): a shared run of N words",
+    "palm": "PaLM (Chowdhery et al. 2022, Sec. 8): 70% of the item's 8-grams seen",
+    "llama2": "Llama 2 (Touvron et al. 2023, App. A.6): share of words in long shared runs",
+    "gpt4": "GPT-4 (OpenAI 2023, App. C): 50-character substrings",
+}
+LEVELS = {"fail": "error", "warn": "warning"}
+SPAN_FINGERPRINT = "contamGuardSpan/v1"
+KEY_FINGERPRINT = "contamGuardKey/v1"
+
+
+def _rule(name: str, action: str) -> dict[str, Any]:
+    doc = (RULE_MODULES[name].__doc__ or RULE_TITLES[name]).strip()
+    return {
+        "id": name,
+        "name": f"{name}-overlap",
+        "shortDescription": {"text": RULE_TITLES[name]},
+        "fullDescription": {"text": doc.split("\n\n", 1)[0].replace("\n", " ")},
+        "defaultConfiguration": {"level": LEVELS.get(action, "warning")},
+        "properties": {"action": action},
+    }
+
+
+def _message(finding: Finding) -> str:
+    target = finding.target
+    text = (
+        f"Training data overlaps golden item {finding.item_id} (test index {finding.test_index}) of "
+        f"{target.label} v{target.version}: {finding.rule}, {finding.detail}."
+    )
+    if len(finding.pairs) > 1:
+        text += f" {len(finding.pairs)} training records contribute."
+    if finding.note:
+        text += f" {finding.note[0].upper()}{finding.note[1:]}."
+    return text
+
+
+def _location(finding: Finding) -> list[dict[str, Any]]:
+    if not finding.pairs:
+        return []
+    pair = finding.pairs[0]
+    physical: dict[str, Any] = {"artifactLocation": {"uri": quote(pair.source)}}
+    if pair.line is not None:
+        physical["region"] = {"startLine": pair.line}
+    return [{"physicalLocation": physical}]
+
+
+def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
+    target = finding.target
+    key = digest(*(s.encode("utf-8") for s in (target.set_name, target.view, finding.item_id, finding.rule)))
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index[finding.rule],
+        "level": "note" if finding.allowed else LEVELS.get(finding.action, "warning"),
+        "message": {"text": _message(finding)},
+        "locations": _location(finding),
+        "partialFingerprints": {
+            SPAN_FINGERPRINT: finding.span,
+            KEY_FINGERPRINT: digest(key.encode("ascii"), finding.span.encode("ascii")),
+        },
+        "properties": {
+            "set": target.set_name,
+            "view": target.view,
+            "setVersion": target.version,
+            "itemId": finding.item_id,
+            "testIndex": finding.test_index,
+            "records": [
+                {"source": p.source, "record": p.record, "line": p.line, "longestRun": p.longest_run}
+                for p in finding.pairs
+            ],
+        },
+    }
+    if finding.allowed:
+        marker = finding.allowed_by == ALLOWED_BY_MARKER
+        result["suppressions"] = [
+            {
+                "kind": "inSource" if marker else "external",
+                "status": "accepted",
+                "justification": finding.note,
+            }
+        ]
+    return result
+
+
+def render(report: Report) -> str:
+    """The SARIF log as deterministic JSON (sorted keys, trailing newline)."""
+    names = [name for name in RULE_MODULES if name in report.actions] or list(RULE_MODULES)
+    rule_index = {name: i for i, name in enumerate(names)}
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "contam-guard",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule(name, report.actions.get(name, "warn")) for name in names],
+            }
+        },
+        "results": [_result(f, rule_index) for f in report.findings if f.rule in rule_index],
+        "columnKind": "unicodeCodePoints",
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "exitCode": int(report.return_code),
+                "toolExecutionNotifications": [
+                    {"level": "note", "message": {"text": text}}
+                    for text in [*report.result.skipped, *report.notices]
+                ],
+            }
+        ],
+    }
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,211 @@
+"""Lines of a JSONL or text input as bytes, the touched ones parsed, and pieces written back.
+
+The first pass reads records with the ordinary readers (which validate everything and name
+file:line on any error). Later passes walk the same file's lines as raw bytes, numbering the
+records exactly as the readers do (a line is a record unless it is blank), so untouched records
+and blank lines are copied byte for byte and only touched records are parsed again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Protocol
+
+import zstandard
+
+from contam_guard.atomic import atomic_writer
+from contam_guard.errors import InputError
+from contam_guard.readers import ReadOptions, detect_format
+from contam_guard.readers.fields import parse_field, record_from_object
+from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
+from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
+
+FORMATS = ("jsonl", "text")
+PIECE_FIELD = "contam_guard_piece"
+
+
+class Sink(Protocol):
+    def write(self, data: bytes, /) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    number: int
+    """1-based physical line (after any BOM), as the readers count."""
+    raw: bytes
+    record: int | None
+    """The record number (0-based), None for a blank line."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A touched record, parsed again: its text, line ending and (JSONL) object."""
+
+    text: str
+    ending: bytes
+    obj: dict[str, object] | None
+    target: tuple[str, ...] | None
+    """Keys leading to the one string field that holds the text; None when the text is joined
+    from several places (chat turns, Alpaca fields, a list) and cannot be cut into pieces."""
+    item_id: object
+
+
+def scrub_format(path: PurePath, display: str) -> str:
+    """The input's format, or an ``InputError`` for a format scrub cannot write back."""
+    fmt = detect_format(path)
+    if fmt not in FORMATS:
+        kind = "an unknown file type" if fmt is None else fmt.upper()
+        raise InputError(
+            display,
+            f"scrub supports JSONL and text files, not {kind}",
+            hint="convert it to JSONL (one JSON object per line) first, e.g. with "
+            "pandas: pd.read_csv(f).to_json(out, orient='records', lines=True)",
+        )
+    return fmt
+
+
+@contextmanager
+def open_lines(path: Path, display: str) -> Iterator[tuple[bool, Iterator[Line]]]:
+    """(whether the file starts with a UTF-8 BOM, its lines) for one pass."""
+    with open_binary(path, display) as src:
+
+        def lines() -> Iterator[Line]:
+            record = 0
+            number = 0
+            try:
+                for raw in src.stream:
+                    number += 1
+                    if raw.isspace():
+                        yield Line(number, raw, None)
+                    else:
+                        yield Line(number, raw, record)
+                        record += 1
+            except StreamError as exc:
+                raise InputError(display, exc.problem, line=number + 1, hint=exc.hint) from exc
+
+        yield src.bom_length > 0, lines()
+
+
+def _ending(raw: bytes) -> bytes:
+    if raw.endswith(b"\r\n"):
+        return b"\r\n"
+    return b"\n" if raw.endswith(b"\n") else b""
+
+
+def detected_target(obj: dict[str, object]) -> str | None:
+    """The key ``readers.shapes.detect_text`` takes the text from, when it is one string field.
+
+    Mirrors its order: ``text``; then chat ``messages``, Alpaca ``instruction`` and ShareGPT
+    ``conversations`` (joined from several places: None); then ``question``, ``prompt``,
+    ``content``. A test checks the two agree on every shape.
+    """
+    if isinstance(obj.get("text"), str):
+        return "text"
+    if (
+        isinstance(obj.get("messages"), list)
+        or isinstance(obj.get("instruction"), str)
+        or isinstance(obj.get("conversations"), list)
+    ):
+        return None
+    return next((k for k in SIMPLE_TEXT_KEYS[1:] if isinstance(obj.get(k), str)), None)
+
+
+def field_target(obj: dict[str, object], field: str | None) -> tuple[str, ...] | None:
+    """Keys to the one string holding the text, or None (see ``Parsed.target``)."""
+    if field is None:
+        key = detected_target(obj)
+        return None if key is None else (key,)
+    steps = parse_field(field)
+    if any(step.each for step in steps):
+        return None
+    value: object = obj
+    for step in steps:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(step.key)
+    return tuple(step.key for step in steps) if isinstance(value, str) else None
+
+
+def parse_line(fmt: str, line: Line, display: str, read: ReadOptions) -> Parsed:
+    """Parse a record line again (it was validated by the first pass)."""
+    ending = _ending(line.raw)
+    try:
+        text = line.raw.decode(read.encoding, read.errors)
+        if fmt == "text":
+            return Parsed(text[: len(text) - len(ending)], ending, None, None, None)
+        obj = json.loads(text)
+        record = record_from_object(
+            obj, read, source=display, index=line.record or 0, line=line.number, raw=line.raw
+        )
+    except (ValueError, InputError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise changed_error(display, line.number) from exc
+    assert isinstance(obj, dict)  # record_from_object checked it
+    item_id: object = record.item_id
+    if read.id_field is None:
+        found = obj.get("id")
+        item_id = found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+    return Parsed(record.text, ending, obj, field_target(obj, read.field), item_id)
+
+
+def changed_error(display: str, line: int | None = None) -> InputError:
+    return InputError(
+        display,
+        "the file changed while it was being scrubbed; nothing was written",
+        line=line,
+        hint="run scrub again once nothing else writes to the file",
+    )
+
+
+def render(fmt: str, parsed: Parsed, record: int, pieces: tuple[tuple[int, int], ...]) -> bytes:
+    """The output lines for a touched record: its pieces, one record each (none if dropped)."""
+    if not pieces:
+        return b""
+    if fmt == "text":
+        lines = [parsed.text[start:end].encode("utf-8") for start, end in pieces]
+    else:
+        assert parsed.obj is not None and parsed.target is not None
+        lines = [_piece_json(parsed, record, start, end) for start, end in pieces]
+    # The record's own line ending after each piece; a last line without one gets "\n" between.
+    return (parsed.ending or b"\n").join(lines) + parsed.ending
+
+
+def _piece_json(parsed: Parsed, record: int, start: int, end: int) -> bytes:
+    assert parsed.obj is not None and parsed.target is not None
+    holder: dict[str, object] = parsed.obj
+    for key in parsed.target[:-1]:
+        child = holder[key]
+        assert isinstance(child, dict)
+        holder = child
+    holder[parsed.target[-1]] = parsed.text[start:end]
+    parsed.obj[PIECE_FIELD] = {"source_record": record, "id": parsed.item_id, "start": start, "end": end}
+    try:
+        return json.dumps(parsed.obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (from a \ud800 escape) stays escaped
+        return json.dumps(parsed.obj).encode("utf-8")
+
+
+@contextmanager
+def output_stream(path: Path, bom: bool) -> Iterator[Sink]:
+    """Write ``path`` atomically, compressed when its name ends in ``.gz`` or ``.zst``."""
+    with atomic_writer(path) as handle:
+        name = path.name.lower()
+        if name.endswith(".gz"):
+            # mtime=0 and no file name: the same content always gives the same bytes.
+            with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=6) as gz:
+                if bom:
+                    gz.write(UTF8_BOM)
+                yield gz
+        elif name.endswith(".zst"):
+            with zstandard.ZstdCompressor(level=3).stream_writer(handle, closefd=False) as zst:
+                if bom:
+                    zst.write(UTF8_BOM)
+                yield zst
+        else:
+            if bom:
+                handle.write(UTF8_BOM)
+            yield handle

@@ -1,0 +1,223 @@
+"""Rounds of the filter until nothing more collides (see the package docstring, "Rounds").
+
+Round 1 applies the filter to the records the counting pass found. After a round, the count of
+each golden n-gram over the scrubbed corpus is known without re-reading it: the input count,
+minus the touched records that held it, plus the pieces that still hold it. If some n-gram now
+occurs in 1..``max_doc_freq`` records, another round removes it; otherwise the corpus is final.
+
+Each round walks the inputs' lines once and parses only touched records (plus, in the rare
+round where an n-gram that was common has become rare, every record, to find where it is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.errors import InputError
+from contam_guard.readers import ReadOptions
+from contam_guard.scrub.count import Candidates, InputTotals, Job, stamp
+from contam_guard.scrub.cuts import CutSettings, Mode, Removal, cut
+from contam_guard.scrub.golden import GoldenNgrams
+from contam_guard.scrub.lines import Parsed, changed_error, open_lines, parse_line
+from contam_guard.text.hashing import HashKey
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass
+class RecordState:
+    """A touched record: what is kept of it so far and every removal (absolute offsets)."""
+
+    file: int
+    record: int
+    line: int
+    length: int = -1
+    mode: Mode | None = None
+    item_id: object = None
+    kept: list[tuple[int, int]] = field(default_factory=list)
+    removed: list[tuple[int, Removal]] = field(default_factory=list)
+    """(round, removal), in round order."""
+
+
+ModeSetting = Literal["auto", "pieces", "drop"]
+
+
+@dataclass(frozen=True)
+class RoundSettings:
+    mode: ModeSetting
+    cut: CutSettings
+    max_doc_freq: int
+    read: ReadOptions
+    batch_chars: int
+
+
+@dataclass
+class RoundsResult:
+    states: dict[tuple[int, int], RecordState]
+    counts: IntArray
+    """Final count of each golden n-gram over the scrubbed corpus (distinct records)."""
+    rounds: int
+
+
+def record_mode(fmt: str, parsed: Parsed, setting: ModeSetting, display: str, line: int) -> Mode:
+    """The mode for one record: the setting, or under ``auto`` the default for its shape."""
+    if setting == "drop":
+        return "drop"
+    if fmt == "text":
+        return "pieces"
+    if setting == "pieces":
+        if parsed.target is None:
+            raise InputError(
+                display,
+                "--mode pieces needs the text in one string field, but this record's text is "
+                "joined from several (chat turns, instruction fields or a list)",
+                line=line,
+                hint="use --mode drop (the default for such records), or --field with one string field",
+            )
+        return "pieces"
+    return "pieces" if parsed.target is not None and len(parsed.target) == 1 else "drop"
+
+
+class _Round:
+    """One round over every input: apply the active n-grams, recount what remains."""
+
+    def __init__(
+        self,
+        number: int,
+        active: NDArray[np.bool_],
+        locate: bool,
+        golden: GoldenNgrams,
+        key: HashKey | None,
+        settings: RoundSettings,
+        states: dict[tuple[int, int], RecordState],
+        in_touched: IntArray,
+    ) -> None:
+        self.number, self.active, self.locate = number, active, locate
+        self.golden, self.key, self.settings, self.states = golden, key, settings, states
+        self.in_touched = in_touched
+        self.piece_counts = np.zeros(golden.size, dtype=np.int64)
+        self.changed = False
+
+    def run(self, jobs: list[Job], totals: InputTotals) -> None:
+        for number, job in enumerate(jobs):
+            if stamp(job.path) != totals.stamps[number]:
+                raise changed_error(job.display)
+            batch: list[tuple[RecordState, Parsed]] = []
+            others: list[tuple[int, int, Parsed]] = []
+            size = 0
+            with open_lines(job.path, job.display) as (_, lines):
+                for line in lines:
+                    if line.record is None:
+                        continue
+                    state = self.states.get((number, line.record))
+                    if state is None and not self.locate:
+                        continue
+                    parsed = parse_line(job.fmt, line, job.display, self.settings.read)
+                    if state is None:
+                        others.append((line.record, line.number, parsed))
+                    else:
+                        if state.line != line.number or state.length not in (-1, len(parsed.text)):
+                            raise changed_error(job.display, line.number)
+                        batch.append((state, parsed))
+                    size += len(parsed.text)
+                    if size >= self.settings.batch_chars:
+                        self._flush(job, number, batch, others)
+                        batch, others, size = [], [], 0
+            self._flush(job, number, batch, others)
+
+    def _flush(
+        self,
+        job: Job,
+        number: int,
+        batch: list[tuple[RecordState, Parsed]],
+        others: list[tuple[int, int, Parsed]],
+    ) -> None:
+        if others:  # find records holding an n-gram that has just become rare
+            hits = self.golden.find([p.text for _, _, p in others], self.key)
+            found = np.unique(hits.doc[self.active[hits.key]])
+            for doc in found.tolist():
+                record, line, parsed = others[doc]
+                state = RecordState(number, record, line)
+                self.states[(number, record)] = state
+                batch.append((state, parsed))
+        if not batch:
+            return
+        fresh = [(s, p) for s, p in batch if s.length < 0]
+        for state, parsed in fresh:
+            state.length = len(parsed.text)
+            state.kept = [(0, state.length)]
+            state.mode = record_mode(job.fmt, parsed, self.settings.mode, job.display, state.line)
+            state.item_id = parsed.item_id
+        # The n-grams of the current pieces of every touched record in the batch.
+        fresh_ids = {id(s) for s, _ in fresh}
+        docs: list[tuple[RecordState, int, int]] = [(s, a, b) for s, _ in batch for a, b in s.kept]
+        texts = {id(s): p.text for s, p in batch}
+        hits = self.golden.find([texts[id(s)][a:b] for s, a, b in docs], self.key)
+        # A record entering the touched set (its one piece is still the whole record) no longer
+        # counts as an untouched input record for the n-grams it holds.
+        entering = np.array([id(s) in fresh_ids for s, _, _ in docs], dtype=np.bool_)[hits.doc]
+        _add_distinct(self.in_touched, hits.doc[entering], hits.key[entering])
+        lengths = np.array([b - a for _, a, b in docs], dtype=np.int64)
+        modes: list[Mode] = [s.mode or "pieces" for s, _, _ in docs]
+        outcomes = cut(hits.where(self.active[hits.key]), lengths, modes, self.settings.cut)
+        unchanged = ~np.isin(hits.doc, np.array(list(outcomes), dtype=np.int64))
+        _add_distinct(self.piece_counts, hits.doc[unchanged], hits.key[unchanged])
+        new_pieces: list[str] = []
+        self.changed |= bool(outcomes)
+        for doc, outcome in outcomes.items():
+            state, start, end = docs[doc]
+            state.kept.remove((start, end))
+            state.kept.extend((start + a, start + b) for a, b in outcome.kept)
+            state.kept.sort()
+            state.removed.extend((self.number, r.shifted(start)) for r in outcome.removed)
+            new_pieces.extend(texts[id(state)][start + a : start + b] for a, b in outcome.kept)
+        after = self.golden.find(new_pieces, self.key)
+        _add_distinct(self.piece_counts, after.doc, after.key)
+
+
+def _add_distinct(counts: IntArray, doc: IntArray, gram: IntArray) -> None:
+    """Add to ``counts[g]`` the number of distinct docs among the (doc, n-gram g) rows."""
+    if doc.size == 0:
+        return
+    stride = int(doc.max()) + 1
+    grams, per_gram = np.unique(np.unique(gram * stride + doc) // stride, return_counts=True)
+    counts[grams] += per_gram  # grams are distinct: a plain fancy-index add is exact
+
+
+def run_rounds(
+    jobs: list[Job],
+    golden: GoldenNgrams,
+    key: HashKey | None,
+    settings: RoundSettings,
+    counts: IntArray,
+    candidates: Candidates,
+    totals: InputTotals,
+) -> RoundsResult:
+    """Apply rounds until no golden n-gram occurs in 1..max_doc_freq records."""
+    states = {
+        (f, r): RecordState(f, r, line)
+        for f, r, line in zip(candidates.file.tolist(), candidates.record.tolist(), candidates.line.tolist())
+    }
+    in_touched = np.zeros(golden.size, dtype=np.int64)
+    current = counts
+    limit = settings.max_doc_freq
+    active = (current > 0) & (current <= limit)
+    locate = False  # round 1's records were found by the counting pass
+    rounds = 0
+    while active.any():
+        rounds += 1
+        step = _Round(rounds, active, locate, golden, key, settings, states, in_touched)
+        step.run(jobs, totals)
+        if not step.changed:
+            # Every active n-gram occurs somewhere (the counts say so) and the round looked
+            # everywhere it could be, so it must have cut something: never loop forever.
+            raise RuntimeError(f"scrub round {rounds} removed nothing although n-grams were active")
+        untouched = counts - in_touched  # records outside the touched set holding each n-gram
+        current = untouched + step.piece_counts
+        active = (current > 0) & (current <= limit)
+        locate = bool((untouched[active] > 0).any())
+    return RoundsResult(states=states, counts=current, rounds=rounds)

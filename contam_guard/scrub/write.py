@@ -1,0 +1,87 @@
+"""The writing pass and the removal log.
+
+Each output is streamed into a temporary file beside it and renamed over the destination only
+when complete (``contam_guard.atomic``), so an interrupted scrub leaves the input intact and no
+half-written output. Untouched records and blank lines are copied as the exact bytes read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from contam_guard.atomic import atomic_writer
+from contam_guard.scrub.count import InputTotals, Job, stamp
+from contam_guard.scrub.golden import GoldenNgrams
+from contam_guard.scrub.lines import changed_error, open_lines, output_stream, parse_line, render
+from contam_guard.scrub.rounds import RecordState, RoundSettings
+
+
+def write_outputs(
+    jobs: list[Job],
+    states: dict[tuple[int, int], RecordState],
+    totals: InputTotals,
+    settings: RoundSettings,
+) -> None:
+    for number, job in enumerate(jobs):
+        if job.output is None:
+            continue
+        if stamp(job.path) != totals.stamps[number]:
+            raise changed_error(job.display)
+        with open_lines(job.path, job.display) as (bom, lines), output_stream(job.output, bom) as sink:
+            for line in lines:
+                state = None if line.record is None else states.get((number, line.record))
+                if state is None:
+                    sink.write(line.raw)
+                    continue
+                parsed = parse_line(job.fmt, line, job.display, settings.read)
+                if len(parsed.text) != state.length:
+                    raise changed_error(job.display, line.number)
+                sink.write(render(job.fmt, parsed, line.record or 0, tuple(state.kept)))
+            # Checked before the rename, so an input changed meanwhile is never replaced (--in-place)
+            # or half reflected in its output.
+            if stamp(job.path) != totals.stamps[number]:
+                raise changed_error(job.display)
+
+
+def log_entries(
+    jobs: list[Job], states: dict[tuple[int, int], RecordState], golden: GoldenNgrams
+) -> Iterator[dict[str, object]]:
+    """One entry per touched record, in input order. Offsets only: no text of either side."""
+    for (number, record), state in sorted(states.items()):
+        removed: list[tuple[int, int, dict[str, object]]] = []
+        for round_number, removal in state.removed:
+            items = sorted({int(i) for k in removal.keys for i in golden.items_of(k)})
+            labels = [golden.label(i) for i in items]
+            removed.append(
+                (
+                    removal.start,
+                    removal.end,
+                    {
+                        "start": removal.start,
+                        "end": removal.end,
+                        "reason": removal.reason,
+                        "round": round_number,
+                        "matches": [{"set": x.set_name, "view": x.view, "item": x.item} for x in labels],
+                        "ngrams": [list(span) for span in removal.ngrams],
+                    },
+                ),
+            )
+        removed.sort(key=lambda r: (r[0], r[1]))
+        yield {
+            "source": jobs[number].display,
+            "record": record,
+            "line": state.line,
+            "id": state.item_id,
+            "mode": state.mode,
+            "chars": state.length,
+            "removed": [entry for _, _, entry in removed],
+            "kept": [list(piece) for piece in state.kept],
+        }
+
+
+def write_log(path: Path, entries: Iterator[dict[str, object]]) -> None:
+    with atomic_writer(path) as handle:
+        for entry in entries:
+            handle.write(json.dumps(entry).encode("utf-8") + b"\n")

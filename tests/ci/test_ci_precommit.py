@@ -1,0 +1,264 @@
+"""The hooks with the real `pre-commit` package and real `git commit`s in throwaway repositories.
+
+Most tests use the hooks exactly as `.pre-commit-hooks.yaml` defines them (files, exclude,
+require_serial, pass_filenames, always_run), run as `language: system` with this checkout's
+`contam-guard`, so they need no network. One test installs the hooks for real (`language:
+python`, `pre-commit try-repo` on a committed snapshot of this working tree), which pip-installs
+contam-guard from the package registry into pre-commit's own environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from contam_guard.readers import _SUFFIX_FORMATS
+from contam_guard.readers.opener import COMPRESSED_SUFFIXES
+
+from .conftest import FILLER, PROJECT, VENV_BIN, Repo, git_env, jsonl, leak
+
+PRE_COMMIT = VENV_BIN / "pre-commit"
+HOOKS = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+
+
+def run(
+    args: list[str], cwd: Path, env: dict[str, str], timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit store for the session: its hook environments are built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture
+def hook_env(repo: Repo, pre_commit_home: Path) -> dict[str, str]:
+    return {
+        **repo.env,
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(pre_commit_home),
+        "PRE_COMMIT_COLOR": "never",
+    }
+
+
+def local_config(hook_ids: list[str]) -> dict[str, Any]:
+    """Our hooks as defined in .pre-commit-hooks.yaml, run with this checkout's contam-guard."""
+    hooks = []
+    for hook in HOOKS:
+        if hook["id"] in hook_ids:
+            local = dict(hook, language="system")
+            local["entry"] = hook["entry"].replace("contam-guard", str(VENV_BIN / "contam-guard"), 1)
+            hooks.append(local)
+    return {"repos": [{"repo": "local", "hooks": hooks}]}
+
+
+@pytest.fixture
+def framework(repo: Repo, hook_env: dict[str, str]) -> Repo:
+    """``repo`` with a .pre-commit-config.yaml using our scan and verify hooks, installed."""
+    config = local_config(["contam-guard-scan", "contam-guard-verify"])
+    repo.write(".pre-commit-config.yaml", yaml.safe_dump(config, sort_keys=False))
+    repo.commit("add pre-commit config")
+    installed = run([str(PRE_COMMIT), "install"], repo.root, hook_env)
+    assert installed.returncode == 0, installed.stderr
+    return repo
+
+
+def commit(repo: Repo, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    repo.git("add", "-A")
+    return run(["git", "commit", "-m", message], repo.root, env)
+
+
+def test_hook_manifest_and_example_config_validate() -> None:
+    proc = run(
+        [str(PRE_COMMIT), "validate-manifest", str(PROJECT / ".pre-commit-hooks.yaml")],
+        PROJECT,
+        dict(os.environ),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    config = PROJECT / "examples" / "ci" / ".pre-commit-config.yaml"
+    proc = run([str(PRE_COMMIT), "validate-config", str(config)], PROJECT, dict(os.environ))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    by_id = {hook["id"]: hook for hook in HOOKS}
+    assert by_id["contam-guard-scan"]["require_serial"] is True
+    assert by_id["contam-guard-verify"]["pass_filenames"] is False
+    assert by_id["contam-guard-verify"]["always_run"] is True
+    assert by_id["contam-guard-scrub"]["stages"] == ["manual"]
+    assert all(hook["language"] == "python" for hook in HOOKS)
+
+
+def test_scrub_hook_entry_is_a_real_command() -> None:
+    entry = {hook["id"]: hook for hook in HOOKS}["contam-guard-scrub"]["entry"].split()
+    proc = run([str(VENV_BIN / entry[0]), *entry[1:], "--help"], PROJECT, dict(os.environ))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_commit_adding_a_leak_is_refused_with_the_review(framework: Repo, hook_env: dict[str, str]) -> None:
+    framework.write(
+        "data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", leak(1)])
+    )
+    before = framework.head()
+    proc = commit(framework, hook_env, "add a leaked item")
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    assert "contam-guard scan" in output and "Failed" in output
+    assert "FAIL    gpt3   bench:question item q-02" in output and "data/train.jsonl:3 (record 2)" in output
+    assert framework.head() == before
+
+
+def test_clean_commit_and_code_only_commit_go_through(framework: Repo, hook_env: dict[str, str]) -> None:
+    framework.write("data/train.jsonl", jsonl([FILLER, "a second clean record", "and a third one"]))
+    proc = commit(framework, hook_env, "clean data")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "contam-guard verify" in proc.stderr and "Passed" in proc.stderr
+
+    framework.write("src/app.py", "print('only code')\n")
+    proc = commit(framework, hook_env, "only code")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(no files to check)Skipped" in proc.stderr  # the scan hook did not even start
+
+
+def test_allowlisted_pair_goes_through(framework: Repo, hook_env: dict[str, str]) -> None:
+    framework.write("data/train.jsonl", jsonl([FILLER, leak(2)]))
+    framework.git("add", "-A")
+    reviewed = framework.cg_proc("review", "--staged", stdin="n\na worked example we wrote ourselves\n")
+    assert reviewed.code == 0, reviewed.output
+    proc = commit(framework, hook_env, "data with a reviewed pair, and the allowlist")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "allowlist.yaml" in framework.git("show", "--name-only", "HEAD")
+
+
+def test_all_files_run_audits_whole_files(framework: Repo, hook_env: dict[str, str]) -> None:
+    """`pre-commit run --all-files` passes files without staged changes: they are scanned whole."""
+    framework.write("data/old.jsonl", jsonl([leak(3)]))
+    framework.commit("a leak committed with --no-verify")
+    proc = run([str(PRE_COMMIT), "run", "--all-files"], framework.root, hook_env)
+    assert proc.returncode == 1
+    assert "q-04" in proc.stdout
+
+
+def test_hook_overhead_on_a_code_only_commit(framework: Repo, hook_env: dict[str, str]) -> None:
+    """Time `git commit` of a code-only change with the hooks and without (--no-verify)."""
+
+    def timed(extra: list[str], n: int) -> float:
+        times = []
+        for i in range(n):
+            framework.write("src/app.py", f"print({i}, {extra!r})\n")
+            framework.git("add", "src/app.py")
+            start = time.perf_counter()
+            proc = run(["git", "commit", "-q", *extra, "-m", f"code {i}"], framework.root, hook_env)
+            times.append(time.perf_counter() - start)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+        return statistics.median(times)
+
+    without = timed(["--no-verify"], 5)
+    both = timed([], 5)
+    framework.write(".pre-commit-config.yaml", yaml.safe_dump(local_config(["contam-guard-scan"])))
+    framework.commit("scan hook only")
+    scan_only = timed([], 5)
+    print(  # quoted in the closing note of issue 5
+        f"\npre-commit hook overhead on a code-only commit (median of 5, --no-verify {without:.2f} s): "
+        f"scan hook only {scan_only - without:.2f} s; scan + verify hooks {both - without:.2f} s"
+    )
+    assert scan_only - without < 5 and both - without < 10
+
+
+# --- the plain git hook (no framework) -----------------------------------------------------
+
+
+@pytest.fixture
+def plain_hook(repo: Repo) -> Repo:
+    target = repo.root / ".git" / "hooks" / "pre-commit"
+    shutil.copy(PROJECT / "hooks" / "pre-commit", target)
+    target.chmod(0o755)
+    return repo
+
+
+def test_plain_git_hook(plain_hook: Repo, repo_env: dict[str, str]) -> None:
+    env = {**repo_env, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
+    plain_hook.write("data/train.jsonl", jsonl([FILLER, leak(0)]))
+    proc = commit(plain_hook, env, "a leak")
+    assert proc.returncode != 0 and "q-01" in proc.stderr
+
+    plain_hook.write("data/train.jsonl", jsonl([FILLER]))
+    proc = commit(plain_hook, env, "clean")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    start = time.perf_counter()
+    plain_hook.write("src/app.py", "print('code')\n")
+    proc = commit(plain_hook, env, "code only")
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0
+    print(f"\nplain git hook: a code-only commit took {elapsed:.2f} s in all")
+
+    bare_path = "/usr/bin:/bin"  # no contam-guard here
+    plain_hook.write("data/more.jsonl", jsonl([FILLER]))
+    proc = commit(plain_hook, {**env, "PATH": bare_path}, "no tool")
+    assert proc.returncode == 1
+    assert "is not installed" in proc.stderr and "--no-verify" in proc.stderr
+
+
+def test_plain_hook_knows_every_data_suffix() -> None:
+    script = (PROJECT / "hooks" / "pre-commit").read_text(encoding="utf-8")
+    [pattern] = re.findall(r"data_files='([^']+)'", script)
+    for suffix in _SUFFIX_FORMATS:
+        for name in (f"x{suffix}", *(f"x{suffix}{c}" for c in COMPRESSED_SUFFIXES)):
+            assert re.search(pattern, name, re.IGNORECASE), name
+    assert not re.search(pattern, "x.py")
+
+
+# --- the real `language: python` hook, installed by pre-commit -----------------------------
+
+
+@pytest.fixture(scope="session")
+def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A committed snapshot of this working tree (pre-commit installs hooks from a commit)."""
+    snapshot = tmp_path_factory.mktemp("hooks-repo")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=PROJECT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for raw in filter(None, listed):
+        rel = os.fsdecode(raw)
+        source = PROJECT / rel
+        if source.is_file():
+            (snapshot / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, snapshot / rel)
+    env = {**os.environ, **git_env(tmp_path_factory.mktemp("git-home"))}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=snapshot, env=env, check=True, capture_output=True)
+    return snapshot
+
+
+def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hooks_repo: Path) -> None:
+    repo.write("data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", leak(3)]))
+    repo.git("add", "-A")
+    args = [str(PRE_COMMIT), "try-repo", str(hooks_repo), "contam-guard-scan", "--files", "data/train.jsonl"]
+    env = {**hook_env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    proc = run(args, repo.root, env, timeout=1800)
+    output = proc.stdout + proc.stderr
+    if proc.returncode == 3 and "An unexpected error has occurred" in output:
+        pytest.fail(f"pre-commit could not install the hook (network?):\n{output[-3000:]}")
+    assert proc.returncode == 1, output
+    assert "FAIL    gpt3   bench:question item q-04" in output and "data/train.jsonl:3 (record 2)" in output
+
+    repo.write("data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", "more"]))
+    repo.git("add", "-A")
+    proc = run(args, repo.root, env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sys.executable  # (the hook ran in pre-commit's own environment, not this one)
