@@ -103,25 +103,25 @@ def remove(
     manifest: ManifestOpt = None,
 ) -> None:
     """Remove a golden set from the manifest."""
-    from contam_guard.commands import register as register_cmd
+    from contam_guard.commands import manage
 
-    _exit(register_cmd.remove(_config(config), name, manifest))
+    _exit(manage.remove(_config(config), name, manifest))
 
 
 @app.command("sets")
 def list_sets(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """List sets, versions, item counts and items too short for each rule."""
-    from contam_guard.commands import register as register_cmd
+    from contam_guard.commands import manage
 
-    _exit(register_cmd.sets(_config(config), manifest))
+    _exit(manage.sets(_config(config), manifest))
 
 
 @app.command()
 def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     """Check the manifest's integrity (format, schema, digests, spec, array sizes)."""
-    from contam_guard.commands import register as register_cmd
+    from contam_guard.commands import manage
 
-    _exit(register_cmd.verify(_config(config), manifest))
+    _exit(manage.verify(_config(config), manifest))
 
 
 def _parse_ns(value: str | None) -> tuple[int, ...]:

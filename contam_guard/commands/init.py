@@ -32,7 +32,7 @@ def run(root: Path, *, keyed: bool, key_env: str) -> int:
     ignore = manifest_path.parent / ".gitignore"
     if not ignore.exists():
         # The lock file and interrupted writes' temporaries must never be committed.
-        write_text(ignore, "# written by contam-guard init\n*.lock\n.*.tmp\n")
+        write_text(ignore, "*.lock\n.*.tmp\n")
     if manifest_path.exists():
         current = store.load(manifest_path)
         if keyed and current.key_check is None:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from contam_guard.errors import InputError
+from contam_guard.manifest.digests import golden_set_digest
 from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, read_records
-from contam_guard.text.hashing import HashKey, digest
+from contam_guard.text.hashing import HashKey
 
 AUTO_VIEW = "text"
 """View name when no field is given and the text field is detected."""
@@ -60,14 +60,6 @@ def build_set(
         ids=ids,
         views=views,
         history=history,
-    )
-
-
-def golden_set_digest(ids: Sequence[str], id_field: str | None, views: dict[str, View]) -> str:
-    """A set's digest: its item ids and each view's digest (``verify`` recomputes it)."""
-    return digest(
-        json.dumps({"ids": list(ids), "id_field": id_field}, sort_keys=True).encode("utf-8"),
-        *(f"{name}={view.digest}".encode() for name, view in sorted(views.items())),
     )
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from contam_guard.manifest.digests import view_digest
 from contam_guard.manifest.model import View, encode_array
 from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import HashKey, digest
+from contam_guard.text.hashing import HashKey
 
 _BATCH_CHARS = 1 << 20
 
@@ -32,8 +33,3 @@ def hash_view(field: str, texts: list[str], key: HashKey | None) -> View:
         "windows": encode_array(np.concatenate(windows), "<u8"),
     }
     return View(field=field, digest=view_digest(field, arrays), **arrays)
-
-
-def view_digest(field: str, arrays: dict[str, str]) -> str:
-    """Digest of a view's field name and base64 arrays (``verify`` recomputes it)."""
-    return digest(field.encode(), *(arrays[k].encode() for k in sorted(arrays)))

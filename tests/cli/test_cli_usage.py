@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import contam_guard
-from contam_guard.commands import register as register_cmd
+from contam_guard.commands import manage
 
 
 def test_version_in_a_fresh_process(cg_proc: Any, tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_a_bug_exits_3_never_0(registered: Any, monkeypatch: Any) -> None:
     def boom(*args: object, **kwargs: object) -> int:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(register_cmd, "sets", boom)
+    monkeypatch.setattr(manage, "sets", boom)
     result = registered.cli("sets")
     assert result.code == 3
     assert "internal error" in result.err and "bug" in result.err

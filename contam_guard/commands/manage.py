@@ -1,0 +1,82 @@
+"""``contam-guard remove``, ``sets`` and ``verify``: look after the manifest.
+
+None of these hashes text, so none imports the text engine: ``verify`` runs in a pre-commit
+hook on every commit and must start fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from contam_guard.commands.common import load_manifest
+from contam_guard.config import LoadedConfig
+from contam_guard.errors import ExitCode, ManifestError
+from contam_guard.manifest import store
+from contam_guard.manifest.digests import golden_set_digest, view_digest
+from contam_guard.manifest.model import Manifest
+from contam_guard.reporting import console
+from contam_guard.rules import gpt3
+
+
+def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -> int:
+    path = manifest_path or loaded.manifest_path
+    with store.locked(path):
+        path, manifest = load_manifest(loaded, path)
+        if name not in manifest.sets:
+            known = ", ".join(sorted(manifest.sets)) or "none"
+            raise ManifestError(f"{path}: no set named {name!r} (registered: {known})")
+        sets = {k: v for k, v in manifest.sets.items() if k != name}
+        store.save(path, manifest.model_copy(update={"sets": sets}))
+    console.info(f"removed {name}")
+    return ExitCode.CLEAN
+
+
+def too_short(manifest: Manifest, n_setting: int | str) -> dict[tuple[str, str], dict[str, int]]:
+    """How many items of each view each rule cannot see (too few words or characters)."""
+    out = {}
+    for name, golden in manifest.sets.items():
+        for view_name, view in golden.views.items():
+            words = view.word_counts
+            n = gpt3.auto_n(words) if n_setting == "auto" else int(n_setting)
+            out[(name, view_name)] = {
+                "gpt3": int(np.sum(words < n)),
+                "palm": int(np.sum(words < 8)),
+                "llama2": int(np.sum(words < 10)),
+                "gpt4": int(np.sum(view.alnum_counts < 50)),
+            }
+    return out
+
+
+def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
+    _, manifest = load_manifest(loaded, manifest_path)
+    console.sets_table(manifest, too_short(manifest, loaded.config.rules.gpt3.n))
+    return ExitCode.CLEAN
+
+
+def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
+    """Load with every check (array sizes included), then check the digests of views and sets."""
+    path, manifest = load_manifest(loaded, manifest_path)
+    hint = store.RESTORE_HINT.format(path=path)
+    for name, golden in manifest.sets.items():
+        for view_name, view in golden.views.items():
+            arrays = {k: getattr(view, k) for k in ("words", "alnum_chars", "grams", "windows")}
+            if view_digest(view.field, arrays) != view.digest:
+                raise ManifestError(
+                    f"{path}: set {name!r} view {view_name!r}: the hashes do not match the view's digest",
+                    hint=hint,
+                )
+        if golden_set_digest(golden.ids, golden.id_field, golden.views) != golden.digest:
+            raise ManifestError(
+                f"{path}: set {name!r}: the ids and views do not match the set's digest", hint=hint
+            )
+        if not golden.history or golden.history[-1].digest != golden.digest:
+            raise ManifestError(
+                f"{path}: set {name!r}: the version history does not end at the current version", hint=hint
+            )
+    console.info(
+        f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), "
+        f"{'keyed' if manifest.key_check else 'unkeyed'})"
+    )
+    return ExitCode.CLEAN
