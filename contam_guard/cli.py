@@ -253,6 +253,9 @@ def _scan_request(
     diff: str | None,
     no_allowlist: bool,
     exit_zero: bool = False,
+    jobs: int = 1,
+    skip_unreadable: bool = False,
+    redact_pii: bool = False,
 ) -> ScanRequest:
     """The options ``scan`` and ``review`` share, checked and gathered."""
     from contam_guard.commands import scan as scan_cmd
@@ -278,6 +281,9 @@ def _scan_request(
         manifest_path=manifest,
         changes=GitRange(staged=True) if staged else GitRange.parse(diff) if diff is not None else None,
         use_allowlist=not no_allowlist,
+        jobs=jobs,
+        skip_unreadable=skip_unreadable,
+        redact_pii=redact_pii,
     )
 
 
@@ -313,6 +319,15 @@ def scan(
     no_allowlist: NoAllowlistOpt = False,
     exit_zero: Annotated[bool, typer.Option(help="Report findings but exit 0.")] = False,
     show_golden: ShowGoldenOpt = False,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="Worker processes (splits large files).")
+    ] = 1,
+    skip_unreadable: Annotated[
+        bool, typer.Option(help="Note unreadable files in the summary and go on (default: exit 2).")
+    ] = False,
+    redact_pii: Annotated[
+        bool, typer.Option(help="Mask e-mails, phone numbers, IPs and keys in the training-side snippets.")
+    ] = False,
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
 ) -> None:
@@ -337,6 +352,9 @@ def scan(
         diff=diff,
         no_allowlist=no_allowlist,
         exit_zero=exit_zero,
+        jobs=jobs,
+        skip_unreadable=skip_unreadable,
+        redact_pii=redact_pii,
     )
     outputs = scan_cmd.ScanOutputs(
         review=review,

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import mmap
 import multiprocessing
+import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +26,7 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.keys import key_for
 from contam_guard.manifest import store
+from contam_guard.manifest.model import Manifest
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.opener import compression_of
@@ -43,7 +46,7 @@ class Chunk:
 def plan(
     sources: list[Source], options: ReadOptions, jobs: int, min_window_bytes: int = MIN_WINDOW_BYTES
 ) -> list[Chunk]:
-    """Split every large uncompressed JSONL/text file into about ``4 * jobs`` windows."""
+    """Split every large uncompressed JSONL/text file into about ``2 * jobs`` windows."""
     chunks: list[Chunk] = []
     for source in sources:
         splittable = (
@@ -53,7 +56,7 @@ def plan(
             and source.path.is_file()
         )
         size = source.path.stat().st_size if splittable else 0
-        pieces = min(4 * jobs, size // min_window_bytes)
+        pieces = min(2 * jobs, size // min_window_bytes)
         if pieces < 2:
             chunks.append(Chunk(source, None))
             continue
@@ -106,20 +109,36 @@ def _blank_lines(data: np.ndarray, newlines: np.ndarray) -> int:
     return blank
 
 
-_WORKER_INDEX: dict[str, ManifestIndex] = {}
+_WORKER_STATE: dict[tuple[str, int, int], tuple[Manifest, ManifestIndex]] = {}
 
 
 def _scan_chunk(
-    manifest_path: str, key_env: str, chunk: Chunk, options: ReadOptions, windows: bool, batch_chars: int
+    manifest_path: str,
+    key_env: str,
+    chunk: Chunk,
+    options: ReadOptions,
+    windows: bool,
+    batch_chars: int,
+    skip_unreadable: bool,
 ) -> ScanResult:
-    """One chunk in a worker process (the index is built once per process)."""
-    manifest = store.load(Path(manifest_path))
-    index = _WORKER_INDEX.get(manifest.digest)
-    if index is None:
-        index = _WORKER_INDEX.setdefault(manifest.digest, ManifestIndex.from_manifest(manifest))
+    """One chunk in a worker process (the manifest is loaded and indexed once per process)."""
+    stat = os.stat(manifest_path)
+    state_key = (manifest_path, stat.st_mtime_ns, stat.st_size)
+    if state_key not in _WORKER_STATE:
+        manifest = store.load(Path(manifest_path))
+        _WORKER_STATE[state_key] = (manifest, ManifestIndex.from_manifest(manifest))
+    manifest, index = _WORKER_STATE[state_key]
     read = replace(options, window=chunk.window)
     key = key_for(manifest, key_env)
-    return scan(index, [chunk.source], read, key=key, windows=windows, batch_chars=batch_chars)
+    return scan(
+        index,
+        [chunk.source],
+        read,
+        key=key,
+        windows=windows,
+        batch_chars=batch_chars,
+        skip_unreadable=skip_unreadable,
+    )
 
 
 def scan_parallel(
@@ -132,15 +151,31 @@ def scan_parallel(
     windows: bool = True,
     batch_chars: int = 1 << 20,
     min_window_bytes: int = MIN_WINDOW_BYTES,
+    skip_unreadable: bool = False,
 ) -> ScanResult:
     """``scan`` over ``jobs`` processes; the same result as one process, in the same order."""
+    stat = os.stat(manifest_path)
     manifest = store.load(manifest_path)
     index = ManifestIndex.from_manifest(manifest)
+    # On Linux, forked workers inherit the loaded manifest and its index (and every imported
+    # module): no start-up cost per worker. This process runs no threads at this point (no
+    # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn.
+    _WORKER_STATE[(str(manifest_path), stat.st_mtime_ns, stat.st_size)] = (manifest, index)
     chunks = plan(sources, options, jobs, min_window_bytes)
-    context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
+    method = "fork" if sys.platform == "linux" else "spawn"
+    context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = [
-            pool.submit(_scan_chunk, str(manifest_path), key_env, chunk, options, windows, batch_chars)
+            pool.submit(
+                _scan_chunk,
+                str(manifest_path),
+                key_env,
+                chunk,
+                options,
+                windows,
+                batch_chars,
+                skip_unreadable,
+            )
             for chunk in chunks
         ]
         parts = [future.result() for future in futures]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from contam_guard import git
@@ -26,7 +26,9 @@ from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions, detect_format
 from contam_guard.reporting import console, github, html, json_report, markdown, sarif, tables
 from contam_guard.reporting.markdown import GoldenText
-from contam_guard.scan import Source, check_readable, scan
+from contam_guard.parallel import scan_parallel
+from contam_guard.reporting.redact import redact
+from contam_guard.scan import Snippet, Source, check_readable, scan
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -58,6 +60,12 @@ class ScanRequest:
     """Scan what this range (or the index) adds instead of whole files."""
     use_allowlist: bool = True
     """False (``--no-allowlist``): ignore the allowlist and the records' inline markers."""
+    jobs: int = 1
+    """Worker processes (``--jobs``); large JSONL/text files are split into windows."""
+    skip_unreadable: bool = False
+    """Note unreadable files in the summary and go on, instead of exit 2 (``--skip-unreadable``)."""
+    redact_pii: bool = False
+    """Mask e-mail addresses, phone numbers, IPs and keys in training-side snippets."""
 
 
 @dataclass(frozen=True)
@@ -182,17 +190,32 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     notices: list[str] = []
     with _sources(request, _excluded(loaded, manifest), notices) as sources:
         check_readable(sources)
-        with console.progress(None) as bar:
-            task = bar.add_task("scan", total=None)
-            result = scan(
-                index,
+        if request.jobs > 1 and request.changes is None:
+            result = scan_parallel(
+                request.manifest_path or loaded.manifest_path,
+                config.key_env,
                 sources,
                 request.read,
-                key=key,
+                jobs=request.jobs,
                 windows=config.rules.gpt4.enabled,
                 batch_chars=config.scan.batch_chars,
-                on_chars=lambda n: bar.advance(task, n),
+                skip_unreadable=request.skip_unreadable,
             )
+        else:
+            with console.progress(None) as bar:
+                task = bar.add_task("scan", total=None)
+                result = scan(
+                    index,
+                    sources,
+                    request.read,
+                    key=key,
+                    windows=config.rules.gpt4.enabled,
+                    batch_chars=config.scan.batch_chars,
+                    on_chars=lambda n: bar.advance(task, n),
+                    skip_unreadable=request.skip_unreadable,
+                )
+    if request.redact_pii:
+        result.pairs = [replace(p, snippet=_redacted(p.snippet)) for p in result.pairs]
     markers = request.use_allowlist and config.allowlist.markers
     report = evaluate(result, config.rules, exit_zero=request.exit_zero, honour_markers=markers)
     report.notices += notices
@@ -202,6 +225,12 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
         apply(report, allowlist, dt.date.today(), check_stale=request.changes is None)
     golden = golden_lookup(manifest, loaded.root, key) if request.show_golden else None
     return ScanRun(report, golden, allowlist)
+
+
+def _redacted(snippet: Snippet) -> Snippet:
+    return replace(
+        snippet, before=redact(snippet.before), run=redact(snippet.run), after=redact(snippet.after)
+    )
 
 
 def render(report: Report, fmt: str, golden: GoldenText | None = None) -> str:
