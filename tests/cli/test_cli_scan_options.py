@@ -10,7 +10,8 @@ import pytest
 from contam_guard.cli import main
 
 QUESTION = (
-    "A beekeeper collects 36 jars of honey each week and sells them in boxes of 4, how many boxes does she fill"
+    "A beekeeper collects 36 jars of honey each week and sells them in boxes of 4, "
+    "how many boxes does she fill"
 )
 
 
