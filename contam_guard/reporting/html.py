@@ -61,6 +61,11 @@ def _finding(number: int, finding: Finding, golden: GoldenText | None) -> str:
         f"{escape(target.label)} v{target.version}, item {escape(finding.item_id)} "
         f"(test index {finding.test_index})</h2>",
         f"<div>{escape(finding.detail)}</div>",
+        *(
+            [f'<div class="allowed-note">{escape(finding.note)}</div>']
+            if finding.allowed and finding.note
+            else []
+        ),
     ]
     out += [_pair(pair) for pair in finding.pairs[:MAX_PAIRS_SHOWN]]
     if len(finding.pairs) > MAX_PAIRS_SHOWN:
@@ -79,7 +84,7 @@ def _pair(pair: PairRow) -> str:
     marker = "<dd>record marked contam_guard: allow</dd>" if pair.allowed_inline else ""
     return (
         '<div class="pair">'
-        f'<div><div><code>{escape(pair.source)}</code> record {pair.record}{line}</div>'
+        f"<div><div><code>{escape(pair.source)}</code> record {pair.record}{line}</div>"
         f'<div class="snippet">{snippet}</div></div>'
         '<dl class="numbers">'
         f"<dt>longest shared run</dt><dd>{pair.longest_run} words</dd>"
