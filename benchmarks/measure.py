@@ -1,0 +1,106 @@
+"""Run one configuration in dedicated child processes: wall time, exit code, peak RSS.
+
+Peak RSS comes from ``os.wait4`` on the child: the kernel's ``ru_maxrss`` of that process and of
+every descendant it waited for, so a tool's worker processes are covered (as the largest single
+process, not a sum). Wall time is taken around the whole child, so interpreter start-up, imports
+and index building count: that is what a user waits for.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Sample:
+    seconds: float  # wall time
+    cpu: float  # user + system time of the child and its waited-for descendants
+    rss_mib: float
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a tool concluded: the test items it flagged, and how many training records."""
+
+    items: set[int]
+    records: int | None = None
+    note: str = ""
+
+
+@dataclass
+class Job:
+    """One row of the table: a tool in one configuration (or the reason it is skipped).
+
+    ``steps`` run one after another in a fresh run folder (the placeholder ``{run}`` in any
+    argument or environment value is replaced by it); their times add up and the peak RSS is the
+    largest. ``prepare`` (untimed) runs first in that folder; ``verdict`` (untimed) reads the
+    first run's folder.
+    """
+
+    tool: str
+    config: str
+    steps: list[list[str]] = field(default_factory=list)
+    input_bytes: int = 0
+    records: int = 0
+    ok_codes: frozenset[int] = frozenset({0})
+    env: Mapping[str, str] | None = None
+    prepare: Callable[[Path], None] | None = None
+    verdict: Callable[[Path], Verdict] | None = None
+    note: str = ""
+    scans_corpus: bool = True
+    skip: str | None = None
+    samples: list[Sample] = field(default_factory=list)
+    found: Verdict | None = None
+    error: str | None = None
+
+    @property
+    def seconds(self) -> float:
+        return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(s.cpu for s in self.samples)
+
+    @property
+    def rss_mib(self) -> float:
+        return statistics.median(s.rss_mib for s in self.samples)
+
+
+def run_step(
+    argv: Sequence[str], run_dir: Path, env: Mapping[str, str] | None, log: Path
+) -> tuple[int, Sample]:
+    with log.open("ab") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=run_dir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4; tell Popen so
+    return proc.returncode, Sample(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def run_once(job: Job, run_dir: Path) -> Sample | str:
+    """One timed run in a fresh ``run_dir``; a Sample, or an error message."""
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    if job.prepare is not None:
+        job.prepare(run_dir)
+    log = run_dir / "output.log"
+    env = None if job.env is None else {k: v.replace("{run}", str(run_dir)) for k, v in job.env.items()}
+    seconds, cpu, peak = 0.0, 0.0, 0.0
+    for step in job.steps:
+        argv = [arg.replace("{run}", str(run_dir)) for arg in step]
+        code, sample = run_step(argv, run_dir, env, log)
+        seconds += sample.seconds
+        cpu += sample.cpu
+        peak = max(peak, sample.rss_mib)
+        if code not in job.ok_codes:
+            tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+            return f"exit {code} from {Path(argv[0]).name}: {' | '.join(tail)[-300:]} (log: {log})"
+    return Sample(seconds, cpu, peak)

@@ -1,0 +1,178 @@
+"""contam-guard measured through its CLI in a subprocess, as users run it.
+
+Rows: ``register`` (into a fresh ``init`` folder each run, the ``init`` untimed), ``scan --only
+gpt3``, ``scan`` with all four rules, ``scan --jobs 2`` when ``scan --help`` lists ``--jobs``,
+and ``scrub`` when the command exists. Options that may not exist yet are detected from
+``--help``, so the suite runs against whatever the working tree has and says what it skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.context import Context, read_json
+from benchmarks.measure import Job, Verdict
+
+CLI = Path(sys.executable).with_name("contam-guard")
+TOOL = "contam-guard"
+BASELINE = "scan --only gpt3"
+ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+
+
+def cli() -> list[str]:
+    return [str(CLI)] if CLI.exists() else [sys.executable, "-m", "contam_guard"]
+
+
+def help_text(*command: str) -> str | None:
+    """``contam-guard COMMAND --help`` output, or None when the command does not exist."""
+    out = subprocess.run([*cli(), *command, "--help"], capture_output=True, text=True, env=ENV, check=False)
+    return out.stdout if out.returncode == 0 else None
+
+
+def has_option(help_out: str, option: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", help_out) is not None
+
+
+def review_verdict(run_dir: Path) -> Verdict:
+    """Items with a finding, and the training records named by the findings' pairs."""
+    findings = read_json(run_dir / "review.json")["findings"]
+    records = {(p["source"], p["record"]) for f in findings for p in f["pairs"]}
+    return Verdict({int(f["test_index"]) for f in findings}, len(records))
+
+
+def register_argv(eval_path: Path, manifest: str) -> list[str]:
+    return [
+        *cli(),
+        "register",
+        "gsm8k",
+        str(eval_path),
+        "--field",
+        "question",
+        "--id-field",
+        "id",
+        "--manifest",
+        manifest,
+    ]
+
+
+def build_manifest(ctx: Context) -> Path:
+    """The manifest every scan uses: ``init`` + ``register`` once, outside the timed runs."""
+    root = ctx.work / "contam-guard-manifest"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    manifest = root / ".contam-guard" / "manifest.json"
+    subprocess.run([*cli(), "init", str(root)], check=True, capture_output=True, env=ENV)
+    subprocess.run(register_argv(ctx.eval_path, str(manifest)), check=True, capture_output=True, env=ENV)
+    return manifest
+
+
+def _init(run_dir: Path) -> None:
+    subprocess.run([*cli(), "init", str(run_dir)], check=True, capture_output=True, env=ENV)
+
+
+def jobs(ctx: Context) -> list[Job]:
+    manifest = build_manifest(ctx)
+    scan = [
+        *cli(),
+        "scan",
+        str(ctx.corpus.path),
+        "--field",
+        "text",
+        "--exit-zero",
+        "--manifest",
+        str(manifest),
+        "--review-json",
+        "{run}/review.json",
+    ]
+
+    def scan_job(config: str, argv: list[str], note: str = "") -> Job:
+        return Job(
+            TOOL,
+            config,
+            [argv],
+            ctx.corpus.text_bytes,
+            ctx.corpus.records,
+            env=ENV,
+            verdict=review_verdict,
+            note=note,
+        )
+
+    rows = [
+        Job(
+            TOOL,
+            "register (1,319 test questions)",
+            [register_argv(ctx.eval_path, "{run}/.contam-guard/manifest.json")],
+            ctx.eval_bytes,
+            ctx.eval_items,
+            env=ENV,
+            prepare=_init,
+            scans_corpus=False,
+            note="MB/s and records/s of the registered file",
+        ),
+        scan_job(BASELINE, [*scan, "--only", "gpt3"]),
+        scan_job(
+            "scan, all four rules",
+            scan,
+            note="items: any rule's findings (GPT-4's 50-character windows add a few)",
+        ),
+    ]
+    if has_option(help_text("scan") or "", "--jobs"):
+        rows.append(scan_job("scan --only gpt3 --jobs 2", [*scan, "--only", "gpt3", "--jobs", "2"]))
+    else:
+        rows.append(Job(TOOL, "scan --jobs 2", skip="`contam-guard scan --help` lists no `--jobs` yet"))
+    rows.append(_scrub_job(ctx, manifest))
+    return rows
+
+
+def scrub_verdict(run_dir: Path) -> Verdict:
+    """Items named by the removal log's matches, and the records it touched."""
+    lines = (run_dir / "scrub-log.jsonl").read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(line) for line in lines if line.strip()]
+    items = {int(m["item"]) for e in entries for r in e["removed"] for m in r["matches"]}
+    return Verdict(items, len(entries), "records flagged: records the log says were touched")
+
+
+def _scrub_job(ctx: Context, manifest: Path) -> Job:
+    scrub_help = help_text("scrub")
+    if scrub_help is None:
+        return Job(TOOL, "scrub", skip="`contam-guard scrub --help` does not exit 0: no scrub command yet")
+    outs = ("--output", "--out", "-o")
+    out_option = next((o for o in outs if has_option(scrub_help, o)), None)
+    if out_option is None:
+        return Job(TOOL, "scrub", skip=f"`contam-guard scrub --help` names none of {', '.join(outs)}")
+    argv = [*cli(), "scrub", str(ctx.corpus.path)]
+    shown = ["scrub", ctx.corpus.path.name]
+    for option, value in (
+        ("--field", "text"),
+        ("--manifest", str(manifest)),
+        ("--log", "{run}/scrub-log.jsonl"),
+    ):
+        if has_option(scrub_help, option):
+            argv += [option, value]
+            shown += [option, Path(value).name]
+    argv += [out_option, "{run}/scrubbed.jsonl"]
+    shown += [out_option, "scrubbed.jsonl"]
+    note = f"run as `{' '.join(shown)}`"
+    if has_option(scrub_help, "--max-doc-freq"):
+        note += (
+            "; by default n-grams found in more than 10 training records are left alone "
+            f"(`--max-doc-freq`, GPT-3's rule), and the corpus holds every train question "
+            f"{ctx.corpus.repeat} times: an overlap shared with k train questions is in k x that many records"
+        )
+    return Job(
+        TOOL,
+        "scrub (GPT-3 rule, writes the scrubbed file)",
+        [argv],
+        ctx.corpus.text_bytes,
+        ctx.corpus.records,
+        ok_codes=frozenset({0, 1}),
+        env=ENV,
+        verdict=scrub_verdict if "--log" in shown else None,
+        note=note,
+    )

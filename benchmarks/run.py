@@ -1,0 +1,148 @@
+"""contam-guard against its peers on one GSM8K corpus: verdicts, MB/s, records/s, peak RSS.
+
+    python -m benchmarks.run                 # full size (GSM8K train x10), medians of 3 runs
+    python -m benchmarks.run --quick         # x2 corpus, 1 run, README left alone
+    python -m benchmarks.run --tools contam-guard toolkit-mmqa --runs 1
+
+Runs are interleaved (run 1 of every configuration, then run 2, ...), each a fresh child
+process. The table goes to stdout and, except for --quick, into benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+from benchmarks import ours, peers
+from benchmarks.context import Context
+from benchmarks.corpus import GSM8K, KNOWN, Corpus, build_corpus, write_eval
+from benchmarks.envs import cache_root, find_python, full_version
+from benchmarks.measure import Job, run_once
+from benchmarks.report import table, write_readme
+
+TOOLS = [ours.TOOL, *peers.PEERS]
+MARKER = ".contam-guard-bench-work"  # only a folder holding it is ever emptied
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--repeat", type=int, help="copies of GSM8K train in the corpus (default 10; 2 with --quick)"
+    )
+    parser.add_argument("--runs", type=int, help="timed runs per configuration (default 3; 1 with --quick)")
+    parser.add_argument("--quick", action="store_true", help="small corpus, one run, README untouched")
+    parser.add_argument(
+        "--tools",
+        nargs="+",
+        choices=TOOLS,
+        default=TOOLS,
+        metavar="TOOL",
+        help=f"which tools to run (default all: {' '.join(TOOLS)})",
+    )
+    parser.add_argument(
+        "--work", type=Path, help="work folder, emptied first (default <cache>/work, removed afterwards)"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the work folder (corpus, run outputs, logs)"
+    )
+    parser.add_argument(
+        "--readme",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write the table into benchmarks/README.md (default: yes unless --quick)",
+    )
+    args = parser.parse_args(argv)
+    args.repeat = args.repeat or (2 if args.quick else 10)
+    args.runs = args.runs or (1 if args.quick else 3)
+    args.readme = (not args.quick) if args.readme is None else args.readme
+    return args
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def describe(corpus: Corpus, runs: int, items: int) -> str:
+    planted = "; ".join(f"test {p.test_index} in record `{p.record_id}`" for p in corpus.plants)
+    known = ", ".join(f"{i} ({n} words)" for i, n in KNOWN.items())
+    newer = find_python((3, 12))
+    where = f"; corpus-assay and decon on Python {full_version(newer)}" if newer else ""
+    timing = f"Medians of {runs} interleaved runs" if runs > 1 else "One run"
+    return "\n".join(
+        [
+            f"Corpus: GSM8K train question + answer x{corpus.repeat}: {corpus.records:,} JSONL records, "
+            f"{corpus.text_bytes / 1e6:.1f} MB of text ({corpus.bytes / 1e6:.1f} MB file); "
+            "MB/s counts the text.  ",
+            f"Planted verbatim: {planted}. Known natural overlaps (longest shared run with a train "
+            f"question): {known}.  ",
+            f"Registered set: the {items:,} GSM8K test questions.  ",
+            f"Machine: {os.cpu_count()} cores (`os.cpu_count()`), {platform.system()} {platform.machine()}; "
+            f"contam-guard and the other peers on Python {platform.python_version()}{where}.  ",
+            f"{timing}; wall time of the whole child process(es), start-up and index building included; "
+            "peak RSS is the largest single process (`os.wait4`).",
+        ]
+    )
+
+
+def measure(jobs: list[Job], runs: int, work: Path) -> None:
+    for run in range(runs):
+        log(f"load average before run {run + 1}: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        for number, job in enumerate(jobs):
+            if job.skip is not None or (job.error and not job.samples):
+                continue
+            run_dir = work / "runs" / f"{number:02d}"
+            log(f"run {run + 1}/{runs}: {job.tool}, {job.config} ...")
+            result = run_once(job, run_dir)
+            if isinstance(result, str):
+                job.error = result
+                log(f"  failed: {result}")
+                continue
+            job.samples.append(result)
+            log(
+                f"  {result.seconds:.2f} s ({result.cpu:.2f} s CPU), "
+                f"{job.input_bytes / 1e6 / result.seconds:.2f} MB/s, "
+                f"{result.rss_mib:.0f} MiB"
+            )
+            if job.found is None and job.verdict is not None:
+                try:
+                    job.found = job.verdict(run_dir)
+                except Exception as error:  # a verdict that cannot be read is a note, not a crash
+                    job.note = f"{job.note}; verdict unreadable: {error!r}".lstrip("; ")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    if not (GSM8K / "train.jsonl").is_file():
+        raise SystemExit(f"GSM8K not found at {GSM8K}: the benchmark needs ../shared/data/gsm8k")
+    work = args.work or cache_root() / "work"
+    if args.work and work.exists() and any(work.iterdir()) and not (work / MARKER).exists():
+        raise SystemExit(f"{work} is not empty and not a benchmark work folder: choose another --work")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    (work / MARKER).touch()
+    try:
+        log(f"building the corpus (GSM8K train x{args.repeat}) in {work}")
+        corpus = build_corpus(work / "corpus.jsonl", args.repeat)
+        eval_path = work / "gsm8k-test-questions.jsonl"
+        ctx = Context(work, corpus, eval_path, write_eval(eval_path))
+        jobs = ours.jobs(ctx) if ours.TOOL in args.tools else []
+        log(f"peers' virtualenvs: {cache_root()}")
+        jobs += peers.jobs(ctx, [t for t in args.tools if t in peers.PEERS])
+        measure(jobs, args.runs, work)
+        baseline = next((j for j in jobs if j.tool == ours.TOOL and j.config == ours.BASELINE), None)
+        block = describe(corpus, args.runs, ctx.eval_items) + "\n\n" + table(jobs, corpus, baseline)
+        print(block)
+        if args.readme:
+            write_readme(block)
+            log("table written to benchmarks/README.md")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
