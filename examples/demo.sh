@@ -23,7 +23,8 @@ step contam-guard verify
 
 step contam-guard scan data/train.jsonl --review review.md --review-json review.json --items-csv items.csv
 set +e
-"$cg" scan data/train.jsonl --review review.md --review-json review.json --items-csv items.csv --show-golden
+"$cg" scan data/train.jsonl --review review.md --review-json review.json --items-csv items.csv \
+  --review-html review.html --show-golden
 code=$?
 set -e
 echo "exit code: $code (1: a failing rule fired; the example plants leaks on purpose)"
@@ -32,8 +33,15 @@ echo "exit code: $code (1: a failing rule fired; the example plants leaks on pur
 step cat review.md
 cat review.md
 
+step contam-guard scrub data/train.jsonl -o train.clean.jsonl --log removed.jsonl
+"$cg" scrub data/train.jsonl -o train.clean.jsonl --log removed.jsonl
+step contam-guard scan train.clean.jsonl --only gpt3
+"$cg" scan train.clean.jsonl --only gpt3
+echo "exit code: 0 (the scrubbed copy no longer shares a 13-word run with any golden item)"
+
 step contam-guard scan data/clean.jsonl
 "$cg" scan data/clean.jsonl
 echo "exit code: 0 (clean)"
 echo
-echo "Outputs are in demo-out/: review.md, review.json, items.csv, .contam-guard/manifest.json"
+echo "Outputs are in demo-out/: review.md, review.html, review.json, items.csv, train.clean.jsonl,"
+echo "removed.jsonl (the scrub log) and .contam-guard/manifest.json"
