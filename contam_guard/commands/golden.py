@@ -13,6 +13,16 @@ from contam_guard.reporting.markdown import GoldenText
 from contam_guard.text.hashing import HashKey
 
 
+def _inside(root: Path, relative: str) -> Path | None:
+    """``root / relative`` if it stays inside the project root, else None.
+
+    The path comes from the manifest, which anyone can edit: ``../../`` or an absolute path must
+    not make contam-guard read (and print) a file outside the repository.
+    """
+    candidate = (root / relative).resolve()
+    return candidate if candidate.is_relative_to(root.resolve()) else None
+
+
 def golden_lookup(manifest: Manifest, root: Path, key: HashKey | None) -> GoldenText:
     """A function giving each finding's golden text, read from the set's registered files.
 
@@ -26,8 +36,8 @@ def golden_lookup(manifest: Manifest, root: Path, key: HashKey | None) -> Golden
         field = None if view == AUTO_VIEW else golden.views[view].field
         texts: list[str] = []
         for golden_file in golden.files:
-            path = root / golden_file.path
-            if not path.is_file():
+            path = _inside(root, golden_file.path)
+            if path is None or not path.is_file():
                 return None
             options = ReadOptions(field=field, id_field=golden.id_field)
             texts += [r.text for r in read_records(path, golden_file.path, options)]

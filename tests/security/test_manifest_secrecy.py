@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
+from contam_guard.commands.golden import golden_lookup
+from contam_guard.engine.index import ManifestIndex
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.model import GoldenFile, Manifest
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
 
@@ -66,3 +68,26 @@ def test_the_manifest_still_shows_counts_and_lengths(tmp_path: Path) -> None:
     view = manifest.sets["secret"].views["q"]
     assert manifest.sets["secret"].items == 3
     assert view.word_counts.tolist() == [len(t.split()) for t in GOLDEN]
+
+
+def test_show_golden_never_follows_a_manifest_path_out_of_the_project(tmp_path: Path) -> None:
+    """A hand-edited manifest naming ../outside.jsonl must not make --show-golden read it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("".join(json.dumps({"q": text}) + "\n" for text in GOLDEN))
+    built = build_set([GoldenSource(outside, "golden.jsonl")], ["q"], None, None, None)
+    escaped = built.model_copy(update={"files": [GoldenFile(path="../outside.jsonl", items=3)]})
+    manifest = Manifest(sets={"secret": escaped})
+    index = ManifestIndex.from_manifest(manifest)
+
+    class FakeFinding:
+        target = index.targets[0]
+        item_id = "0"
+
+    assert golden_lookup(manifest, project, None)(FakeFinding()) is None  # type: ignore[arg-type]
+    inside = manifest.model_copy(
+        update={"sets": {"secret": built.model_copy(update={"files": [GoldenFile(path="g.jsonl", items=3)]})}}
+    )
+    (project / "g.jsonl").write_text(outside.read_text())
+    assert golden_lookup(inside, project, None)(FakeFinding()) == GOLDEN[0]  # type: ignore[arg-type]
