@@ -328,6 +328,18 @@ def scan(
     redact_pii: Annotated[
         bool, typer.Option(help="Mask e-mails, phone numbers, IPs and keys in the training-side snippets.")
     ] = False,
+    engine: Annotated[
+        str, typer.Option(help="local, or spark: run on Apache Spark (pip install 'contam-guard[spark]').")
+    ] = "local",
+    master: Annotated[
+        str | None, typer.Option(help="Spark master for --engine spark: local[4], yarn, spark://host:7077.")
+    ] = None,
+    spark_conf: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--spark-conf", metavar="KEY=VALUE", help="A Spark setting for --engine spark (repeatable)."
+        ),
+    ] = None,
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
 ) -> None:
@@ -367,6 +379,17 @@ def scan(
         format=output_format,
         output=output,
     )
+    if engine not in ("local", "spark"):
+        raise typer.BadParameter("--engine must be local or spark")
+    if engine == "local" and (master or spark_conf):
+        raise typer.BadParameter("--master and --spark-conf need --engine spark")
+    if engine == "spark":
+        from contam_guard.commands import spark_scan
+
+        if any("=" not in setting for setting in spark_conf or []):
+            raise typer.BadParameter("--spark-conf takes KEY=VALUE")
+        conf = dict(setting.split("=", 1) for setting in spark_conf or [])
+        _exit(spark_scan.run_request(loaded, request, outputs, master=master, spark_conf=conf))
     _exit(scan_cmd.run(loaded, request, outputs))
 
 

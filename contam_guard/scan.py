@@ -112,7 +112,7 @@ def scan(
             if source.lines is not None:
                 records = _on_lines(records, source.lines)
             for batch in _batches(records, batch_chars):
-                _scan_batch(result, batch, key, windows)
+                scan_batch(result, batch, key, windows)
                 if on_chars is not None:
                     on_chars(sum(len(r.text) for r in batch))
         except UnsupportedFileError as exc:
@@ -151,7 +151,7 @@ def _batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Recor
         yield batch
 
 
-def _scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, windows: bool) -> None:
+def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, windows: bool) -> None:
     texts = [r.text for r in batch]
     features = extract_features(texts, key=key, windows=windows)
     table = match_batch(result.index, features, result.totals)

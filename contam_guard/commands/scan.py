@@ -23,10 +23,10 @@ from contam_guard.errors import GitError
 from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
+from contam_guard.parallel import scan_parallel
 from contam_guard.readers import ReadOptions, detect_format
 from contam_guard.reporting import console, github, html, json_report, markdown, sarif, tables
 from contam_guard.reporting.markdown import GoldenText
-from contam_guard.parallel import scan_parallel
 from contam_guard.reporting.redact import redact
 from contam_guard.scan import Snippet, Source, check_readable, scan
 
@@ -92,7 +92,7 @@ class _Excluded:
         return None
 
 
-def _excluded(loaded: LoadedConfig, manifest: Manifest) -> _Excluded:
+def excluded_paths(loaded: LoadedConfig, manifest: Manifest) -> _Excluded:
     golden: dict[Path, str] = {}
     for name, golden_set in manifest.sets.items():
         for golden_file in golden_set.files:
@@ -188,7 +188,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     if not manifest.sets:
         console.notice("no golden sets are registered: nothing to match against")
     notices: list[str] = []
-    with _sources(request, _excluded(loaded, manifest), notices) as sources:
+    with _sources(request, excluded_paths(loaded, manifest), notices) as sources:
         check_readable(sources)
         if request.jobs > 1 and request.changes is None:
             result = scan_parallel(
@@ -215,7 +215,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                     skip_unreadable=request.skip_unreadable,
                 )
     if request.redact_pii:
-        result.pairs = [replace(p, snippet=_redacted(p.snippet)) for p in result.pairs]
+        result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
     markers = request.use_allowlist and config.allowlist.markers
     report = evaluate(result, config.rules, exit_zero=request.exit_zero, honour_markers=markers)
     report.notices += notices
@@ -227,7 +227,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     return ScanRun(report, golden, allowlist)
 
 
-def _redacted(snippet: Snippet) -> Snippet:
+def redacted(snippet: Snippet) -> Snippet:
     return replace(
         snippet, before=redact(snippet.before), run=redact(snippet.run), after=redact(snippet.after)
     )
@@ -248,7 +248,11 @@ def render(report: Report, fmt: str, golden: GoldenText | None = None) -> str:
 
 def run(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs) -> int:
     done = execute(loaded, request)
-    report, golden = done.report, done.golden
+    return write_outputs(done.report, done.golden, outputs)
+
+
+def write_outputs(report: Report, golden: GoldenText | None, outputs: ScanOutputs) -> int:
+    """Write every requested file and format (any engine's report); returns the exit code."""
     files: dict[Path | None, Callable[[], str]] = {
         outputs.review: lambda: markdown.render(report, golden),
         outputs.review_json: lambda: json_report.render(report, golden),

@@ -1,0 +1,147 @@
+"""Rows of the input frame to ``Record``s, inside a task, with the local readers' rules.
+
+A JSONL line is parsed as ``readers.jsonl`` parses it (orjson first; whatever orjson refuses
+goes through ``json`` for its exact error message) and its text is taken out by
+``readers.fields.record_from_object``: the same field detection, the same errors. Blank lines
+are skipped as the local readers skip them (``bytes.isspace`` of the line with its ``\\n``);
+a UTF-8 byte-order mark at the start of a file is dropped.
+
+Each split counts its own lines, records and bytes (``SplitCounter``); numbers are split-local
+until the driver offsets them (``splits.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import json.scanner
+from dataclasses import dataclass
+
+from contam_guard.errors import InputError
+from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.fields import extract_text, record_from_object
+from contam_guard.readers.jsonl import NOT_PARSED, exact_parse, fast_parse
+from contam_guard.readers.opener import UTF8_BOM
+from contam_guard.spark.failures import TaskError, TaskInputError
+from contam_guard.spark.inputs import InputFile
+
+
+@dataclass
+class SplitCounter:
+    """Counts for one split: physical lines, records (non-blank lines, rows) and bytes."""
+
+    file: str
+    block: int
+    lines: int = 0
+    records: int = 0
+    size: int = 0
+    """Bytes of the split's lines, each with its ``\\n``."""
+    chars: int = 0
+
+    def line(self, raw: bytes) -> tuple[bytes, int]:
+        """Count one physical line; return it (BOM removed) with its split-local byte offset."""
+        self.lines += 1
+        offset = self.size
+        self.size += len(raw) + 1
+        if self.lines == 1 and self.block == 0 and raw.startswith(UTF8_BOM):
+            raw = raw[len(UTF8_BOM) :]
+            offset += len(UTF8_BOM)
+        return raw, offset
+
+
+def is_blank(raw: bytes) -> bool:
+    """Blank as the local readers judge it: the line with its ``\\n`` is all whitespace."""
+    return not raw or raw.isspace()
+
+
+class RowReader:
+    """Turns input rows into records for one task (one JSON scanner per task, as per file locally)."""
+
+    def __init__(self, read: ReadOptions) -> None:
+        self.read = read
+        self.fast = read.encoding.replace("_", "-").lower() in ("utf-8", "utf8") and read.errors == "strict"
+        # (typeshed types the context as another scanner; a JSONDecoder is what json itself passes.)
+        self.scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+    def line_record(self, file: InputFile, split: SplitCounter, raw: bytes, source: str) -> Record | None:
+        """The record of one JSONL or text line, or None for a blank line.
+
+        ``source`` names the record's split (the driver renames it); ``line`` and ``index``
+        are split-local.
+        """
+        raw, offset = split.line(raw)
+        if is_blank(raw):
+            return None
+        # Every line but maybe a file's last one ended in "\n": the readers see it, and a JSON
+        # error's column (or line) can depend on it.
+        raw = raw + b"\n"
+        line = split.lines
+        try:
+            if file.fmt == "text":
+                text = self._decode(raw, file, split, line, offset)
+                text = text[:-2] if text.endswith("\r\n") else text[:-1]
+                record = Record(source=source, index=split.records, line=line, text=text)
+            else:
+                record = self._json(raw, file, split, line, offset, source)
+        except InputError as exc:
+            error = TaskError(split.file, split.block, exc.problem, line=line, hint=exc.hint)
+            raise TaskInputError(error) from None
+        split.records += 1
+        split.chars += len(record.text)
+        return record
+
+    def _decode(self, raw: bytes, file: InputFile, split: SplitCounter, line: int, offset: int) -> str:
+        try:
+            return raw.decode(self.read.encoding, self.read.errors)
+        except UnicodeDecodeError as exc:
+            bad = bytes(exc.object[exc.start : exc.start + 1]).hex()
+            decode = (bad, exc.start, exc.reason, self.read.encoding)
+            error = TaskError(split.file, split.block, "", line=line, offset=offset, decode=decode)
+            raise TaskInputError(error) from None
+
+    def _json(
+        self, raw: bytes, file: InputFile, split: SplitCounter, line: int, offset: int, source: str
+    ) -> Record:
+        obj = fast_parse(raw) if self.fast else NOT_PARSED
+        if obj is NOT_PARSED:
+            text = self._decode(raw, file, split, line, offset)
+            try:
+                obj = exact_parse(text, self.scan, json.loads)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    file.display,
+                    f"invalid JSON: {exc.msg} at column {exc.colno}",
+                    hint="each line must hold exactly one JSON object",
+                ) from exc
+            except ValueError as exc:  # e.g. an integer beyond int_max_str_digits
+                raise InputError(file.display, f"invalid JSON: {exc}") from exc
+            except RecursionError as exc:
+                raise InputError(file.display, "JSON nested too deeply") from exc
+        return record_from_object(obj, self.read, source=source, index=split.records, line=line, raw=None)
+
+    def row_record(
+        self,
+        file: InputFile,
+        split: SplitCounter,
+        row: tuple[str | None, bytes | None, int | None, bool],
+        source: str,
+    ) -> Record:
+        """The record of a Parquet or DataFrame row, given as (text, raw, row number, allow).
+
+        Rows have no lines: ``line`` is None.
+        """
+        text, raw, number, allow = row
+        index = split.records if number is None else number
+        try:
+            if file.absolute and number is None:
+                raise InputError(file.display, "the record column is null")
+            if file.nested:
+                assert raw is not None and file.field is not None
+                text = extract_text(json.loads(raw), file.field, path=file.display, line=None)
+            elif text is None:
+                raise InputError(file.display, f"column {file.field or 'text'!r} is null")
+        except InputError as exc:
+            error = TaskError(split.file, split.block, exc.problem, record=index, hint=exc.hint)
+            raise TaskInputError(error) from None
+        split.records += 1
+        split.chars += len(text)
+        return Record(source=source, index=index, line=None, text=text, allow=allow)

@@ -1,0 +1,51 @@
+"""Starting a Spark session for contam-guard's own use (the CLI, the tests).
+
+A library user brings their own session; these defaults only make a session that
+contam-guard starts quiet and correct on one machine.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
+def is_local(master: str | None) -> bool:
+    return master is not None and master.startswith("local")
+
+
+def session(
+    master: str | None = None,
+    *,
+    app_name: str = "contam-guard",
+    conf: Mapping[str, str] | None = None,
+    quiet: bool = True,
+) -> SparkSession:
+    """A session on ``master`` (None: whatever ``spark-submit`` or the environment says).
+
+    On a ``local[...]`` master the Python workers run this interpreter, which has contam-guard
+    installed; on a cluster, the executors' Python must have it (see README, "Run it on Spark").
+    ``quiet``: errors only in the logs, no progress bars (contam-guard reports for itself).
+    """
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    if is_local(master):
+        # PySpark starts its workers with $PYSPARK_PYTHON (default: "python3" on the PATH).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if quiet:
+        builder = builder.config("spark.ui.showConsoleProgress", "false").config(
+            "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
+        )
+    for name, value in (conf or {}).items():
+        builder = builder.config(name, value)
+    spark = builder.getOrCreate()
+    if quiet:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark

@@ -1,0 +1,241 @@
+"""The scan task: input rows in, the local engine's batches, notable pairs and totals out.
+
+Each task reads its rows into ``Record``s (``records.py``), gathers them into batches of about
+``batch_chars`` characters and hands each batch to ``contam_guard.scan.scan_batch``: the very
+function the local engine runs per batch (``extract_features`` → ``match_batch`` → notable
+pairs and snippets). What leaves the task (``OUTPUT_SCHEMA``, one ``kind`` per row):
+
+- ``PAIR``: a notable pair (a shared run of 8+ words or a shared window) with its numbers and
+  the training-side snippet, record and line still split-local;
+- ``RUN`` / ``WINDOW``: the task's per-item totals, sparse: (flat position, R) where R > 0,
+  and each window position found;
+- ``SPLIT``: each split's counts (lines, records, bytes, characters), for numbering and totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from pyspark import Broadcast, TaskContext
+from pyspark.sql import types as st
+
+from contam_guard.engine.matcher import ItemTotals
+from contam_guard.readers.base import Record
+from contam_guard.scan import (
+    PairRow,
+    ScanResult,
+    scan_batch,  # the local engine's own batch step
+)
+from contam_guard.spark.inputs import InputPlan, canonical
+from contam_guard.spark.payload import EnginePayload, index_of
+from contam_guard.spark.records import RowReader, SplitCounter, is_blank
+
+PAIR, RUN, WINDOW, SPLIT = 0, 1, 2, 3
+_TOTALS_CHUNK = 1 << 20
+
+_FIELDS: list[tuple[str, pa.DataType, st.DataType]] = [
+    ("kind", pa.int8(), st.ByteType()),
+    ("file", pa.string(), st.StringType()),
+    ("block", pa.int64(), st.LongType()),
+    ("item", pa.int64(), st.LongType()),
+    ("record", pa.int64(), st.LongType()),
+    ("line", pa.int64(), st.LongType()),
+    ("longest_run", pa.int64(), st.LongType()),
+    ("ngrams8_found", pa.int64(), st.LongType()),
+    ("covered_l10", pa.int64(), st.LongType()),
+    ("window_hits", pa.int64(), st.LongType()),
+    ("allow", pa.bool_(), st.BooleanType()),
+    ("before", pa.string(), st.StringType()),
+    ("run", pa.string(), st.StringType()),
+    ("after", pa.string(), st.StringType()),
+    ("start", pa.int64(), st.LongType()),
+    ("position", pa.int64(), st.LongType()),
+    ("value", pa.int64(), st.LongType()),
+    ("lines", pa.int64(), st.LongType()),
+    ("records", pa.int64(), st.LongType()),
+    ("bytes", pa.int64(), st.LongType()),
+    ("chars", pa.int64(), st.LongType()),
+]
+ARROW_SCHEMA = pa.schema([pa.field(name, arrow) for name, arrow, _ in _FIELDS])
+OUTPUT_SCHEMA = st.StructType([st.StructField(name, spark, True) for name, _, spark in _FIELDS])
+
+ArrowMap = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+
+
+def _batch(columns: dict[str, Any], rows: int) -> pa.RecordBatch:
+    """A batch of ``ARROW_SCHEMA`` from the given columns; the others are all null."""
+    arrays = [
+        pa.array(columns[name], type=arrow) if name in columns else pa.nulls(rows, type=arrow)
+        for name, arrow, _ in _FIELDS
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
+
+
+class PartitionScan:
+    """One task's scan: its splits, the current batch, and the engine's running result."""
+
+    def __init__(self, payload: EnginePayload, plan: InputPlan, partition: int) -> None:
+        index = index_of(payload)
+        self.payload = payload
+        self.plan = plan
+        self.partition = partition
+        self.result = ScanResult(index=index, totals=ItemTotals.empty(index))
+        self.reader = RowReader(plan.read)
+        self.splits: list[SplitCounter] = []
+        self._split_at: dict[tuple[str, int], int] = {}
+        self.batch: list[Record] = []
+        self.size = 0
+        self._keys: dict[str, str] = {}
+
+    def _canonical(self, path: str) -> str:
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = canonical(path)
+        return key
+
+    def _split(self, path: str, block: int | None) -> int:
+        # A DataFrame's rows have no file split: the task's partition numbers them.
+        key = (self._canonical(path), self.partition if block is None else block)
+        number = self._split_at.get(key)
+        if number is None:
+            number = len(self.splits)
+            self._split_at[key] = number
+            self.splits.append(SplitCounter(*key))
+        return number
+
+    def feed(self, batch: pa.RecordBatch) -> None:
+        files = batch.column("file").to_pylist()
+        blocks = batch.column("block").to_pylist()
+        raws = batch.column("raw").to_pylist()
+        texts = batch.column("text").to_pylist()
+        rows = batch.column("row").to_pylist()
+        allows = batch.column("allow").to_pylist()
+        for i in range(batch.num_rows):
+            number = self._split(files[i], blocks[i])
+            split = self.splits[number]
+            file = self.plan.files[split.file]
+            if file.fmt in ("jsonl", "text"):
+                record = self.reader.line_record(file, split, raws[i], str(number))
+            else:
+                row = (texts[i], raws[i], rows[i], bool(allows[i]))
+                record = self.reader.row_record(file, split, row, str(number))
+            if record is None:
+                continue
+            self.batch.append(record)
+            self.size += len(record.text)
+            if self.size >= self.payload.batch_chars:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.batch:
+            scan_batch(self.result, self.batch, self.payload.key, self.payload.windows)
+        self.batch, self.size = [], 0
+
+    def finish(self) -> Iterator[pa.RecordBatch]:
+        self.flush()
+        if self.result.pairs:
+            yield self._pairs(self.result.pairs)
+        totals = self.result.totals
+        run = np.flatnonzero(totals.run)
+        for first in range(0, run.size, _TOTALS_CHUNK):
+            at = run[first : first + _TOTALS_CHUNK]
+            columns = {"kind": np.full(at.size, RUN, np.int8), "position": at, "value": totals.run[at]}
+            yield _batch(columns, at.size)
+        found = np.flatnonzero(totals.window_found)
+        for first in range(0, found.size, _TOTALS_CHUNK):
+            at = found[first : first + _TOTALS_CHUNK]
+            yield _batch({"kind": np.full(at.size, WINDOW, np.int8), "position": at}, at.size)
+        if self.splits:
+            yield _batch(
+                {
+                    "kind": [SPLIT] * len(self.splits),
+                    "file": [s.file for s in self.splits],
+                    "block": [s.block for s in self.splits],
+                    "lines": [s.lines for s in self.splits],
+                    "records": [s.records for s in self.splits],
+                    "bytes": [s.size for s in self.splits],
+                    "chars": [s.chars for s in self.splits],
+                },
+                len(self.splits),
+            )
+
+    def _pairs(self, pairs: list[PairRow]) -> pa.RecordBatch:
+        splits = [self.splits[int(p.source)] for p in pairs]
+        return _batch(
+            {
+                "kind": [PAIR] * len(pairs),
+                "file": [s.file for s in splits],
+                "block": [s.block for s in splits],
+                "item": [p.item for p in pairs],
+                "record": [p.record for p in pairs],
+                "line": [p.line for p in pairs],
+                "longest_run": [p.longest_run for p in pairs],
+                "ngrams8_found": [p.ngrams8_found for p in pairs],
+                "covered_l10": [p.covered_l10 for p in pairs],
+                "window_hits": [p.window_hits for p in pairs],
+                "allow": [p.allowed_inline for p in pairs],
+                "before": [p.snippet.before for p in pairs],
+                "run": [p.snippet.run for p in pairs],
+                "after": [p.snippet.after for p in pairs],
+                "start": [p.snippet.start for p in pairs],
+            },
+            len(pairs),
+        )
+
+
+def _partition() -> int:
+    context = TaskContext.get()
+    return context.partitionId() if context is not None else 0
+
+
+def scan_task(payload: Broadcast[EnginePayload], plan: Broadcast[InputPlan]) -> ArrowMap:
+    """The function ``mapInArrow`` runs on every partition of the input frame."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        task = PartitionScan(payload.value, plan.value, _partition())
+        for batch in batches:
+            task.feed(batch)
+        yield from task.finish()
+
+    return run
+
+
+def count_task(plan: Broadcast[InputPlan]) -> ArrowMap:
+    """Only the ``SPLIT`` rows (no parsing, no scanning): how the driver numbers lines when a
+    task failed before it could report its counts."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        partition = _partition()
+        splits: dict[tuple[str, int], SplitCounter] = {}
+        for batch in batches:
+            files = batch.column("file").to_pylist()
+            blocks = batch.column("block").to_pylist()
+            raws = batch.column("raw").to_pylist()
+            for path, block, line in zip(files, blocks, raws):
+                key = (canonical(path), partition if block is None else block)
+                split = splits.get(key)
+                if split is None:
+                    split = splits[key] = SplitCounter(*key)
+                if plan.value.files[key[0]].fmt in ("jsonl", "text"):
+                    text, _ = split.line(line)
+                    split.records += 0 if is_blank(text) else 1
+                else:
+                    split.records += 1
+        counters = list(splits.values())
+        if counters:
+            yield _batch(
+                {
+                    "kind": [SPLIT] * len(counters),
+                    "file": [s.file for s in counters],
+                    "block": [s.block for s in counters],
+                    "lines": [s.lines for s in counters],
+                    "records": [s.records for s in counters],
+                    "bytes": [s.size for s in counters],
+                },
+                len(counters),
+            )
+
+    return run
