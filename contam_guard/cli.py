@@ -66,7 +66,7 @@ def _root(
 
 @app.command()
 def init(
-    directory: Annotated[Path, typer.Argument(help="Project root.")] = Path("."),
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Project root.")] = Path("."),
     keyed: Annotated[bool, typer.Option(help="Key every hash with the secret in $CONTAM_GUARD_KEY.")] = False,
     key_env: Annotated[
         str, typer.Option(help="Environment variable holding the secret.")
@@ -80,8 +80,11 @@ def init(
 
 @app.command()
 def register(
-    name: Annotated[str, typer.Argument(help="Name of the golden set.")],
-    files: Annotated[list[Path], typer.Argument(help="Golden test files (JSONL, JSON, CSV, Parquet, text).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Name of the golden set.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(metavar="FILE", help="Golden test files (JSONL, JSON, CSV, Parquet, text)."),
+    ],
     field: Annotated[
         list[str] | None,
         typer.Option("--field", help="Text field; repeat for several views (question, answer)."),
@@ -98,7 +101,7 @@ def register(
 
 @app.command()
 def remove(
-    name: Annotated[str, typer.Argument(help="Name of the golden set.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Name of the golden set.")],
     config: ConfigOpt = None,
     manifest: ManifestOpt = None,
 ) -> None:
@@ -147,7 +150,7 @@ CsvOpt = Annotated[Path | None, typer.Option("--csv", help="Write the table as C
 
 @app.command()
 def sweep(
-    paths: Annotated[list[Path], typer.Argument(help="Training files or folders.")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Training files or folders.")],
     field: Annotated[str | None, typer.Option(help="Text field of the training records.")] = None,
     ns: NsOpt = None,
     plot: PlotOpt = None,
@@ -169,7 +172,7 @@ def sweep(
 
 @app.command()
 def dupes(
-    name: Annotated[str, typer.Argument(help="Name of a registered golden set.")],
+    name: Annotated[str, typer.Argument(metavar="SET", help="Name of a registered golden set.")],
     view: Annotated[str | None, typer.Option(help="Only this view (default: every view).")] = None,
     ns: NsOpt = None,
     plot: PlotOpt = None,
@@ -210,7 +213,9 @@ def _parse_n(value: str | None) -> int | str | None:
 
 PathsArg = Annotated[
     list[Path] | None,
-    typer.Argument(help="Training files or folders. With --staged/--diff: only changes under these."),
+    typer.Argument(
+        metavar="PATH", help="Training files or folders. With --staged/--diff: only changes under these."
+    ),
 ]
 FieldOpt = Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")]
 WholeFileOpt = Annotated[bool, typer.Option(help="A plain-text file is one document.")]
@@ -450,7 +455,7 @@ def review(
 
 @app.command()
 def scrub(
-    inputs: Annotated[list[Path], typer.Argument(help="JSONL or text files to scrub.")],
+    inputs: Annotated[list[Path], typer.Argument(metavar="INPUT", help="JSONL or text files to scrub.")],
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Output file (a folder for several inputs).")
     ] = None,
