@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 
 from contam_guard.findings import Report
 
@@ -35,29 +36,32 @@ PAIR_COLUMNS = [
 ]
 
 
-def items_csv(report: Report) -> str:
+def item_rows(report: Report) -> Iterator[tuple[str | int, ...]]:
+    """One row per test item, in ``ITEM_COLUMNS`` order (the CSV and the Spark frame share it)."""
     stats = report.stats
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(ITEM_COLUMNS)
     for target in report.result.index.targets:
         for local in range(target.items):
             g = target.first_item + local
-            writer.writerow(
-                [
-                    target.set_name,
-                    target.ids[local],
-                    int(target.test_index[local]),
-                    int(stats.words[g]),
-                    int(stats.longest_run[g]),
-                    int(stats.ngrams8[g]),
-                    int(stats.ngrams8_found[g]),
-                    int(stats.covered_l10[g]),
-                    int(stats.windows[g]),
-                    int(stats.window_hits[g]),
-                    target.view,
-                ]
+            yield (
+                target.set_name,
+                target.ids[local],
+                int(target.test_index[local]),
+                int(stats.words[g]),
+                int(stats.longest_run[g]),
+                int(stats.ngrams8[g]),
+                int(stats.ngrams8_found[g]),
+                int(stats.covered_l10[g]),
+                int(stats.windows[g]),
+                int(stats.window_hits[g]),
+                target.view,
             )
+
+
+def items_csv(report: Report) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(ITEM_COLUMNS)
+    writer.writerows(item_rows(report))
     return out.getvalue()
 
 

@@ -11,6 +11,7 @@ from pyspark.sql import types as st
 
 from contam_guard.engine.index import Target
 from contam_guard.findings import Report
+from contam_guard.reporting import tables
 from contam_guard.reporting.tables import ITEM_COLUMNS
 from contam_guard.scan import PairRow
 
@@ -99,26 +100,7 @@ def findings_frame(spark: SparkSession, report: Report) -> DataFrame:
 
 def items_frame(spark: SparkSession, report: Report) -> DataFrame:
     """One row per test item: the columns and order of ``--items-csv``."""
-    stats = report.stats
-    rows = []
-    for target in report.result.index.targets:
-        for local in range(target.items):
-            g = target.first_item + local
-            rows.append(
-                (
-                    target.set_name,
-                    target.ids[local],
-                    int(target.test_index[local]),
-                    int(stats.words[g]),
-                    int(stats.longest_run[g]),
-                    int(stats.ngrams8[g]),
-                    int(stats.ngrams8_found[g]),
-                    int(stats.covered_l10[g]),
-                    int(stats.windows[g]),
-                    int(stats.window_hits[g]),
-                    target.view,
-                )
-            )
+    rows = list(tables.item_rows(report))
     return spark.createDataFrame(rows, ITEMS_SCHEMA)
 
 
