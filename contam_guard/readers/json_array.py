@@ -12,14 +12,13 @@ import ijson
 
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.chunked import ChunkedRaw
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.fields import record_from_object
 from contam_guard.readers.jsontypes import describe
 from contam_guard.readers.opener import open_binary
 
 if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
-
     from contam_guard.readers.opener import InputStream
 
 _CHUNK = 1 << 16
@@ -27,7 +26,7 @@ _JSON_WHITESPACE = b" \t\r\n"
 _HINT_JSONL = "for one object per line, use JSON Lines (JSONL, a .jsonl file)"
 
 
-class _Utf8Transcoder(io.RawIOBase):
+class _Utf8Transcoder(ChunkedRaw):
     """Re-encode a non-UTF-8 byte stream as UTF-8, since ijson only parses UTF-8.
 
     Decoding is incremental so an undecodable byte is reported at its exact file offset.
@@ -40,23 +39,6 @@ class _Utf8Transcoder(io.RawIOBase):
         self._encoding = options.encoding
         self._decoder = codecs.getincrementaldecoder(options.encoding)(options.errors)
         self._offset = start  # file offset of the next byte fed to the decoder
-        self._out = b""
-        self._pos = 0
-        self._done = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer, /) -> int:
-        while self._pos >= len(self._out):
-            if self._done:
-                return 0
-            self._fill()
-        view = memoryview(buffer).cast("B")
-        n = min(len(view), len(self._out) - self._pos)
-        view[:n] = self._out[self._pos : self._pos + n]
-        self._pos += n
-        return n
 
     def _fill(self) -> None:
         chunk = self._stream.read(_CHUNK)

@@ -7,15 +7,17 @@ from typing import TYPE_CHECKING
 
 import zstandard
 
+from contam_guard.readers.chunked import ChunkedRaw
+
 if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
+    pass
 
 # zstd's decompressobj has no output cap, so small input chunks bound the memory one
 # highly compressible chunk can expand to.
 _ZSTD_CHUNK = 1 << 14
 
 
-class ZstdRaw(io.RawIOBase):
+class ZstdRaw(ChunkedRaw):
     """Decompress a zstd file frame by frame, detecting a truncated last frame.
 
     ``stream_reader`` silently returns short output for a truncated frame, so it cannot
@@ -28,23 +30,6 @@ class ZstdRaw(io.RawIOBase):
         self._dctx = zstandard.ZstdDecompressor()
         self._dobj = self._dctx.decompressobj()
         self._in_frame = False
-        self._out = b""
-        self._pos = 0
-        self._done = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer, /) -> int:
-        while self._pos >= len(self._out):
-            if self._done:
-                return 0
-            self._fill()
-        view = memoryview(buffer).cast("B")
-        n = min(len(view), len(self._out) - self._pos)
-        view[:n] = self._out[self._pos : self._pos + n]
-        self._pos += n
-        return n
 
     def _fill(self) -> None:
         data = self._source.read(_ZSTD_CHUNK)
