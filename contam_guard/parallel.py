@@ -12,13 +12,13 @@ chunk order, so the merged result equals the single-process one.
 
 from __future__ import annotations
 
-import mmap
 import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -64,49 +64,71 @@ def plan(
     return chunks
 
 
+_BLOCK_BYTES = 32 << 20
+"""The planner reads the file in blocks of this size: its memory does not grow with the file."""
+
+
 def _windows(path: Path, size: int, pieces: int) -> list[Window]:
     """Windows starting at the line starts nearest after ``i * size / pieces``."""
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-        data = np.frombuffer(mapped, dtype=np.uint8)
-        try:
-            newlines = np.flatnonzero(data == 10)
-            cuts = np.unique(np.searchsorted(newlines, [size * i // pieces for i in range(1, pieces)]))
-            cuts = cuts[cuts < newlines.size]
-            starts = (newlines[cuts] + 1).tolist()
-            starts = [s for s in starts if s < size]
-            windows: list[Window] = [
-                Window(start=0, end=starts[0] if starts else size, first_line=1, first_record=0)
-            ]
-            bounds = [*starts, size]
-            for number, start in enumerate(starts):
-                lines_before = int(np.searchsorted(newlines, start))  # newlines before ``start``
-                blank = _blank_lines(data, newlines[:lines_before])
-                windows.append(
-                    Window(
-                        start=start,
-                        end=bounds[number + 1],
-                        first_line=lines_before + 1,
-                        first_record=lines_before - blank,
-                    )
-                )
-            return windows
-        finally:
-            del data  # release the buffer before the map closes
+    # Plain reads, not a memory map: mapped pages would count as this process's memory.
+    with path.open("rb") as handle:
+        starts = sorted({_line_start_after(handle, size * i // pieces, size) for i in range(1, pieces)})
+        starts = [start for start in starts if start < size]
+        before = _lines_before(handle, size, starts)
+    bounds = [*starts, size]
+    windows = [Window(start=0, end=bounds[0], first_line=1, first_record=0)]
+    for number, (start, (lines, blank)) in enumerate(zip(starts, before)):
+        windows.append(
+            Window(start=start, end=bounds[number + 1], first_line=lines + 1, first_record=lines - blank)
+        )
+    return windows
 
 
-def _blank_lines(data: np.ndarray, newlines: np.ndarray) -> int:
-    """Lines made only of whitespace among the lines ending at ``newlines`` (the reader skips them)."""
-    if newlines.size == 0:
-        return 0
-    starts = np.concatenate([[0], newlines[:-1] + 1])
-    first = data[starts]
-    # A line is blank when it has no byte but whitespace; most lines fail on their first byte.
-    candidates = np.flatnonzero(np.isin(first, _WHITESPACE))
-    blank = 0
-    for line in candidates.tolist():
-        if bytes(data[starts[line] : newlines[line] + 1]).isspace():
-            blank += 1
-    return blank
+def _line_start_after(handle: BinaryIO, offset: int, size: int) -> int:
+    """The first line start at or after ``offset`` (``size`` if there is none)."""
+    position = offset - 1
+    handle.seek(position)
+    while chunk := handle.read(1 << 16):
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(chunk)
+    return size
+
+
+def _lines_before(handle: BinaryIO, size: int, starts: list[int]) -> list[tuple[int, int]]:
+    """For each start (a line start, ascending): the lines before it, and how many were blank.
+
+    One pass over blocks that end at a line end, so every line lies in one block; a blank line
+    (whitespace only) is not a record, so record numbers need the count.
+    """
+    out: list[tuple[int, int]] = []
+    lines = blank = 0
+    pending = list(starts)
+    block_start = 0
+    while pending:
+        block_end = _line_start_after(handle, min(block_start + _BLOCK_BYTES, size), size)
+        handle.seek(block_start)
+        block = np.frombuffer(handle.read(block_end - block_start), dtype=np.uint8)
+        ends = np.flatnonzero(block == 10)  # line ends, relative to the block
+        line_starts = np.concatenate([[0], ends[:-1] + 1])
+        blank_lines = _blank_flags(block, line_starts, ends)
+        while pending and pending[0] <= block_end:
+            below = int(np.searchsorted(ends + block_start, pending.pop(0)))  # lines ending before it
+            out.append((lines + below, blank + int(blank_lines[:below].sum())))
+        lines += ends.size
+        blank += int(blank_lines.sum())
+        block_start = block_end
+    return out
+
+
+def _blank_flags(block: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each line (``starts[k]`` to the newline at ``ends[k]``) is whitespace only."""
+    flags = np.zeros(ends.size, dtype=np.bool_)
+    # Most lines fail on their first byte; only those starting with whitespace are looked at.
+    for line in np.flatnonzero(np.isin(block[starts], _WHITESPACE)).tolist():
+        flags[line] = bytes(block[starts[line] : ends[line] + 1]).isspace()
+    return flags
 
 
 _WORKER_STATE: dict[tuple[str, int, int], tuple[Manifest, ManifestIndex]] = {}

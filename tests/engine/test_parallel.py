@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contam_guard import parallel
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
@@ -43,15 +44,21 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
     return manifest_path, train
 
 
-def test_windows_start_at_lines_and_count_records(setup: tuple[Path, Path]) -> None:
+@pytest.mark.parametrize("block_bytes", [1000, 32 << 20])
+def test_windows_start_at_lines_and_count_records(
+    setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, block_bytes: int
+) -> None:
     _, train = setup
+    monkeypatch.setattr(parallel, "_BLOCK_BYTES", block_bytes)  # many blocks, or one
     chunks = plan([Source(train, "train.jsonl")], ReadOptions(), jobs=2, min_window_bytes=20_000)
     windows = [c.window for c in chunks]
     assert len(windows) > 2 and all(w is not None for w in windows)
     data = train.read_bytes()
     for window in windows[1:]:
         assert window is not None and data[window.start - 1 : window.start] == b"\n"
-        assert window.first_line == data[: window.start].count(b"\n") + 1
+        before = data[: window.start].split(b"\n")[:-1]
+        assert window.first_line == len(before) + 1
+        assert window.first_record == sum(1 for line in before if not line.isspace() and line)
 
 
 def test_two_processes_equal_one(setup: tuple[Path, Path]) -> None:
