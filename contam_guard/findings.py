@@ -97,9 +97,6 @@ class Finding:
 class Report:
     result: ScanResult
     stats: ItemStats
-    thresholds: IntArray
-    """GPT-3's N for each item."""
-    rule_results: dict[str, RuleResult]
     findings: list[Finding] = field(default_factory=list)
     exit_zero: bool = False
     actions: dict[str, str] = field(default_factory=dict)
@@ -155,7 +152,7 @@ def evaluate(
     if rules.gpt4.enabled:
         outcomes["gpt4"] = gpt4.evaluate(stats, rules.gpt4.mode, rules.gpt4.probability)
     actions = {name: str(getattr(rules, name).action) for name in outcomes}
-    report = Report(result, stats, n, outcomes, exit_zero=exit_zero, actions=actions)
+    report = Report(result, stats, exit_zero=exit_zero, actions=actions)
 
     by_item: dict[int, list[PairRow]] = defaultdict(list)
     for pair in result.pairs:

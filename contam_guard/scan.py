@@ -111,10 +111,11 @@ def scan(
             records = read_records(source.path, source.display, options)
             if source.lines is not None:
                 records = _on_lines(records, source.lines)
-            for batch in _batches(records, batch_chars):
+            for batch in batches(records, batch_chars):
+                before = result.chars
                 scan_batch(result, batch, key, windows)
                 if on_chars is not None:
-                    on_chars(sum(len(r.text) for r in batch))
+                    on_chars(result.chars - before)
         except UnsupportedFileError as exc:
             result.skipped.append(f"{source.display}: {exc.problem}")
             continue
@@ -138,7 +139,8 @@ def _on_lines(records: Iterator[Record], lines: frozenset[int]) -> Iterator[Reco
     return (record for record in records if record.line in lines)
 
 
-def _batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:
+def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:
+    """Group records into lists of about ``batch_chars`` characters (the unit the engine hashes)."""
     batch: list[Record] = []
     size = 0
     for record in records:

@@ -202,7 +202,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                 skip_unreadable=request.skip_unreadable,
             )
         else:
-            with console.progress(None) as bar:
+            with console.progress() as bar:
                 task = bar.add_task("scan", total=None)
                 result = scan(
                     index,

@@ -46,7 +46,7 @@ def raw(text: str) -> None:
 
 
 @contextmanager
-def progress(total_chars: int | None) -> Iterator[Progress]:
+def progress() -> Iterator[Progress]:
     """A transient progress bar on stderr (characters hashed)."""
     bar = Progress(
         TextColumn("scanning"),

@@ -9,14 +9,14 @@ while the n-gram is still at or under ``max_doc_freq`` records: at most that man
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.readers import ReadOptions, Record, read_records
+from contam_guard.readers import ReadOptions, read_records
+from contam_guard.scan import batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
@@ -54,19 +54,6 @@ class Candidates:
 def stamp(path: Path) -> tuple[int, int]:
     info = os.stat(path)
     return info.st_size, info.st_mtime_ns
-
-
-def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:
-    batch: list[Record] = []
-    size = 0
-    for record in records:
-        batch.append(record)
-        size += len(record.text)
-        if size >= batch_chars:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
 
 
 class _Remembered:

@@ -93,6 +93,8 @@ def hash_windows(chars: NDArray[np.uint32], width: int = WINDOW_CHARS) -> HashAr
     """Hash every window of ``width`` consecutive code points; ``len(chars) - width + 1`` values.
 
     Built by doubling (spans of 1, 2, 4, ... characters), so it costs O(log width) passes.
+    This is the definition of a window hash; scans use the rolling one-pass kernel
+    (``kernel.windows_pass``), which the tests check against it on random text.
     """
     count = chars.size - width + 1
     if count <= 0:

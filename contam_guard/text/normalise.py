@@ -76,14 +76,6 @@ class CodepointTables:
         if not self.cls[codepoints].all():  # UNKNOWN is 0
             self.ensure(codepoints)
 
-    def classify(self, codepoints: NDArray[np.uint32]) -> NDArray[np.uint8]:
-        """The class of every code point (classifying those not seen before)."""
-        classes: NDArray[np.uint8] = self.cls[codepoints]
-        if not classes.all():  # UNKNOWN is 0
-            self.ensure(codepoints[classes == UNKNOWN])
-            classes = self.cls[codepoints]
-        return classes
-
     def _classify(self, cp: int) -> None:
         ch = chr(cp)
         lowered = ch.lower()
