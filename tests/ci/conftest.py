@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import jsonschema
 import pytest
 
 from contam_guard.cli import main
+from tests.helpers import Result
 
 PROJECT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -59,17 +59,6 @@ def leak(index: int, before: str = "a forum post copied this", after: str = "and
 
 def jsonl(texts: list[str], **extra: Any) -> str:
     return "".join(json.dumps({"text": t, **extra}) + "\n" for t in texts)
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def output(self) -> str:
-        return self.out + self.err
 
 
 def git_env(home: Path) -> dict[str, str]:

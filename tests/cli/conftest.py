@@ -11,14 +11,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from contam_guard.cli import main
 from contam_guard.text.normalise import words
+from tests.helpers import Result, Runner, write_jsonl
 
 # Original text (not from any benchmark), with distinctive long words.
 GOLDEN: list[dict[str, str]] = [
@@ -67,47 +66,10 @@ GOLDEN_REL = "golden/bench.jsonl"
 MANIFEST_REL = ".contam-guard/manifest.json"
 
 
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def output(self) -> str:
-        return self.out + self.err
-
-
-Runner = Callable[..., Result]
-
-
-def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Runner:
-    """Run ``contam-guard ARGS`` in this process; returns exit code, stdout and stderr."""
-
-    def run(*args: str | Path) -> Result:
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as info:
-            main([os.fspath(a) for a in args])
-        captured = capsys.readouterr()
-        code = info.value.code
-        return Result(
-            code if isinstance(code, int) else 0 if code is None else 99, captured.out, captured.err
-        )
-
-    return run
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from contam_guard.config import DEFAULT_CONFIG_TEXT
 from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest, SetVersion, Spec, View
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
 from contam_guard.text.normalise import words
+from tests.helpers import write_jsonl
 
 GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared/data/gsm8k/test.jsonl"
 HEX32 = re.compile(r"[0-9a-f]{32}")
@@ -148,11 +149,6 @@ def leaked_words(guard: Path, items: list[dict[str, str]], vocabulary: str) -> t
     for text in folder_texts(guard, stripped=False).values():
         found |= long_words_in(text.encode("utf-8"), long_words)
     return sorted(found), len(checked)
-
-
-def write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
 def test_no_golden_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

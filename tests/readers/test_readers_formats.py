@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import zstandard
 
-from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, UnsupportedFileError, read_records
-
-
-def write(path: Path, data: bytes) -> Path:
-    if path.name.endswith(".gz"):
-        data = gzip.compress(data)
-    elif path.name.endswith(".zst"):
-        data = zstandard.ZstdCompressor().compress(data)
-    path.write_bytes(data)
-    return path
-
-
-def read(path: Path, **opts: object) -> list[Record]:
-    return list(read_records(path, path.name, ReadOptions(**opts)))  # type: ignore[arg-type]
-
-
-def fail(path: Path, **opts: object) -> InputError:
-    with pytest.raises(InputError) as info:
-        read(path, **opts)
-    assert info.value.path == path.name
-    return info.value
-
+from contam_guard.readers import UnsupportedFileError
+from tests.helpers import fail, read, write
 
 # ---------------------------------------------------------------- JSON array
 

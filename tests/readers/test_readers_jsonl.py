@@ -11,31 +11,11 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, read_records
+from contam_guard.readers import ReadOptions
 from contam_guard.readers.jsonl import read_jsonl
+from tests.helpers import fail, read, write
 
 BOM = b"\xef\xbb\xbf"
-
-
-def write(path: Path, data: bytes) -> Path:
-    if path.name.endswith(".gz"):
-        data = gzip.compress(data)
-    elif path.name.endswith(".zst"):
-        data = zstandard.ZstdCompressor().compress(data)
-    path.write_bytes(data)
-    return path
-
-
-def read(path: Path, **opts: object) -> list[Record]:
-    return list(read_records(path, path.name, ReadOptions(**opts)))  # type: ignore[arg-type]
-
-
-def fail(path: Path, **opts: object) -> InputError:
-    with pytest.raises(InputError) as info:
-        read(path, **opts)
-    assert info.value.path == path.name
-    return info.value
 
 
 SAMPLE = b'{"text": "alpha"}\n\n{"text": "beta", "id": 7}\r\n   \n{"text": "gamma"}'

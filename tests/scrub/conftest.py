@@ -7,16 +7,11 @@ question is long enough (40+ words) to leak a 13-gram from anywhere in it.
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from contam_guard.cli import main
+from tests.helpers import Runner, write_jsonl
 
 GOLDEN = [
     {
@@ -41,26 +36,6 @@ FILLER = (
     "gate. Seed potatoes are chitting on the windowsill of the shed and the onion sets arrive soon."
 )
 """About 270 characters that share no run of five words with the golden questions."""
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def output(self) -> str:
-        return self.out + self.err
-
-
-Runner = Callable[..., Result]
-
-
-def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
 
 
 class Kit:
@@ -90,23 +65,6 @@ def kit() -> Kit:
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Runner:
-    """Run ``contam-guard ARGS`` in this process; returns exit code, stdout and stderr."""
-
-    def run(*args: str | Path) -> Result:
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as info:
-            main([os.fspath(a) for a in args])
-        captured = capsys.readouterr()
-        code = info.value.code
-        return Result(
-            code if isinstance(code, int) else 0 if code is None else 99, captured.out, captured.err
-        )
-
-    return run
 
 
 @pytest.fixture

@@ -1,0 +1,60 @@
+"""Helpers several test folders share (test modules and conftests import them as ``tests.helpers``)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+from contam_guard.errors import InputError
+from contam_guard.readers import ReadOptions, Record, read_records
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a contam-guard command gave: exit code, stdout and stderr."""
+
+    code: int
+    out: str
+    err: str
+
+    @property
+    def output(self) -> str:
+        return self.out + self.err
+
+
+Runner = Callable[..., Result]
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def write(path: Path, data: bytes) -> Path:
+    """Write ``data``, compressed when the name ends in .gz or .zst."""
+    if path.name.endswith(".gz"):
+        data = gzip.compress(data)
+    elif path.name.endswith(".zst"):
+        data = zstandard.ZstdCompressor().compress(data)
+    path.write_bytes(data)
+    return path
+
+
+def read(path: Path, **opts: object) -> list[Record]:
+    return list(read_records(path, path.name, ReadOptions(**opts)))  # type: ignore[arg-type]
+
+
+def fail(path: Path, **opts: object) -> InputError:
+    """The InputError reading ``path`` raises (it must name the file as given)."""
+    with pytest.raises(InputError) as info:
+        read(path, **opts)
+    assert info.value.path == path.name
+    return info.value
