@@ -67,12 +67,22 @@ class PairTable:
         return int(self.item.size)
 
 
-def _lookup(
-    postings: Postings, hashes: NDArray[np.uint64], valid: NDArray[np.bool_]
-) -> tuple[IntArray, IntArray, IntArray]:
-    """Every (position, item, item position) where a valid hash equals a manifest hash."""
+def _hits(
+    postings: Postings,
+    hashes: NDArray[np.uint64],
+    valid: NDArray[np.bool_],
+    record_offsets: IntArray,
+    record_item: IntArray | None,
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Every (batch position, item, item position, record) where a valid hash equals a manifest
+    hash; an item matched against itself (``record_item``, for ``dupes``) is left out."""
     where, found = postings.lookup(hashes, valid)
-    return where, postings.item[found], postings.position[found]
+    item, position = postings.item[found], postings.position[found]
+    record = np.searchsorted(record_offsets, where, side="right") - 1
+    if record_item is not None:
+        other = record_item[record] != item
+        where, item, position, record = where[other], item[other], position[other], record[other]
+    return where, item, position, record
 
 
 def _group_starts(*keys: IntArray) -> NDArray[np.bool_]:
@@ -118,18 +128,12 @@ def match_batch(
     return _join(gram_pairs, window_pairs, features.n_records)
 
 
-def _not_self(record_item: IntArray | None, record: IntArray, item: IntArray) -> NDArray[np.bool_] | None:
-    return None if record_item is None else record_item[record] != item
-
-
 def _match_grams(
     index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
 ) -> dict[str, IntArray]:
-    word, item, i = _lookup(index.grams, features.gram_hash, features.gram_valid)
-    record = np.searchsorted(features.record_words, word, side="right") - 1
-    keep = _not_self(record_item, record, item)
-    if keep is not None:
-        word, item, i, record = word[keep], item[keep], i[keep], record[keep]
+    word, item, i, record = _hits(
+        index.grams, features.gram_hash, features.gram_valid, features.record_words, record_item
+    )
     j = word - features.record_words[record]
     diagonal = j - i
     order = np.lexsort((i, diagonal, record, item))
@@ -175,11 +179,9 @@ def _match_grams(
 def _match_windows(
     index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
 ) -> dict[str, IntArray]:
-    char, item, w = _lookup(index.windows, features.window_hash, features.window_valid)
-    record = np.searchsorted(features.record_chars, char, side="right") - 1
-    keep = _not_self(record_item, record, item)
-    if keep is not None:
-        char, item, w, record = char[keep], item[keep], w[keep], record[keep]
+    char, item, w, record = _hits(
+        index.windows, features.window_hash, features.window_valid, features.record_chars, record_item
+    )
     totals.window_found[index.window_base[item] + w] = True
     order = np.lexsort((char, w, record, item))
     item, record, w, char = item[order], record[order], w[order], char[order]
