@@ -174,11 +174,18 @@ def scan_parallel(
     batch_chars: int = 1 << 20,
     min_window_bytes: int = MIN_WINDOW_BYTES,
     skip_unreadable: bool = False,
+    loaded: tuple[Manifest, ManifestIndex] | None = None,
 ) -> ScanResult:
-    """``scan`` over ``jobs`` processes; the same result as one process, in the same order."""
+    """``scan`` over ``jobs`` processes; the same result as one process, in the same order.
+
+    ``loaded``: the manifest at ``manifest_path`` and its index, when the caller has them
+    already (workers on other platforms load the file themselves).
+    """
     stat = os.stat(manifest_path)
-    manifest = store.load(manifest_path)
-    index = ManifestIndex.from_manifest(manifest)
+    if loaded is None:
+        manifest = store.load(manifest_path)
+        loaded = manifest, ManifestIndex.from_manifest(manifest)
+    manifest, index = loaded
     # On Linux, forked workers inherit the loaded manifest and its index (and every imported
     # module): no start-up cost per worker. This process runs no threads at this point (no
     # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn.

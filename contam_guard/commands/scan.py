@@ -200,6 +200,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                 windows=config.rules.gpt4.enabled,
                 batch_chars=config.scan.batch_chars,
                 skip_unreadable=request.skip_unreadable,
+                loaded=(manifest, index),
             )
         else:
             with console.progress() as bar:
