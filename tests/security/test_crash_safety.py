@@ -82,6 +82,7 @@ def test_scan_killed_leaves_no_partial_outputs(project: Path, delay: float) -> N
             for i in range(200_000)
         )
     )
+    before = (project / "train.jsonl").read_bytes()
     kill_after(
         project,
         delay,
@@ -100,7 +101,7 @@ def test_scan_killed_leaves_no_partial_outputs(project: Path, delay: float) -> N
     for name in ("r.md", "i.csv"):
         path = project / name
         assert not path.exists() or path.read_text().endswith("\n")
-    assert not (project / "train.jsonl.tmp").exists()
+    assert (project / "train.jsonl").read_bytes() == before  # the input is untouched
 
 
 def _limit_file_size() -> None:
