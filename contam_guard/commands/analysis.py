@@ -8,7 +8,7 @@ from contam_guard.analysis import DEFAULT_NS, sweep, sweep_csv
 from contam_guard.atomic import write_bytes, write_text
 from contam_guard.commands.common import load_manifest
 from contam_guard.commands.scan import expand
-from contam_guard.config import LoadedConfig, with_rule_overrides
+from contam_guard.config import LoadedConfig
 from contam_guard.dupes import self_match
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import ExitCode, ManifestError
@@ -84,7 +84,7 @@ def run_dupes(
         raise ManifestError(f"no set named {name!r} (registered: {known})")
     golden = manifest.sets[name]
     views = [view] if view else sorted(golden.views)
-    rules = with_rule_overrides(loaded.config, {}).rules
+    rules = loaded.config.rules
     for view_name in views:
         result = self_match(name, golden, view_name)
         report = evaluate(result, rules, exit_zero=True)

@@ -190,6 +190,8 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     notices: list[str] = []
     with _sources(request, excluded_paths(loaded, manifest), notices) as sources:
         check_readable(sources)
+        if request.jobs > 1 and request.changes is not None:
+            console.notice("--jobs applies to whole files; a --staged/--diff scan runs in one process")
         if request.jobs > 1 and request.changes is None:
             result = scan_parallel(
                 request.manifest_path or loaded.manifest_path,
