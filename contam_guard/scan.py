@@ -8,14 +8,18 @@ are kept, each with a short snippet of the training side.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
+from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch
+from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.engine.prefilter import FilteredBlock, Prefilter, text_key
 from contam_guard.engine.stats import item_stats
 from contam_guard.errors import InputError
 from contam_guard.readers import (
@@ -25,6 +29,7 @@ from contam_guard.readers import (
     detect_format,
     read_records,
 )
+from contam_guard.readers.jsonl import LineBlock, read_line_blocks
 from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
@@ -103,19 +108,25 @@ def scan(
     ``skipped`` with the reason instead, and the records read before the failure still count.
     """
     result = ScanResult(index=index, totals=ItemTotals.empty(index))
+    prefilter = Prefilter(index, windows=windows) if key is None else None
+    text_field = text_key(options)
     for source in sources:
-        if detect_format(source.path) is None and not source.path.is_dir():
+        fmt = detect_format(source.path)
+        if fmt is None and not source.path.is_dir():
             result.skipped.append(f"{source.display}: not a data file type contam-guard reads")
             continue
         try:
-            records = read_records(source.path, source.display, options)
-            if source.lines is not None:
-                records = _on_lines(records, source.lines)
-            for batch in batches(records, batch_chars):
-                before = result.chars
-                scan_batch(result, batch, key, windows)
-                if on_chars is not None:
-                    on_chars(result.chars - before)
+            if prefilter is not None and text_field is not None and fmt == "jsonl" and source.lines is None:
+                _scan_filtered(result, source, options, prefilter, text_field, batch_chars, on_chars)
+            else:
+                records = read_records(source.path, source.display, options)
+                if source.lines is not None:
+                    records = _on_lines(records, source.lines)
+                for batch in batches(records, batch_chars):
+                    before = result.chars
+                    scan_batch(result, batch, key, windows)
+                    if on_chars is not None:
+                        on_chars(result.chars - before)
         except UnsupportedFileError as exc:
             result.skipped.append(f"{source.display}: {exc.problem}")
             continue
@@ -127,6 +138,103 @@ def scan(
         result.files.append(source.display)
     order_pairs(result)
     return result
+
+
+def _scan_filtered(
+    result: ScanResult,
+    source: Source,
+    options: ReadOptions,
+    prefilter: Prefilter,
+    text_field: str,
+    batch_chars: int,
+    on_chars: ProgressFn | None,
+) -> None:
+    """Scan a JSONL file through the prefilter, block by block.
+
+    Lines it proves clean are only counted; lines with hits are matched from the hits it
+    listed (their text is read again only for a notable pair's snippet); the rest (anything it
+    does not handle) are read and matched exactly, in batches as usual. If reading fails
+    part-way, what was read before the failure is still matched and counted before the error
+    goes on (``--skip-unreadable`` keeps it).
+    """
+    key = text_field.encode()
+    pending: list[Record] = []
+    pending_chars = 0
+
+    def flush() -> None:
+        nonlocal pending, pending_chars
+        if pending:
+            scan_batch(result, pending, None, prefilter.windows)
+            pending, pending_chars = [], 0
+
+    try:
+        blocks = read_line_blocks(
+            source.path, source.display, options, functools.partial(prefilter.filter, key=key)
+        )
+        for block in blocks:
+            before = result.chars
+            exact, failure = _read_exact_lines(block)
+            limit = len(block.lines.status) if failure is None else failure[0]
+            _take_filtered(result, block, limit, prefilter.windows)
+            exact_chars = sum(len(record.text) for record in exact)
+            if on_chars is not None:
+                on_chars(result.chars - before + exact_chars)
+            pending += exact
+            pending_chars += exact_chars
+            if failure is not None:
+                raise failure[1]
+            if pending_chars >= batch_chars:
+                flush()
+    except InputError:
+        flush()
+        raise
+    flush()
+
+
+def _read_exact_lines(block: LineBlock[FilteredBlock]) -> tuple[list[Record], tuple[int, InputError] | None]:
+    """The lines the filter left to the exact path, read; stops at the first that fails."""
+    records: list[Record] = []
+    for k in np.flatnonzero(block.lines.status == prefilter_status.EXACT).tolist():
+        try:
+            records.append(block.record(k))
+        except InputError as exc:
+            return records, (k, exc)
+    return records, None
+
+
+def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: int, windows: bool) -> None:
+    """Count the block's clean and hit lines before line ``limit``; match the hit lines."""
+    lines = block.lines
+    status = lines.status[:limit]
+    counted = (status == prefilter_status.CLEAN) | (status == prefilter_status.HITS)
+    result.records += int(np.count_nonzero(counted))
+    result.chars += int(lines.chars[:limit][counted].sum())
+    hit_lines = np.flatnonzero(status == prefilter_status.HITS)
+    if hit_lines.size == 0:
+        return
+    record_of_line = np.full(limit, -1, dtype=np.int64)
+    record_of_line[hit_lines] = np.arange(hit_lines.size, dtype=np.int64)
+    table = match_hits(
+        result.index,
+        _renumber(lines.grams, record_of_line, limit),
+        _renumber(lines.windows, record_of_line, limit),
+        int(hit_lines.size),
+        result.totals,
+    )
+    notable = _notable(table)
+    if notable.size == 0:
+        return
+    # Only a notable pair's record is read again: for its snippet, line and inline marker.
+    wanted = np.unique(table.record[notable])
+    records = [block.record(int(hit_lines[r])) for r in wanted.tolist()]
+    features = extract_features([r.text for r in records], windows=windows)
+    _add_pairs(result, table, notable, records, features, np.searchsorted(wanted, table.record))
+
+
+def _renumber(hits: Hits, record_of_line: NDArray[np.int64], limit: int) -> Hits:
+    """Hits of the lines before ``limit``, their lines numbered as records of the batch."""
+    keep = hits.record < limit
+    return Hits(record=record_of_line[hits.record[keep]], at=hits.at[keep], posting=hits.posting[keep])
 
 
 def order_pairs(result: ScanResult) -> None:
@@ -159,9 +267,27 @@ def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, win
     table = match_batch(result.index, features, result.totals)
     result.records += len(batch)
     result.chars += sum(len(t) for t in texts)
-    notable = np.flatnonzero((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
-    for row in notable.tolist():
-        record = batch[int(table.record[row])]
+    _add_pairs(result, table, _notable(table), batch, features, table.record)
+
+
+def _notable(table: PairTable) -> NDArray[np.int64]:
+    """The rows worth keeping: a run of 8+ words or a shared window."""
+    return np.flatnonzero((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
+
+
+def _add_pairs(
+    result: ScanResult,
+    table: PairTable,
+    rows: NDArray[np.int64],
+    records: list[Record],
+    features: TextFeatures,
+    feature_row: NDArray[np.int64],
+) -> None:
+    """Append the pair rows ``rows`` of ``table``; row r's record is ``records[feature_row[r]]``,
+    hashed as record ``feature_row[r]`` of ``features``."""
+    for row in rows.tolist():
+        at = int(feature_row[row])
+        record = records[at]
         result.pairs.append(
             PairRow(
                 item=int(table.item[row]),
@@ -172,14 +298,13 @@ def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, win
                 ngrams8_found=int(table.ngrams8_found[row]),
                 covered_l10=int(table.covered_l10[row]),
                 window_hits=int(table.window_hits[row]),
-                snippet=_snippet(record.text, features, table, row),
+                snippet=_snippet(record.text, features, at, table, row),
                 allowed_inline=record.allow,
             )
         )
 
 
-def _snippet(text: str, features: TextFeatures, table: PairTable, row: int) -> Snippet:
-    record = int(table.record[row])
+def _snippet(text: str, features: TextFeatures, record: int, table: PairTable, row: int) -> Snippet:
     if table.longest[row] >= 5:
         first = int(features.record_words[record] + table.run_start[row])
         last = first + int(table.longest[row]) - 1

@@ -37,22 +37,23 @@ class Target:
 @dataclass(frozen=True)
 class Postings:
     """Hashes in manifest order, with for each its item and position within the item, and a
-    hash table over them (``engine.table``) to find every posting of a given hash."""
+    hash table over them (``engine.table``) to find every posting of a given hash, with its
+    bit set for the prefilter."""
 
     hashes: NDArray[np.uint64]
     item: IntArray
     position: IntArray
     slots: IntArray
     chain: IntArray
+    bits: NDArray[np.uint64]
 
     @classmethod
     def build(cls, hashes: NDArray[np.uint64], counts: IntArray) -> Postings:
         item = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
         position = np.arange(hashes.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        slots = np.full(table.capacity(hashes.size), table.EMPTY, dtype=np.int64)
-        chain = np.empty(hashes.size, dtype=np.int64)
-        table.build(hashes, slots, chain)
-        return cls(hashes=hashes, item=item, position=position, slots=slots, chain=chain)
+        slots, chain = table.build(hashes)
+        bits = table.build_bits(hashes)
+        return cls(hashes=hashes, item=item, position=position, slots=slots, chain=chain, bits=bits)
 
     def lookup(self, queries: NDArray[np.uint64], valid: NDArray[np.bool_]) -> tuple[IntArray, IntArray]:
         """(query index, posting index) for every valid query equal to a posting's hash."""

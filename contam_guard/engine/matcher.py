@@ -67,22 +67,34 @@ class PairTable:
         return int(self.item.size)
 
 
-def _hits(
+@dataclass(frozen=True)
+class Hits:
+    """Where a batch's 5-grams (or windows) equal a manifest posting: one row per (unit, posting).
+
+    ``at`` is the unit's position in its record: the word index of a 5-gram's first word, or
+    the alnum-view index of a window's first character.
+    """
+
+    record: IntArray
+    at: IntArray
+    posting: IntArray
+
+
+def lookup_hits(
     postings: Postings,
     hashes: NDArray[np.uint64],
     valid: NDArray[np.bool_],
     record_offsets: IntArray,
     record_item: IntArray | None,
-) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    """Every (batch position, item, item position, record) where a valid hash equals a manifest
-    hash; an item matched against itself (``record_item``, for ``dupes``) is left out."""
+) -> Hits:
+    """Every valid hash of a batch that equals a manifest hash, as ``Hits``; an item matched
+    against itself (``record_item``, for ``dupes``) is left out."""
     where, found = postings.lookup(hashes, valid)
-    item, position = postings.item[found], postings.position[found]
     record = np.searchsorted(record_offsets, where, side="right") - 1
     if record_item is not None:
-        other = record_item[record] != item
-        where, item, position, record = where[other], item[other], position[other], record[other]
-    return where, item, position, record
+        other = record_item[record] != postings.item[found]
+        where, found, record = where[other], found[other], record[other]
+    return Hits(record=record, at=where - record_offsets[record], posting=found)
 
 
 def _group_starts(*keys: IntArray) -> NDArray[np.bool_]:
@@ -123,18 +135,25 @@ def match_batch(
     ``record_item`` maps each record of the batch to the global item it *is*, when the
     records are the golden items themselves (``dupes``): an item is never matched with itself.
     """
-    gram_pairs = _match_grams(index, features, totals, record_item)
-    window_pairs = _match_windows(index, features, totals, record_item)
-    return _join(gram_pairs, window_pairs, features.n_records)
-
-
-def _match_grams(
-    index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
-) -> dict[str, IntArray]:
-    word, item, i, record = _hits(
+    grams = lookup_hits(
         index.grams, features.gram_hash, features.gram_valid, features.record_words, record_item
     )
-    j = word - features.record_words[record]
+    windows = lookup_hits(
+        index.windows, features.window_hash, features.window_valid, features.record_chars, record_item
+    )
+    return match_hits(index, grams, windows, features.n_records, totals)
+
+
+def match_hits(
+    index: ManifestIndex, grams: Hits, windows: Hits, records: int, totals: ItemTotals
+) -> PairTable:
+    """The pair rows of a batch of ``records`` records from its hits; updates ``totals``."""
+    return _join(_match_grams(index, grams, totals), _match_windows(index, windows, totals), records)
+
+
+def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
+    record, j = hits.record, hits.at
+    item, i = index.grams.item[hits.posting], index.grams.position[hits.posting]
     diagonal = j - i
     order = np.lexsort((i, diagonal, record, item))
     item, record, i, j, diagonal = item[order], record[order], i[order], j[order], diagonal[order]
@@ -176,12 +195,9 @@ def _match_grams(
     }
 
 
-def _match_windows(
-    index: ManifestIndex, features: TextFeatures, totals: ItemTotals, record_item: IntArray | None
-) -> dict[str, IntArray]:
-    char, item, w, record = _hits(
-        index.windows, features.window_hash, features.window_valid, features.record_chars, record_item
-    )
+def _match_windows(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
+    record, char = hits.record, hits.at
+    item, w = index.windows.item[hits.posting], index.windows.position[hits.posting]
     totals.window_found[index.window_base[item] + w] = True
     order = np.lexsort((char, w, record, item))
     item, record, w, char = item[order], record[order], w[order], char[order]
@@ -194,7 +210,7 @@ def _match_windows(
         "item": item[starts],
         "record": record[starts],
         "window_hits": np.bincount(pair_id, minlength=starts.size).astype(np.int64),
-        "window_at": (char - features.record_chars[record])[starts],
+        "window_at": char[starts],
     }
 
 

@@ -1,46 +1,54 @@
-"""An open-addressing hash table from 64-bit hashes to postings, built and probed in numba.
+"""An open-addressing hash table from 64-bit hashes to postings (compiled, ``csrc/native.c``).
 
 Sorting the manifest's hashes at every start (for binary search) cost seconds for a large
-manifest; this table is built in one linear pass and probed in one pass per batch. Postings
-that share a hash are chained (``chain[p]`` is the next posting with the same hash, -1 at the
-end), in increasing posting order.
+manifest; this table is built in one linear pass and probed in one pass per batch. A slot is a
+pair (hash, first posting), so a probe reads one cache line. Postings that share a hash are
+chained (``chain[p]`` is the next posting with the same hash, -1 at the end), in increasing
+posting order.
+
+Beside it, a blocked Bloom filter (``bits``: three bits in one 64-bit word per hash) answers
+"certainly not there" from a few hundred kilobytes that stay in cache: the scan's prefilter
+asks about every 5-gram and window of the training data, and nearly all the answers are no.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard import native
+from contam_guard.native import need
+
 EMPTY = -1
+BITS_PER_HASH = 16
+"""Bloom filter size per stored hash: about 1 in 150 absent hashes pass it and probe the table."""
+MAX_BITS = 1 << 30
+
+_native = native.module()
 
 
-@numba.njit(cache=True, nogil=True)
-def build(hashes: NDArray[np.uint64], slots: NDArray[np.int64], chain: NDArray[np.int64]) -> None:
-    """Fill ``slots`` (size a power of two, all EMPTY) and ``chain`` (same size as ``hashes``)."""
-    mask = np.uint64(slots.size - 1)
-    for posting in range(hashes.size - 1, -1, -1):  # backwards, so chains run forwards
-        value = hashes[posting]
-        slot = value & mask  # the hashes are already well mixed: their low bits will do
-        while slots[slot] != EMPTY and hashes[slots[slot]] != value:
-            slot = (slot + np.uint64(1)) & mask
-        chain[posting] = slots[slot]
-        slots[slot] = posting
+def capacity(count: int) -> int:
+    """A power of two with at least twice as many slots as entries (short probe runs)."""
+    return 1 << max(4, int(2 * count).bit_length())
 
 
-@numba.njit(cache=True, nogil=True)
-def _first(hashes: NDArray[np.uint64], slots: NDArray[np.int64], value: np.uint64) -> int:
-    mask = np.uint64(slots.size - 1)
-    slot = value & mask
-    while slots[slot] != EMPTY:
-        if hashes[slots[slot]] == value:
-            found: int = slots[slot]
-            return found
-        slot = (slot + np.uint64(1)) & mask
-    return EMPTY
+def build(hashes: NDArray[np.uint64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The slots (``capacity`` pairs) and chains (one per hash) of a table over ``hashes``."""
+    slots = np.empty(2 * capacity(hashes.size), dtype=np.int64)
+    chain = np.empty(hashes.size, dtype=np.int64)
+    _native.table_build(need(hashes, np.uint64), slots, chain)
+    return slots, chain
 
 
-@numba.njit(cache=True, nogil=True)
+def build_bits(hashes: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The Bloom filter over ``hashes`` (a power of two of 64-bit words)."""
+    want = min(max(BITS_PER_HASH * hashes.size, 1 << 12), MAX_BITS)
+    words = 1 << max(0, (want - 1).bit_length() - 6)
+    bits = np.empty(words, dtype=np.uint64)
+    _native.bits_build(need(hashes, np.uint64), bits)
+    return bits
+
+
 def probe(
     hashes: NDArray[np.uint64],
     slots: NDArray[np.int64],
@@ -49,28 +57,11 @@ def probe(
     valid: NDArray[np.bool_],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Every (query position, posting) pair whose hashes are equal, for the valid queries."""
-    first = np.full(queries.size, EMPTY, dtype=np.int64)
-    total = 0
-    for q in range(queries.size):
-        if valid[q]:
-            posting = _first(hashes, slots, queries[q])
-            first[q] = posting
-            while posting != EMPTY:
-                total += 1
-                posting = chain[posting]
+    first = np.empty(queries.size, dtype=np.int64)
+    total = _native.table_first(
+        need(hashes, np.uint64), slots, chain, need(queries, np.uint64), need(valid, np.bool_), first
+    )
     where = np.empty(total, dtype=np.int64)
     found = np.empty(total, dtype=np.int64)
-    k = 0
-    for q in range(queries.size):
-        posting = first[q]
-        while posting != EMPTY:
-            where[k] = q
-            found[k] = posting
-            k += 1
-            posting = chain[posting]
+    _native.table_fill(chain, first, where, found)
     return where, found
-
-
-def capacity(count: int) -> int:
-    """A power of two with at least twice as many slots as entries (short probe runs)."""
-    return 1 << max(4, int(2 * count).bit_length())

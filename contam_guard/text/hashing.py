@@ -34,7 +34,7 @@ WINDOW_CHARS = 50
 U64 = np.uint64
 _MASK = (1 << 64) - 1
 CHAR_BASE = 0x9E3779B97F4A7C15  # odd, so it is invertible mod 2**64
-_WORD_BASE = 0xC2B2AE3D27D4EB4F
+WORD_BASE = 0xC2B2AE3D27D4EB4F
 LEN_MIX = 0x165667B19E3779F9
 
 HashArray = NDArray[np.uint64]
@@ -84,7 +84,7 @@ def hash_grams(word_hashes: HashArray, n: int = GRAM_N) -> HashArray:
     acc = word_hashes[:count].copy()
     factor = 1
     for k in range(1, n):
-        factor = (factor * _WORD_BASE) & _MASK
+        factor = (factor * WORD_BASE) & _MASK
         acc += word_hashes[k : k + count] * U64(factor)
     return fmix64(acc)
 

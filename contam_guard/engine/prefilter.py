@@ -1,0 +1,141 @@
+"""The scan's prefilter: which JSONL lines can be proved clean without the exact engine.
+
+``csrc/native.c`` (``filter_jsonl``) reads a block of lines, validates each as strict JSON,
+decodes the text field and hashes its words, 5-grams and (for GPT-4's rule) 50-character
+windows on the fly, asking the manifest's hash sets about each. A line it calls clean cannot
+produce a pair: the exact engine would compute the same hashes (same code points, same
+tables, same arithmetic; the tests compare the two on random text) and find none of them in
+the manifest. Every other line -- a hit, an error, a shape it does not know -- goes to the
+exact path unchanged, so results, line numbers and error messages are the exact path's.
+
+The filter only applies where it computes exactly what the exact path would: UTF-8 read
+strictly, the text in one top-level string field, an unkeyed manifest (keyed hashes pass
+through AES, which stays in Python), and no restriction to a diff's lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard import native
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.matcher import Hits
+from contam_guard.readers.base import ReadOptions
+from contam_guard.text import normalise
+
+BLANK = 0
+CLEAN = 1
+HITS = 2
+EXACT = 3
+
+_native = native.module()
+_UNKNOWN_CAPACITY = 4096
+_FIRST_HIT_CAPACITY = 1 << 16
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class FilteredBlock:
+    """Per line of a block: the offset just past it, its status, its text's code points (for
+    CLEAN and HITS lines); and the hits of the HITS lines (``Hits.record`` is the line)."""
+
+    end: IntArray
+    status: NDArray[np.uint8]
+    chars: IntArray
+    grams: Hits
+    windows: Hits
+
+
+def text_key(options: ReadOptions) -> str | None:
+    """The top-level key every record's text comes from, when the filter can read it."""
+    if options.id_field is not None:
+        return None
+    encoding = options.encoding.replace("_", "-").lower()
+    if encoding not in ("utf-8", "utf8") or options.errors != "strict":
+        return None
+    if options.field is None:
+        return "text"  # a string "text" field is the first shape detected; any other shape is exact
+    return options.field if options.field.isidentifier() else None
+
+
+class _HitArrays:
+    """Output arrays for one kind of hit, grown (doubled) when a block overflows them."""
+
+    def __init__(self) -> None:
+        self.grow(_FIRST_HIT_CAPACITY)
+
+    def grow(self, capacity: int) -> None:
+        self.line = np.empty(capacity, dtype=np.int64)
+        self.at = np.empty(capacity, dtype=np.int64)
+        self.posting = np.empty(capacity, dtype=np.int64)
+
+    def hits(self, count: int) -> Hits:
+        return Hits(
+            record=self.line[:count].copy(), at=self.at[:count].copy(), posting=self.posting[:count].copy()
+        )
+
+
+class Prefilter:
+    def __init__(self, index: ManifestIndex, *, windows: bool) -> None:
+        self._grams = index.grams
+        self._windows = index.windows
+        self.windows = windows
+        self._unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
+        self._gram_hits = _HitArrays()
+        self._window_hits = _HitArrays()
+
+    def filter(self, block: bytes, key: bytes) -> FilteredBlock:
+        """The status of every line of ``block`` (whole lines; the last may lack its newline)."""
+        capacity = block.count(b"\n") + 1
+        end = np.empty(capacity, dtype=np.int64)
+        status = np.empty(capacity, dtype=np.uint8)
+        chars = np.empty(capacity, dtype=np.int64)
+        tables = normalise.TABLES
+        g, w = self._grams, self._windows
+        gh, wh = self._gram_hits, self._window_hits
+        while True:
+            count, unknown, gram_hits, window_hits, overflow = _native.filter_jsonl(
+                block,
+                key,
+                tables.cls,
+                tables.lower,
+                tables.is_alnum,
+                g.hashes,
+                g.slots,
+                g.chain,
+                g.bits,
+                gh.line,
+                gh.at,
+                gh.posting,
+                w.hashes,
+                w.slots,
+                w.chain,
+                w.bits,
+                wh.line,
+                wh.at,
+                wh.posting,
+                end,
+                status,
+                chars,
+                self._unknown,
+                self.windows,
+            )
+            if unknown:
+                # Code points never seen before: classify them and read the block again (rare
+                # once a file's alphabet has been seen; until then those lines would go exact).
+                tables.ensure(self._unknown[:unknown])
+            elif overflow:
+                for arrays in (gh, wh):
+                    arrays.grow(2 * arrays.line.size)
+            else:
+                return FilteredBlock(
+                    end=end[:count],
+                    status=status[:count],
+                    chars=chars[:count],
+                    grams=gh.hits(gram_hits),
+                    windows=wh.hits(window_hits),
+                )

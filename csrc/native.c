@@ -1,0 +1,1056 @@
+/*
+ * contam_guard._native: the loops that touch every character, compiled ahead of time.
+ *
+ * Two kinds of function live here.
+ *
+ * 1. The feature passes (count_tokens, words_pass, alnum_pass, windows_pass) and the hash table
+ *    (table_build, table_first, table_fill, bits_build). They compute exactly what
+ *    contam_guard.text.hashing defines; the tests compare them with the spec's reference words
+ *    and windows on random Unicode.
+ *
+ * 2. filter_jsonl: the scan's prefilter. It reads a block of JSON Lines, validates each line as
+ *    strict JSON, decodes the text field and hashes its words, 5-grams and (optionally)
+ *    50-character windows as it goes, and asks the manifest's hash sets whether any of them is
+ *    there. A line it proves clean (valid, the field a string, every code point classified,
+ *    no hash in the manifest) cannot produce a pair in the exact engine, so the scan only
+ *    counts it. Everything else -- a hit, anything unusual, anything it is not sure of -- is
+ *    handed back to the exact Python path, which reads, reports errors and matches as before.
+ *    The filter may only err towards handing a line back.
+ *
+ * Buffers come in through the buffer protocol (numpy arrays, bytes); the Python wrapper checks
+ * dtypes and sizes, and this file checks item sizes and lengths again, so a wrong call is a
+ * Python exception, never a wild read. The GIL is released around every loop.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint64_t u64;
+typedef int64_t i64;
+typedef uint32_t u32;
+typedef uint8_t u8;
+
+/* Must equal contam_guard.text.hashing and contam_guard.text.normalise (checked at import). */
+#define CHAR_BASE 0x9E3779B97F4A7C15ULL
+#define WORD_BASE 0xC2B2AE3D27D4EB4FULL
+#define LEN_MIX 0x165667B19E3779F9ULL
+#define WINDOW_CHARS 50
+#define GRAM_N 5
+enum { CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE = 4, CLS_SPECIAL = 5 };
+#define N_CODEPOINTS 0x110000
+#define EMPTY (-1)
+
+/* Line statuses written by filter_jsonl. */
+enum { LINE_BLANK = 0, LINE_CLEAN = 1, LINE_HITS = 2, LINE_EXACT = 3 };
+
+static inline u64 fmix64(u64 x) {
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDULL;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Arguments: buffers with a fixed item size.                                                  */
+
+typedef struct {
+    const char *name;
+    int writable;
+    Py_ssize_t itemsize;
+    Py_buffer view;
+    int held;
+} Arg;
+
+static void release(Arg *args, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (args[i].held) {
+            PyBuffer_Release(&args[i].view);
+            args[i].held = 0;
+        }
+    }
+}
+
+/* Take buffers for args[0..n) from the first n positional arguments. */
+static int take(const char *func, PyObject *const *objs, Py_ssize_t nargs, Arg *args, Py_ssize_t n) {
+    if (nargs < n) {
+        PyErr_Format(PyExc_TypeError, "%s: expected %zd buffer arguments", func, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int flags = PyBUF_C_CONTIGUOUS | (args[i].writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[i], &args[i].view, flags) < 0) {
+            release(args, n);
+            return -1;
+        }
+        args[i].held = 1;
+        if (args[i].view.itemsize != args[i].itemsize || args[i].view.len % args[i].itemsize) {
+            PyErr_Format(PyExc_TypeError, "%s: %s must have items of %zd bytes", func, args[i].name,
+                         args[i].itemsize);
+            release(args, n);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+#define COUNT(a) ((a).view.len / (a).itemsize)
+#define PTR(a, type) ((type *)(a).view.buf)
+
+static int too_short(const char *func, const Arg *a, Py_ssize_t need) {
+    if (COUNT(*a) < need) {
+        PyErr_Format(PyExc_ValueError, "%s: %s holds %zd items, needs %zd", func, a->name, COUNT(*a),
+                     need);
+        return 1;
+    }
+    return 0;
+}
+
+/* Code point tables must cover every code point. */
+static int check_tables(const char *func, Arg *tables, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (too_short(func, &tables[i], N_CODEPOINTS)) return -1;
+    }
+    return 0;
+}
+
+/* Every code point must be a valid index into the tables. */
+static int check_codepoints(const char *func, const u32 *cps, Py_ssize_t size) {
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (cps[i] >= N_CODEPOINTS) {
+            PyErr_Format(PyExc_ValueError, "%s: code point %u out of range", func, cps[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Feature passes over a batch of records joined with a separator (see text/features.py).     */
+
+static PyObject *count_tokens(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"codepoints", 0, 4}, {"classes", 0, 1}};
+    if (take("count_tokens", objs, nargs, a, 2) < 0) return NULL;
+    if (check_tables("count_tokens", &a[1], 1) < 0 ||
+        check_codepoints("count_tokens", PTR(a[0], u32), COUNT(a[0])) < 0) {
+        release(a, 2);
+        return NULL;
+    }
+    const u32 *cps = PTR(a[0], u32);
+    const u8 *cls = PTR(a[1], u8);
+    Py_ssize_t size = COUNT(a[0]), count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int in_token = 0;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        int space = cls[cps[i]] == CLS_SPACE;
+        if (!space && !in_token) count++;
+        in_token = !space;
+    }
+    Py_END_ALLOW_THREADS
+    release(a, 2);
+    return PyLong_FromSsize_t(count);
+}
+
+static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"codepoints", 0, 4},  {"classes", 0, 1},    {"lower", 0, 4},
+               {"record_start", 0, 8}, {"word_record", 1, 8}, {"word_start", 1, 8},
+               {"word_end", 1, 8},     {"word_hash", 1, 8},   {"flagged", 1, 1}};
+    const Py_ssize_t n = 9;
+    if (take("words_pass", objs, nargs, a, n) < 0) return NULL;
+    const u32 *cps = PTR(a[0], u32);
+    const u8 *cls = PTR(a[1], u8);
+    const u32 *lower = PTR(a[2], u32);
+    const i64 *record_start = PTR(a[3], i64);
+    i64 *word_record = PTR(a[4], i64), *word_start = PTR(a[5], i64), *word_end = PTR(a[6], i64);
+    u64 *word_hash = PTR(a[7], u64);
+    u8 *flagged = PTR(a[8], u8);
+    Py_ssize_t size = COUNT(a[0]), records = COUNT(a[3]) - 1, capacity = COUNT(a[4]);
+    if (check_tables("words_pass", &a[1], 2) < 0 || check_codepoints("words_pass", cps, size) < 0 ||
+        records < 0 || too_short("words_pass", &a[8], records) || too_short("words_pass", &a[5], capacity) ||
+        too_short("words_pass", &a[6], capacity) || too_short("words_pass", &a[7], capacity) ||
+        record_start[0] != 0 || record_start[records] != size) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "words_pass: record_start must run from 0 to the size");
+        release(a, n);
+        return NULL;
+    }
+    Py_ssize_t count = 0;
+    int overflow = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t record = 0;
+    i64 next_start = records > 0 ? record_start[1] : size;
+    u64 acc = 0, power = 1;
+    i64 length = 0, first = -1, last = -1;
+    Py_ssize_t position = 0;
+    while (position < size) {
+        while (position >= next_start && record < records) {
+            record++;
+            next_start = record_start[record + 1];
+        }
+        u32 ch = cps[position];
+        u8 kind = cls[ch];
+        if (kind == CLS_SPACE) {
+            if (length > 0) {
+                if (count >= capacity) { overflow = 1; break; }
+                word_record[count] = record;
+                word_start[count] = first - record_start[record];
+                word_end[count] = last + 1 - record_start[record];
+                word_hash[count] = fmix64(acc ^ ((u64)length * LEN_MIX));
+                count++;
+            }
+            acc = 0; power = 1; length = 0; first = -1;
+        } else if (kind == CLS_SPECIAL) {
+            /* Drop this record's words so far and skip to its end (its separator is a space). */
+            flagged[record] = 1;
+            while (count > 0 && word_record[count - 1] == record) count--;
+            acc = 0; power = 1; length = 0; first = -1;
+            position = next_start - 1;
+            continue;
+        } else if (kind != CLS_REMOVED) {
+            acc += (u64)lower[ch] * power;
+            power *= CHAR_BASE;
+            length++;
+            if (first < 0) first = position;
+            last = position;
+        }
+        position++;
+    }
+    Py_END_ALLOW_THREADS
+    release(a, n);
+    if (overflow) {
+        PyErr_SetString(PyExc_ValueError, "words_pass: more words than the output arrays hold");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(count);
+}
+
+static PyObject *alnum_pass(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"codepoints", 0, 4}, {"is_alnum", 0, 1}, {"record_start", 0, 8}, {"alnum", 1, 4},
+               {"record_chars", 1, 8}};
+    const Py_ssize_t n = 5;
+    if (take("alnum_pass", objs, nargs, a, n) < 0) return NULL;
+    const u32 *cps = PTR(a[0], u32);
+    const u8 *is_alnum = PTR(a[1], u8);
+    const i64 *record_start = PTR(a[2], i64);
+    u32 *alnum = PTR(a[3], u32);
+    i64 *record_chars = PTR(a[4], i64);
+    Py_ssize_t size = COUNT(a[0]), bounds = COUNT(a[2]);
+    if (check_tables("alnum_pass", &a[1], 1) < 0 || check_codepoints("alnum_pass", cps, size) < 0 ||
+        bounds < 1 || too_short("alnum_pass", &a[3], size) || too_short("alnum_pass", &a[4], bounds) ||
+        record_start[0] != 0 || record_start[bounds - 1] != size) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "alnum_pass: record_start must run from 0 to the size");
+        release(a, n);
+        return NULL;
+    }
+    Py_ssize_t written = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t record = 0; record < bounds - 1; record++) {
+        record_chars[record] = written;
+        for (i64 p = record_start[record]; p < record_start[record + 1]; p++) {
+            u32 ch = cps[p];
+            if (is_alnum[ch]) alnum[written++] = ch;
+        }
+    }
+    record_chars[bounds - 1] = written;
+    Py_END_ALLOW_THREADS
+    release(a, n);
+    return PyLong_FromSsize_t(written);
+}
+
+/* B**49 and B**-1 mod 2**64, for rolling a window one character on. */
+static u64 window_top(void) {
+    u64 top = 1;
+    for (int i = 0; i < WINDOW_CHARS - 1; i++) top *= CHAR_BASE;
+    return top;
+}
+
+static u64 base_inverse(void) {
+    u64 inverse = CHAR_BASE; /* Newton's iteration doubles the correct low bits each step */
+    for (int i = 0; i < 6; i++) inverse *= 2 - CHAR_BASE * inverse;
+    return inverse;
+}
+
+static PyObject *windows_pass(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"alnum", 0, 4}, {"record_chars", 0, 8}, {"window_hash", 1, 8}, {"window_valid", 1, 1}};
+    const Py_ssize_t n = 4;
+    if (take("windows_pass", objs, nargs, a, n) < 0) return NULL;
+    const u32 *alnum = PTR(a[0], u32);
+    const i64 *record_chars = PTR(a[1], i64);
+    u64 *window_hash = PTR(a[2], u64);
+    u8 *window_valid = PTR(a[3], u8);
+    Py_ssize_t size = COUNT(a[0]), bounds = COUNT(a[1]);
+    int bad = bounds < 1 || too_short("windows_pass", &a[2], size) || too_short("windows_pass", &a[3], size);
+    for (Py_ssize_t r = 0; !bad && r + 1 < bounds; r++) {
+        bad = record_chars[r] < 0 || record_chars[r] > record_chars[r + 1] || record_chars[r + 1] > size;
+    }
+    if (bad) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "windows_pass: bad record_chars");
+        release(a, n);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const u64 top = window_top(), inverse = base_inverse();
+    for (Py_ssize_t record = 0; record + 1 < bounds; record++) {
+        i64 start = record_chars[record], end = record_chars[record + 1];
+        if (end - start < WINDOW_CHARS) continue;
+        u64 acc = 0, weight = 1;
+        for (int u = 0; u < WINDOW_CHARS; u++) {
+            acc += (u64)alnum[start + u] * weight;
+            weight *= CHAR_BASE;
+        }
+        for (i64 p = start;; p++) {
+            window_hash[p] = fmix64(acc);
+            window_valid[p] = 1;
+            if (p + WINDOW_CHARS >= end) break;
+            acc = (acc - (u64)alnum[p]) * inverse + (u64)alnum[p + WINDOW_CHARS] * top;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release(a, n);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Hash table: open addressing over the manifest's hashes; postings sharing a hash are chained.
+ * A slot is two int64s, (hash, first posting), so that a probe reads one cache line instead of
+ * following the posting into the hash array. */
+
+static int check_slots(const char *func, const Arg *slots) {
+    Py_ssize_t size = COUNT(*slots) / 2;
+    if (COUNT(*slots) % 2 || size < 1 || (size & (size - 1))) {
+        PyErr_Format(PyExc_ValueError, "%s: slots must be pairs, a power of two of them", func);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *table_build(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"hashes", 0, 8}, {"slots", 1, 8}, {"chain", 1, 8}};
+    if (take("table_build", objs, nargs, a, 3) < 0) return NULL;
+    const u64 *hashes = PTR(a[0], u64);
+    i64 *slots = PTR(a[1], i64), *chain = PTR(a[2], i64);
+    Py_ssize_t count = COUNT(a[0]), size = COUNT(a[1]) / 2;
+    if (check_slots("table_build", &a[1]) < 0 || too_short("table_build", &a[2], count) || count >= size) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "table_build: the table is too small");
+        release(a, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    u64 mask = (u64)size - 1;
+    for (Py_ssize_t s = 0; s < size; s++) {
+        slots[2 * s] = 0;
+        slots[2 * s + 1] = EMPTY;
+    }
+    for (Py_ssize_t posting = count - 1; posting >= 0; posting--) { /* backwards: chains run forwards */
+        u64 value = hashes[posting], slot = value & mask;
+        while (slots[2 * slot + 1] != EMPTY && (u64)slots[2 * slot] != value) slot = (slot + 1) & mask;
+        chain[posting] = slots[2 * slot + 1];
+        slots[2 * slot] = (i64)value;
+        slots[2 * slot + 1] = posting;
+    }
+    Py_END_ALLOW_THREADS
+    release(a, 3);
+    Py_RETURN_NONE;
+}
+
+/* The first posting whose hash is ``value``, or EMPTY. A posting outside [0, count) ends the
+ * probe (EMPTY does, as an unsigned number), so a corrupt table can give a wrong answer but
+ * never an index outside the postings. */
+static inline i64 first_posting(u64 count, const i64 *slots, u64 mask, u64 value) {
+    u64 slot = value & mask;
+    while (1) {
+        const i64 *entry = slots + 2 * slot;
+        u64 posting = (u64)entry[1];
+        if (posting >= count) return EMPTY;
+        if ((u64)entry[0] == value) return (i64)posting;
+        slot = (slot + 1) & mask;
+    }
+}
+
+/* first[q] = the first posting equal to queries[q] (EMPTY if none or not valid); returns the
+ * number of (query, posting) pairs. */
+static PyObject *table_first(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"hashes", 0, 8}, {"slots", 0, 8}, {"chain", 0, 8},
+               {"queries", 0, 8}, {"valid", 0, 1}, {"first", 1, 8}};
+    const Py_ssize_t n = 6;
+    if (take("table_first", objs, nargs, a, n) < 0) return NULL;
+    Py_ssize_t queries_n = COUNT(a[3]);
+    if (check_slots("table_first", &a[1]) < 0 || too_short("table_first", &a[2], COUNT(a[0])) ||
+        too_short("table_first", &a[4], queries_n) || too_short("table_first", &a[5], queries_n)) {
+        release(a, n);
+        return NULL;
+    }
+    const u64 *queries = PTR(a[3], u64);
+    const i64 *slots = PTR(a[1], i64), *chain = PTR(a[2], i64);
+    const u8 *valid = PTR(a[4], u8);
+    i64 *first = PTR(a[5], i64);
+    Py_ssize_t total = 0;
+    Py_BEGIN_ALLOW_THREADS
+    u64 mask = (u64)COUNT(a[1]) / 2 - 1, count = (u64)COUNT(a[0]);
+    for (Py_ssize_t q = 0; q < queries_n; q++) {
+        i64 posting = valid[q] ? first_posting(count, slots, mask, queries[q]) : EMPTY;
+        first[q] = posting;
+        for (; posting >= 0 && (u64)posting < count; posting = chain[posting]) total++;
+    }
+    Py_END_ALLOW_THREADS
+    release(a, n);
+    return PyLong_FromSsize_t(total);
+}
+
+static PyObject *table_fill(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"chain", 0, 8}, {"first", 0, 8}, {"where", 1, 8}, {"found", 1, 8}};
+    const Py_ssize_t n = 4;
+    if (take("table_fill", objs, nargs, a, n) < 0) return NULL;
+    const i64 *chain = PTR(a[0], i64), *first = PTR(a[1], i64);
+    i64 *where = PTR(a[2], i64), *found = PTR(a[3], i64);
+    Py_ssize_t queries_n = COUNT(a[1]), capacity = COUNT(a[2]), k = 0, chain_n = COUNT(a[0]);
+    if (too_short("table_fill", &a[3], capacity)) {
+        release(a, n);
+        return NULL;
+    }
+    int overflow = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t q = 0; q < queries_n && !overflow; q++) {
+        for (i64 posting = first[q]; posting >= 0 && posting < chain_n; posting = chain[posting]) {
+            if (k >= capacity) { overflow = 1; break; }
+            where[k] = q;
+            found[k] = posting;
+            k++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release(a, n);
+    if (overflow) {
+        PyErr_SetString(PyExc_ValueError, "table_fill: more pairs than the output arrays hold");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(k);
+}
+
+/* A blocked Bloom filter over the manifest's hashes: each hash sets three bits of the 64-bit
+ * word its top bits choose. Most probes of a hash that is not there end in that one word,
+ * which for a set of a few hundred thousand hashes stays in cache, instead of a cache miss in
+ * the table; with 16 bits per hash about 1 in 150 absent hashes gets through. */
+static inline u64 bloom_mask(u64 h) {
+    return (1ULL << (h & 63)) | (1ULL << ((h >> 6) & 63)) | (1ULL << ((h >> 12) & 63));
+}
+
+static inline u64 bloom_word(u64 h, int shift) {
+    return shift == 64 ? 0 : h >> shift;
+}
+
+static int bloom_shift(Py_ssize_t words) {
+    int shift = 64;
+    for (Py_ssize_t w = words; w > 1; w >>= 1) shift--;
+    return shift;
+}
+
+static PyObject *bits_build(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"hashes", 0, 8}, {"bits", 1, 8}};
+    if (take("bits_build", objs, nargs, a, 2) < 0) return NULL;
+    Py_ssize_t words = COUNT(a[1]);
+    if (words < 1 || (words & (words - 1))) {
+        PyErr_SetString(PyExc_ValueError, "bits_build: bits must be a power of two of words");
+        release(a, 2);
+        return NULL;
+    }
+    const u64 *hashes = PTR(a[0], u64);
+    u64 *bits = PTR(a[1], u64);
+    Py_ssize_t count = COUNT(a[0]);
+    Py_BEGIN_ALLOW_THREADS
+    int shift = bloom_shift(words);
+    memset(bits, 0, (size_t)words * 8);
+    for (Py_ssize_t i = 0; i < count; i++) bits[bloom_word(hashes[i], shift)] |= bloom_mask(hashes[i]);
+    Py_END_ALLOW_THREADS
+    release(a, 2);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The prefilter: strict JSON, the text field decoded, hashed and looked up, hits listed.     */
+
+/* A hash set over one kind of the manifest's hashes (5-grams or windows), and the list of
+ * hits found in it: (line, position in the record, posting) for every posting of every hash
+ * of a record that is in the manifest. */
+typedef struct {
+    u64 count;
+    const i64 *slots;
+    const i64 *chain;
+    u64 mask;
+    const u64 *bits;
+    int shift; /* bit index = hash >> shift */
+    i64 *hit_line, *hit_at, *hit_posting;
+    Py_ssize_t capacity, hits;
+    int overflow;
+} HashSet;
+
+static inline void find_hits(HashSet *set, u64 h, i64 line, i64 at) {
+    u64 want = bloom_mask(h);
+    if ((set->bits[bloom_word(h, set->shift)] & want) != want) return;
+    i64 posting = first_posting(set->count, set->slots, set->mask, h);
+    for (; posting >= 0 && (u64)posting < set->count; posting = set->chain[posting]) {
+        if (set->hits >= set->capacity) {
+            set->overflow = 1;
+            return;
+        }
+        set->hit_line[set->hits] = line;
+        set->hit_at[set->hits] = at;
+        set->hit_posting[set->hits] = posting;
+        set->hits++;
+    }
+}
+
+/* Growable code point buffers (plain malloc: they are used without the GIL). */
+typedef struct {
+    u32 *data;
+    Py_ssize_t capacity;
+} Buffer;
+
+static int reserve(Buffer *b, Py_ssize_t need) {
+    if (need <= b->capacity) return 0;
+    Py_ssize_t capacity = b->capacity ? b->capacity : 4096;
+    while (capacity < need) capacity *= 2;
+    u32 *data = realloc(b->data, sizeof(u32) * (size_t)capacity);
+    if (data == NULL) return -1;
+    b->data = data;
+    b->capacity = capacity;
+    return 0;
+}
+
+typedef struct {
+    const u8 *cls;
+    const u32 *lower;
+    const u8 *is_alnum;
+    HashSet *grams;
+    HashSet *windows; /* NULL: windows not asked for */
+    Buffer text;      /* the decoded text of the current record */
+    Buffer alnum;     /* its alnum view */
+    u32 *unknown;     /* code points met that are not classified yet, for the caller */
+    Py_ssize_t unknown_capacity, unknown_count;
+} Context;
+
+enum { TEXT_OK = 0, TEXT_EXACT = 1 };
+#define MAX_DEPTH 128         /* deeper JSON goes to the exact path (Python's own limit is ~1000) */
+#define MAX_NUMBER_CHARS 256  /* so does a longer number (Python limits integer digits) */
+
+/* Hash the words, 5-grams and windows of one record's text and list its hits. TEXT_EXACT when
+ * it holds a code point the exact path must handle (SPECIAL) or one not classified yet (those
+ * are collected for the caller); the caller then drops the record's hits. The state lives in
+ * locals so that the compiler keeps it in registers. */
+static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line) {
+    const u8 *cls = ctx->cls;
+    const u32 *lower = ctx->lower;
+    HashSet *grams = ctx->grams;
+    const u64 p1 = WORD_BASE, p2 = p1 * WORD_BASE, p3 = p2 * WORD_BASE, p4 = p3 * WORD_BASE;
+    u64 acc = 0, power = 1, w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0;
+    i64 length = 0, words = 0;
+    Py_ssize_t i = 0;
+    for (; i <= n; i++) {
+        /* one space past the end closes the last word */
+        u8 kind = i < n ? cls[text[i]] : CLS_SPACE;
+        if (kind == CLS_SPACE) {
+            if (length > 0) {
+                w0 = w1; w1 = w2; w2 = w3; w3 = w4;
+                w4 = fmix64(acc ^ ((u64)length * LEN_MIX));
+                words++;
+                if (words >= GRAM_N) find_hits(grams, fmix64(w0 + w1 * p1 + w2 * p2 + w3 * p3 + w4 * p4), line, words - GRAM_N);
+                acc = 0; power = 1; length = 0;
+            }
+        } else if (kind == CLS_REMOVED) {
+            continue;
+        } else if (kind == CLS_ALNUM || kind == CLS_KEPT) {
+            acc += (u64)lower[text[i]] * power;
+            power *= CHAR_BASE;
+            length++;
+        } else {
+            break; /* SPECIAL or UNKNOWN */
+        }
+    }
+    if (i <= n) {
+        int exact = 0;
+        for (; i < n; i++) {
+            u8 kind = cls[text[i]];
+            if (kind == CLS_UNKNOWN && ctx->unknown_count < ctx->unknown_capacity) ctx->unknown[ctx->unknown_count++] = text[i];
+            exact |= kind == CLS_UNKNOWN || kind == CLS_SPECIAL;
+        }
+        if (exact) return TEXT_EXACT;
+    }
+    HashSet *windows = ctx->windows;
+    if (windows == NULL) return TEXT_OK;
+    if (reserve(&ctx->alnum, n) < 0) return TEXT_EXACT;
+    const u8 *is_alnum = ctx->is_alnum;
+    u32 *alnum = ctx->alnum.data;
+    Py_ssize_t count = 0;
+    for (i = 0; i < n; i++) {
+        alnum[count] = text[i];
+        count += is_alnum[text[i]];
+    }
+    if (count < WINDOW_CHARS) return TEXT_OK;
+    const u64 top = window_top(), inverse = base_inverse();
+    u64 h = 0, weight = 1;
+    for (int u = 0; u < WINDOW_CHARS; u++) {
+        h += (u64)alnum[u] * weight;
+        weight *= CHAR_BASE;
+    }
+    for (Py_ssize_t at = 0;; at++) {
+        find_hits(windows, fmix64(h), line, at);
+        if (at + WINDOW_CHARS >= count) break;
+        h = (h - (u64)alnum[at]) * inverse + (u64)alnum[at + WINDOW_CHARS] * top;
+    }
+    return TEXT_OK;
+}
+
+typedef struct {
+    const u8 *p;   /* next byte */
+    const u8 *end; /* end of the line (exclusive) */
+} Cursor;
+
+static inline void skip_ws(Cursor *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) c->p++;
+}
+
+static inline int hexval(u8 b) {
+    if (b >= '0' && b <= '9') return b - '0';
+    if (b >= 'a' && b <= 'f') return b - 'a' + 10;
+    if (b >= 'A' && b <= 'F') return b - 'A' + 10;
+    return -1;
+}
+
+static int read_hex4(Cursor *c, u32 *out) {
+    if (c->end - c->p < 4) return -1;
+    u32 v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(c->p[i]);
+        if (h < 0) return -1;
+        v = (v << 4) | (u32)h;
+    }
+    c->p += 4;
+    *out = v;
+    return 0;
+}
+
+/* Decode one UTF-8 sequence starting at a byte >= 0x80; strict as Python's "utf-8" codec
+ * (no overlong forms, no encoded surrogates, nothing above U+10FFFF). */
+static int read_utf8(Cursor *c, u32 *out) {
+    const u8 *p = c->p;
+    Py_ssize_t left = c->end - p;
+    u8 b0 = p[0];
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+        if (left < 2 || (p[1] & 0xC0) != 0x80) return -1;
+        *out = ((u32)(b0 & 0x1F) << 6) | (p[1] & 0x3F);
+        c->p += 2;
+        return 0;
+    }
+    if (b0 >= 0xE0 && b0 <= 0xEF) {
+        if (left < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return -1;
+        u32 v = ((u32)(b0 & 0x0F) << 12) | ((u32)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+        if (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF)) return -1;
+        *out = v;
+        c->p += 3;
+        return 0;
+    }
+    if (b0 >= 0xF0 && b0 <= 0xF4) {
+        if (left < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return -1;
+        u32 v = ((u32)(b0 & 0x07) << 18) | ((u32)(p[1] & 0x3F) << 12) | ((u32)(p[2] & 0x3F) << 6) |
+                (p[3] & 0x3F);
+        if (v < 0x10000 || v > 0x10FFFF) return -1;
+        *out = v;
+        c->p += 4;
+        return 0;
+    }
+    return -1;
+}
+
+/* A JSON string, the cursor on its opening quote. Its code points go to ``out`` when that is not
+ * NULL (it must have room for one per byte left in the line), and are compared with ``key``
+ * (UTF-8) when that is not NULL (*equal says whether the whole string equals it). Returns -1
+ * for anything json.loads would refuse or that is not plain (a lone surrogate escape). */
+static int read_string(Cursor *c, u32 *out, Py_ssize_t *out_n, const u8 *key, Py_ssize_t key_len, int *equal) {
+    const u8 *p = c->p + 1, *end = c->end;
+    Py_ssize_t matched = 0, n = 0;
+    int same = 1;
+    while (1) {
+        if (p >= end) return -1;
+        u8 b = *p;
+        u32 ch;
+        if (b == '"') {
+            p++;
+            break;
+        }
+        if (b < 0x20) return -1; /* control characters must be escaped */
+        if (b == '\\') {
+            if (end - p < 2) return -1;
+            u8 e = p[1];
+            p += 2;
+            switch (e) {
+                case '"': ch = '"'; break;
+                case '\\': ch = '\\'; break;
+                case '/': ch = '/'; break;
+                case 'b': ch = '\b'; break;
+                case 'f': ch = '\f'; break;
+                case 'n': ch = '\n'; break;
+                case 'r': ch = '\r'; break;
+                case 't': ch = '\t'; break;
+                case 'u': {
+                    Cursor h = {p, end};
+                    if (read_hex4(&h, &ch) < 0) return -1;
+                    if (ch >= 0xDC00 && ch <= 0xDFFF) return -1; /* lone low surrogate */
+                    if (ch >= 0xD800 && ch <= 0xDBFF) {
+                        u32 low;
+                        if (end - h.p < 2 || h.p[0] != '\\' || h.p[1] != 'u') return -1;
+                        h.p += 2;
+                        if (read_hex4(&h, &low) < 0 || low < 0xDC00 || low > 0xDFFF) return -1;
+                        ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
+                    }
+                    p = h.p;
+                    break;
+                }
+                default: return -1;
+            }
+        } else if (b < 0x80) {
+            ch = b;
+            p++;
+        } else {
+            Cursor u = {p, end};
+            if (read_utf8(&u, &ch) < 0) return -1;
+            p = u.p;
+        }
+        if (out != NULL) out[n++] = ch;
+        if (key != NULL && same) {
+            /* compare the code point's UTF-8 form with the key's next bytes */
+            u8 enc[4];
+            int len;
+            if (ch < 0x80) {
+                enc[0] = (u8)ch; len = 1;
+            } else if (ch < 0x800) {
+                enc[0] = (u8)(0xC0 | (ch >> 6)); enc[1] = (u8)(0x80 | (ch & 0x3F)); len = 2;
+            } else if (ch < 0x10000) {
+                enc[0] = (u8)(0xE0 | (ch >> 12)); enc[1] = (u8)(0x80 | ((ch >> 6) & 0x3F));
+                enc[2] = (u8)(0x80 | (ch & 0x3F)); len = 3;
+            } else {
+                enc[0] = (u8)(0xF0 | (ch >> 18)); enc[1] = (u8)(0x80 | ((ch >> 12) & 0x3F));
+                enc[2] = (u8)(0x80 | ((ch >> 6) & 0x3F)); enc[3] = (u8)(0x80 | (ch & 0x3F)); len = 4;
+            }
+            if (matched + len > key_len || memcmp(key + matched, enc, (size_t)len) != 0) same = 0;
+            else matched += len;
+        }
+    }
+    c->p = p;
+    if (out_n != NULL) *out_n = n;
+    if (equal != NULL) *equal = same && matched == key_len;
+    return 0;
+}
+
+/* A JSON number as Python's json reads it (its grammar is RFC 8259's). Very long ones go back
+ * to the exact path, which knows Python's limit on integer digits. */
+static int read_number(Cursor *c) {
+    const u8 *start = c->p;
+    if (c->p < c->end && *c->p == '-') c->p++;
+    if (c->p >= c->end) return -1;
+    if (*c->p == '0') {
+        c->p++;
+    } else if (*c->p >= '1' && *c->p <= '9') {
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') c->p++;
+    } else {
+        return -1;
+    }
+    if (c->p < c->end && *c->p == '.') {
+        c->p++;
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9') return -1;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') c->p++;
+    }
+    if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+        c->p++;
+        if (c->p < c->end && (*c->p == '+' || *c->p == '-')) c->p++;
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9') return -1;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') c->p++;
+    }
+    return c->p - start > MAX_NUMBER_CHARS ? -1 : 0;
+}
+
+static int read_literal(Cursor *c, const char *word, Py_ssize_t len) {
+    if (c->end - c->p < len || memcmp(c->p, word, (size_t)len) != 0) return -1;
+    c->p += len;
+    return 0;
+}
+
+static int read_value(Cursor *c, int depth);
+
+static int read_container(Cursor *c, int depth, u8 close) {
+    if (depth > MAX_DEPTH) return -1;
+    c->p++;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == close) {
+        c->p++;
+        return 0;
+    }
+    while (1) {
+        if (close == '}') {
+            skip_ws(c);
+            if (c->p >= c->end || *c->p != '"' || read_string(c, NULL, NULL, NULL, 0, NULL) < 0) return -1;
+            skip_ws(c);
+            if (c->p >= c->end || *c->p != ':') return -1;
+            c->p++;
+        }
+        if (read_value(c, depth + 1) < 0) return -1;
+        skip_ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            continue;
+        }
+        if (*c->p == close) {
+            c->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+static int read_value(Cursor *c, int depth) {
+    skip_ws(c);
+    if (c->p >= c->end) return -1;
+    switch (*c->p) {
+        case '"': return read_string(c, NULL, NULL, NULL, 0, NULL);
+        case '{': return read_container(c, depth, '}');
+        case '[': return read_container(c, depth, ']');
+        case 't': return read_literal(c, "true", 4);
+        case 'f': return read_literal(c, "false", 5);
+        case 'n': return read_literal(c, "null", 4);
+        default: return read_number(c);
+    }
+}
+
+/* Read one line as a JSON object and decode the string at top-level ``key`` into ``text``.
+ * 0 when the line is a valid JSON object with ``key`` exactly once and a string; -1 when the
+ * exact path must read it (anything else, including an allocation failure). */
+static int read_record(Cursor *c, const u8 *key, Py_ssize_t key_len, Buffer *text, Py_ssize_t *text_n) {
+    skip_ws(c);
+    if (c->p >= c->end || *c->p != '{') return -1;
+    c->p++;
+    skip_ws(c);
+    int found = 0;
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+    } else {
+        while (1) {
+            skip_ws(c);
+            int equal = 0;
+            if (c->p >= c->end || *c->p != '"' || read_string(c, NULL, NULL, key, key_len, &equal) < 0) return -1;
+            skip_ws(c);
+            if (c->p >= c->end || *c->p != ':') return -1;
+            c->p++;
+            if (equal) {
+                skip_ws(c);
+                /* a second occurrence (json keeps the last) or a non-string value: exact path */
+                if (found || c->p >= c->end || *c->p != '"') return -1;
+                found = 1;
+                if (reserve(text, c->end - c->p) < 0 || read_string(c, text->data, text_n, NULL, 0, NULL) < 0) return -1;
+            } else if (read_value(c, 1) < 0) {
+                return -1;
+            }
+            skip_ws(c);
+            if (c->p >= c->end) return -1;
+            if (*c->p == ',') {
+                c->p++;
+                continue;
+            }
+            if (*c->p == '}') {
+                c->p++;
+                break;
+            }
+            return -1;
+        }
+    }
+    skip_ws(c);
+    return c->p == c->end && found ? 0 : -1;
+}
+
+static int is_blank(const u8 *p, const u8 *end) {
+    /* bytes.isspace(): ASCII space, \t, \n, \r, \v, \f */
+    for (; p < end; p++) {
+        if (!(*p == ' ' || (*p >= '\t' && *p <= '\r'))) return 0;
+    }
+    return 1;
+}
+
+static int hashset_from(const char *func, Arg *args, HashSet *set) {
+    /* args: hashes, slots, chain, bits, hit_line, hit_at, hit_posting */
+    if (check_slots(func, &args[1]) < 0 || too_short(func, &args[2], COUNT(args[0]))) return -1;
+    Py_ssize_t words = COUNT(args[3]), capacity = COUNT(args[4]);
+    if (words < 1 || (words & (words - 1))) {
+        PyErr_Format(PyExc_ValueError, "%s: bits must be a power of two of words", func);
+        return -1;
+    }
+    if (too_short(func, &args[5], capacity) || too_short(func, &args[6], capacity)) return -1;
+    set->count = (u64)COUNT(args[0]);
+    set->slots = PTR(args[1], i64);
+    set->mask = (u64)COUNT(args[1]) / 2 - 1;
+    set->chain = PTR(args[2], i64);
+    set->bits = PTR(args[3], u64);
+    set->shift = bloom_shift(words);
+    set->hit_line = PTR(args[4], i64);
+    set->hit_at = PTR(args[5], i64);
+    set->hit_posting = PTR(args[6], i64);
+    set->capacity = capacity;
+    set->hits = 0;
+    set->overflow = 0;
+    return 0;
+}
+
+/*
+ * filter_jsonl(block, key, cls, lower, is_alnum,
+ *              gram_hashes, gram_slots, gram_chain, gram_bits, gram_line, gram_at, gram_posting,
+ *              window_hashes, window_slots, window_chain, window_bits, window_line, window_at,
+ *              window_posting, line_end, status, line_chars, unknown, use_windows)
+ *   -> (lines, unknown_count, gram_hits, window_hits, overflow)
+ *
+ * ``block`` holds whole lines (the last may lack its newline). For line k: line_end[k] is the
+ * offset just past it, status[k] its LINE_* status, line_chars[k] the code points of its text
+ * (meaningful for CLEAN and HITS). For every HITS line, each 5-gram (window) of its text that
+ * is in the manifest gives one hit per posting: (line, word (alnum) position of the 5-gram
+ * (window) in the record, posting). Code points not yet classified are written to
+ * ``unknown``; the caller classifies them and runs the block again (until then their lines
+ * are EXACT). ``overflow``: the hit arrays were too small; the caller runs the block again with
+ * larger ones.
+ */
+static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"block", 0, 1},         {"key", 0, 1},           {"cls", 0, 1},
+               {"lower", 0, 4},         {"is_alnum", 0, 1},      {"gram_hashes", 0, 8},
+               {"gram_slots", 0, 8},    {"gram_chain", 0, 8},    {"gram_bits", 0, 8},
+               {"gram_line", 1, 8},     {"gram_at", 1, 8},       {"gram_posting", 1, 8},
+               {"window_hashes", 0, 8}, {"window_slots", 0, 8},  {"window_chain", 0, 8},
+               {"window_bits", 0, 8},   {"window_line", 1, 8},   {"window_at", 1, 8},
+               {"window_posting", 1, 8}, {"line_end", 1, 8},     {"status", 1, 1},
+               {"line_chars", 1, 8},    {"unknown", 1, 4}};
+    const Py_ssize_t n = 23;
+    if (nargs != n + 1) {
+        PyErr_Format(PyExc_TypeError, "filter_jsonl: expected %zd arguments", n + 1);
+        return NULL;
+    }
+    int use_windows = PyObject_IsTrue(objs[n]);
+    if (use_windows < 0) return NULL;
+    if (take("filter_jsonl", objs, n, a, n) < 0) return NULL;
+    HashSet grams, windows;
+    Py_ssize_t capacity = COUNT(a[19]);
+    if (check_tables("filter_jsonl", &a[2], 3) < 0 || hashset_from("filter_jsonl", &a[5], &grams) < 0 ||
+        hashset_from("filter_jsonl", &a[12], &windows) < 0 || too_short("filter_jsonl", &a[20], capacity) ||
+        too_short("filter_jsonl", &a[21], capacity)) {
+        release(a, n);
+        return NULL;
+    }
+    const u8 *block = PTR(a[0], u8);
+    Py_ssize_t size = COUNT(a[0]);
+    Context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.cls = PTR(a[2], u8);
+    ctx.lower = PTR(a[3], u32);
+    ctx.is_alnum = PTR(a[4], u8);
+    ctx.grams = &grams;
+    ctx.windows = use_windows ? &windows : NULL;
+    ctx.unknown = PTR(a[22], u32);
+    ctx.unknown_capacity = COUNT(a[22]);
+    const u8 *key = PTR(a[1], u8);
+    Py_ssize_t key_len = COUNT(a[1]);
+    i64 *line_end = PTR(a[19], i64), *line_chars = PTR(a[21], i64);
+    u8 *status = PTR(a[20], u8);
+    Py_ssize_t lines = 0;
+    int too_many_lines = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const u8 *p = block, *end = block + size;
+    while (p < end) {
+        if (lines >= capacity) { too_many_lines = 1; break; }
+        const u8 *nl = memchr(p, '\n', (size_t)(end - p));
+        const u8 *stop = nl ? nl + 1 : end;
+        Py_ssize_t grams_before = grams.hits, windows_before = windows.hits, chars = 0;
+        int s;
+        if (is_blank(p, stop)) {
+            s = LINE_BLANK;
+        } else {
+            Cursor c = {p, stop};
+            if (read_record(&c, key, key_len, &ctx.text, &chars) < 0 ||
+                hash_text(&ctx, ctx.text.data, chars, lines) != TEXT_OK) {
+                s = LINE_EXACT;
+            } else {
+                s = grams.hits > grams_before || windows.hits > windows_before ? LINE_HITS : LINE_CLEAN;
+            }
+        }
+        if (s != LINE_HITS) { /* the hits of a line going exact are the exact path's to find */
+            grams.hits = grams_before;
+            windows.hits = windows_before;
+        }
+        if (grams.overflow || windows.overflow) break;
+        status[lines] = (u8)s;
+        line_chars[lines] = chars;
+        line_end[lines] = stop - block;
+        lines++;
+        p = stop;
+    }
+    Py_END_ALLOW_THREADS
+    free(ctx.text.data);
+    free(ctx.alnum.data);
+    Py_ssize_t unknown_n = ctx.unknown_count;
+    int overflow = grams.overflow || windows.overflow;
+    Py_ssize_t gram_hits = grams.hits, window_hits = windows.hits;
+    release(a, n);
+    if (too_many_lines) {
+        PyErr_SetString(PyExc_ValueError, "filter_jsonl: more lines than the output arrays hold");
+        return NULL;
+    }
+    return Py_BuildValue("nnnni", lines, unknown_n, gram_hits, window_hits, overflow);
+}
+
+/* For tests: the text of ``key`` as the filter decodes it, or None where the filter hands the
+ * line to the exact path whatever its text (invalid JSON, key missing or repeated, not a string). */
+static PyObject *decode_field(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"line", 0, 1}, {"key", 0, 1}};
+    if (take("decode_field", objs, nargs, a, 2) < 0) return NULL;
+    Buffer text = {NULL, 0};
+    Py_ssize_t count = 0;
+    Cursor c = {PTR(a[0], u8), PTR(a[0], u8) + COUNT(a[0])};
+    int ok = read_record(&c, PTR(a[1], u8), COUNT(a[1]), &text, &count) == 0;
+    PyObject *result = ok ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, text.data, count) : Py_NewRef(Py_None);
+    free(text.data);
+    release(a, 2);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"count_tokens", (PyCFunction)(void (*)(void))count_tokens, METH_FASTCALL, "Maximal runs of non-space code points."},
+    {"words_pass", (PyCFunction)(void (*)(void))words_pass, METH_FASTCALL, "Find, normalise and hash every word."},
+    {"alnum_pass", (PyCFunction)(void (*)(void))alnum_pass, METH_FASTCALL, "Each record's alnum view."},
+    {"windows_pass", (PyCFunction)(void (*)(void))windows_pass, METH_FASTCALL, "Hash every 50-character window."},
+    {"table_build", (PyCFunction)(void (*)(void))table_build, METH_FASTCALL, "Fill an open-addressing table."},
+    {"table_first", (PyCFunction)(void (*)(void))table_first, METH_FASTCALL, "First posting per query."},
+    {"table_fill", (PyCFunction)(void (*)(void))table_fill, METH_FASTCALL, "Every (query, posting) pair."},
+    {"bits_build", (PyCFunction)(void (*)(void))bits_build, METH_FASTCALL, "A one-hash bit set of hashes."},
+    {"filter_jsonl", (PyCFunction)(void (*)(void))filter_jsonl, METH_FASTCALL, "The scan's JSONL prefilter."},
+    {"decode_field", (PyCFunction)(void (*)(void))decode_field, METH_FASTCALL, "The filter's decoding of one field (tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "Compiled kernels for contam-guard.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddObject(m, "CHAR_BASE", PyLong_FromUnsignedLongLong(CHAR_BASE)) < 0 ||
+        PyModule_AddObject(m, "WORD_BASE", PyLong_FromUnsignedLongLong(WORD_BASE)) < 0 ||
+        PyModule_AddObject(m, "LEN_MIX", PyLong_FromUnsignedLongLong(LEN_MIX)) < 0 ||
+        PyModule_AddIntConstant(m, "WINDOW_CHARS", WINDOW_CHARS) < 0 ||
+        PyModule_AddIntConstant(m, "GRAM_N", GRAM_N) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_SPACE", CLS_SPACE) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_REMOVED", CLS_REMOVED) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_SPECIAL", CLS_SPECIAL) < 0 ||
+        PyModule_AddIntConstant(m, "LINE_BLANK", LINE_BLANK) < 0 ||
+        PyModule_AddIntConstant(m, "LINE_CLEAN", LINE_CLEAN) < 0 ||
+        PyModule_AddIntConstant(m, "LINE_HITS", LINE_HITS) < 0 ||
+        PyModule_AddIntConstant(m, "LINE_EXACT", LINE_EXACT) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
