@@ -180,7 +180,7 @@ def read_line_blocks(
     options: ReadOptions,
     line_filter: Callable[[bytes], Filtered],
     *,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int | None = None,
 ) -> Iterator[LineBlock[Filtered]]:
     """Read a JSONL file in blocks of whole lines, each with what ``line_filter`` says of it.
 
@@ -194,7 +194,7 @@ def read_line_blocks(
         line = src.first_line  # the block's first line
         index = src.first_record
         try:
-            for data in _line_blocks(src.stream, block_bytes):
+            for data in line_blocks(src.stream, block_bytes or BLOCK_BYTES):
                 lines = line_filter(data)
                 yield LineBlock(data, lines, line, offset, index, parser)
                 line += int(lines.end.size)
@@ -204,7 +204,7 @@ def read_line_blocks(
             raise InputError(display, exc.problem, line=line, hint=exc.hint) from exc
 
 
-def _line_blocks(stream: InputStream, block_bytes: int) -> Iterator[bytes]:
+def line_blocks(stream: InputStream, block_bytes: int) -> Iterator[bytes]:
     """Blocks of whole lines of about ``block_bytes`` (a longer line is one block of its own).
 
     When reading fails, the whole lines read before the failure come first, then the error:

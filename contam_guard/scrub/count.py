@@ -1,6 +1,8 @@
 """The counting pass: in how many distinct records of the whole input each golden n-gram occurs.
 
-Records are read with the ordinary readers (every error names file:line) and hashed in batches.
+Records are read with the ordinary readers (every error names file:line) and hashed in batches;
+JSONL goes through the scan's prefilter first, and only records sharing a run of n words with
+some golden item (and the lines the prefilter leaves to the exact reader) are read.
 Only golden n-grams are counted, in an array over the manifest's n-gram keys, so memory is
 bounded by the manifest, never by the corpus. The records holding an n-gram are remembered only
 while the n-gram is still at or under ``max_doc_freq`` records: at most that many per n-gram.
@@ -8,14 +10,20 @@ while the n-gram is still at or under ``max_doc_freq`` records: at most that man
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.readers import ReadOptions, read_records
+from contam_guard.engine import prefilter as prefilter_status
+from contam_guard.engine.matcher import Hits, ItemTotals, match_hits
+from contam_guard.engine.prefilter import Prefilter, text_key
+from contam_guard.readers import ReadOptions, Record, read_records
+from contam_guard.readers.jsonl import read_line_blocks
 from contam_guard.scan import batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
@@ -89,30 +97,94 @@ def count_pass(
     batch_chars: int,
 ) -> tuple[IntArray, Candidates, InputTotals]:
     """Counts per golden n-gram (distinct records), the candidate records, and input totals."""
-    counts = np.zeros(golden.size, dtype=np.int64)
-    remembered = _Remembered()
+    counter = _Counter(golden, key, max_doc_freq)
     totals = InputTotals()
+    text_field = text_key(read) if key is None else None
+    prefilter = Prefilter(golden.index, windows=False) if text_field is not None else None
     for number, job in enumerate(jobs):
         totals.stamps.append(stamp(job.path))
-        for batch in batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
-            totals.records += len(batch)
-            totals.chars += sum(len(r.text) for r in batch)
-            totals.bytes += sum(len(r.raw or b"") for r in batch)
-            hits = golden.find([r.text for r in batch], key)
-            if not len(hits):
-                continue
-            # Distinct (n-gram, record) pairs: a batch never splits a record, so summing over
-            # batches counts distinct records.
-            pairs = np.unique(hits.key * len(batch) + hits.doc)
-            gram, doc = np.divmod(pairs, len(batch))
-            np.add.at(counts, gram, 1)
-            under = counts[gram] <= max_doc_freq
-            gram, doc = gram[under], doc[under]
-            index = np.fromiter((batch[d].index for d in doc.tolist()), dtype=np.int64, count=doc.size)
-            line = np.fromiter((batch[d].line or 0 for d in doc.tolist()), dtype=np.int64, count=doc.size)
-            remembered.add(
-                np.stack([np.full(doc.size, number), index, line, gram], axis=1), counts, max_doc_freq
-            )
-    rows = remembered.prune(counts, max_doc_freq)
+        if prefilter is not None and text_field is not None and job.fmt == "jsonl":
+            batches_read = _prefiltered(job, read, prefilter, text_field, golden, totals)
+        else:
+            batches_read = _every_record(job, read, batch_chars, totals)
+        for batch in batches_read:
+            counter.add(number, batch)
+    rows = counter.remembered.prune(counter.counts, max_doc_freq)
     records = np.unique(rows[:, :3], axis=0) if rows.size else np.zeros((0, 3), dtype=np.int64)
-    return counts, Candidates(records[:, 0], records[:, 1], records[:, 2]), totals
+    return counter.counts, Candidates(records[:, 0], records[:, 1], records[:, 2]), totals
+
+
+def _every_record(
+    job: Job, read: ReadOptions, batch_chars: int, totals: InputTotals
+) -> Iterator[list[Record]]:
+    for batch in batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
+        totals.records += len(batch)
+        totals.chars += sum(len(r.text) for r in batch)
+        totals.bytes += sum(len(r.raw or b"") for r in batch)
+        yield batch
+
+
+def _prefiltered(
+    job: Job,
+    read: ReadOptions,
+    prefilter: Prefilter,
+    text_field: str,
+    golden: GoldenNgrams,
+    totals: InputTotals,
+) -> Iterator[list[Record]]:
+    """Per block of a JSONL file, the records that can hold a golden n-gram.
+
+    A record holds an n-gram of ``golden.n`` words from an item only if it shares a run of
+    ``golden.n`` words with that item: the prefilter's 5-gram hits, read as runs, say which
+    records do. Only those, and the lines the prefilter leaves to the exact reader, are parsed.
+    """
+    scratch = ItemTotals.empty(golden.index)
+    no_windows = Hits(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
+    blocks = read_line_blocks(
+        job.path, job.display, read, functools.partial(prefilter.filter, key=text_field.encode())
+    )
+    for block in blocks:
+        lines = block.lines
+        record = lines.status != prefilter_status.BLANK
+        hashed = (lines.status == prefilter_status.CLEAN) | (lines.status == prefilter_status.HITS)
+        totals.records += int(np.count_nonzero(record))
+        totals.chars += int(lines.chars[hashed].sum())
+        totals.bytes += int(np.diff(lines.end, prepend=0)[record].sum())
+        wanted = [block.record(k) for k in np.flatnonzero(lines.status == prefilter_status.EXACT).tolist()]
+        totals.chars += sum(len(r.text) for r in wanted)
+        hit_lines = np.flatnonzero(lines.status == prefilter_status.HITS)
+        if hit_lines.size:
+            record_of_line = np.zeros(lines.status.size, dtype=np.int64)
+            record_of_line[hit_lines] = np.arange(hit_lines.size)
+            grams = Hits(record_of_line[lines.grams.record], lines.grams.at, lines.grams.posting)
+            table = match_hits(golden.index, grams, no_windows, int(hit_lines.size), scratch)
+            long_enough = np.unique(table.record[table.longest >= golden.n])
+            wanted += [block.record(k) for k in hit_lines[long_enough].tolist()]
+        if wanted:
+            yield wanted
+
+
+class _Counter:
+    """Counts of golden n-grams over distinct records, and the records of the rare ones."""
+
+    def __init__(self, golden: GoldenNgrams, key: HashKey | None, max_doc_freq: int) -> None:
+        self.golden, self.key, self.max_doc_freq = golden, key, max_doc_freq
+        self.counts = np.zeros(golden.size, dtype=np.int64)
+        self.remembered = _Remembered()
+
+    def add(self, number: int, batch: list[Record]) -> None:
+        hits = self.golden.find([r.text for r in batch], self.key)
+        if not len(hits):
+            return
+        # Distinct (n-gram, record) pairs: a batch never splits a record, so summing over
+        # batches counts distinct records.
+        pairs = np.unique(hits.key * len(batch) + hits.doc)
+        gram, doc = np.divmod(pairs, len(batch))
+        np.add.at(self.counts, gram, 1)
+        under = self.counts[gram] <= self.max_doc_freq
+        gram, doc = gram[under], doc[under]
+        index = np.fromiter((batch[d].index for d in doc.tolist()), dtype=np.int64, count=doc.size)
+        line = np.fromiter((batch[d].line or 0 for d in doc.tolist()), dtype=np.int64, count=doc.size)
+        self.remembered.add(
+            np.stack([np.full(doc.size, number), index, line, gram], axis=1), self.counts, self.max_doc_freq
+        )

@@ -8,20 +8,25 @@ and blank lines are copied byte for byte and only touched records are parsed aga
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePath
 from typing import Protocol
 
+import numpy as np
 import zstandard
+from numpy.typing import NDArray
 
 from contam_guard.atomic import atomic_writer
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, detect_format
 from contam_guard.readers.fields import parse_field, record_from_object
+from contam_guard.readers.jsonl import BLOCK_BYTES, line_blocks
 from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
 from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
 
@@ -67,6 +72,57 @@ def scrub_format(path: PurePath, display: str) -> str:
             "pandas: pd.read_csv(f).to_json(out, orient='records', lines=True)",
         )
     return fmt
+
+
+@dataclass(frozen=True)
+class LineBlock:
+    """Whole lines of an input: ``data``, starting at physical line ``first_line``."""
+
+    data: bytes
+    first_line: int
+
+    @cached_property
+    def lines(self) -> int:
+        return self.data.count(b"\n") + (0 if self.data.endswith(b"\n") else 1)
+
+    @cached_property
+    def ends(self) -> NDArray[np.int64]:
+        """Offset just past each line."""
+        ends = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == 10) + 1
+        if not self.data.endswith(b"\n"):
+            ends = np.append(ends, len(self.data))
+        return ends.astype(np.int64)
+
+    def span(self, number: int) -> tuple[int, int]:
+        """[start, end) of physical line ``number`` (which must lie in this block)."""
+        k = number - self.first_line
+        return (int(self.ends[k - 1]) if k else 0), int(self.ends[k])
+
+
+@contextmanager
+def open_blocks(path: Path, display: str) -> Iterator[tuple[bool, Iterator[LineBlock]]]:
+    """(whether the file starts with a UTF-8 BOM, its lines in blocks) for one pass that needs
+    only a few lines: the rest are never split, let alone parsed."""
+    with open_binary(path, display) as src:
+
+        def blocks() -> Iterator[LineBlock]:
+            number = 1
+            try:
+                for data in line_blocks(src.stream, BLOCK_BYTES):
+                    block = LineBlock(data, number)
+                    yield block
+                    number += block.lines
+            except StreamError as exc:
+                raise InputError(display, exc.problem, line=number, hint=exc.hint) from exc
+
+        yield src.bom_length > 0, blocks()
+
+
+def lines_in(block: LineBlock, wanted: list[int]) -> list[int]:
+    """The line numbers of ``wanted`` (sorted) that lie in ``block``."""
+    low = bisect.bisect_left(wanted, block.first_line)
+    high = bisect.bisect_left(wanted, block.first_line + block.lines)
+    return wanted[low:high]
 
 
 @contextmanager

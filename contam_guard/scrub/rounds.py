@@ -5,8 +5,9 @@ each golden n-gram over the scrubbed corpus is known without re-reading it: the 
 minus the touched records that held it, plus the pieces that still hold it. If some n-gram now
 occurs in 1..``max_doc_freq`` records, another round removes it; otherwise the corpus is final.
 
-Each round walks the inputs' lines once and parses only touched records (plus, in the rare
-round where an n-gram that was common has become rare, every record, to find where it is).
+Each round reads the inputs once and parses only touched records, found by their line numbers
+(plus, in the rare round where an n-gram that was common has become rare, every record, to find
+where it is).
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from contam_guard.readers import ReadOptions
 from contam_guard.scrub.count import Candidates, InputTotals, Job, stamp
 from contam_guard.scrub.cuts import CutSettings, Mode, Removal, cut
 from contam_guard.scrub.golden import GoldenNgrams
-from contam_guard.scrub.lines import Parsed, changed_error, open_lines, parse_line
+from contam_guard.scrub.lines import (
+    Line,
+    Parsed,
+    changed_error,
+    lines_in,
+    open_blocks,
+    open_lines,
+    parse_line,
+)
 from contam_guard.text.hashing import HashKey
 
 IntArray = NDArray[np.int64]
@@ -101,33 +110,54 @@ class _Round:
         self.in_touched = in_touched
         self.piece_counts = np.zeros(golden.size, dtype=np.int64)
         self.changed = False
+        # The records read but not yet cut, flushed every ``batch_chars`` characters.
+        self._batch: list[tuple[RecordState, Parsed]] = []
+        self._others: list[tuple[int, int, Parsed]] = []
+        self._size = 0
 
     def run(self, jobs: list[Job], totals: InputTotals) -> None:
         for number, job in enumerate(jobs):
             if stamp(job.path) != totals.stamps[number]:
                 raise changed_error(job.display)
-            batch: list[tuple[RecordState, Parsed]] = []
-            others: list[tuple[int, int, Parsed]] = []
-            size = 0
-            with open_lines(job.path, job.display) as (_, lines):
-                for line in lines:
-                    if line.record is None:
-                        continue
-                    state = self.states.get((number, line.record))
-                    if state is None and not self.locate:
-                        continue
-                    parsed = parse_line(job.fmt, line, job.display, self.settings.read)
-                    if state is None:
-                        others.append((line.record, line.number, parsed))
-                    else:
-                        if state.line != line.number or state.length not in (-1, len(parsed.text)):
-                            raise changed_error(job.display, line.number)
-                        batch.append((state, parsed))
-                    size += len(parsed.text)
-                    if size >= self.settings.batch_chars:
-                        self._flush(job, number, batch, others)
-                        batch, others, size = [], [], 0
-            self._flush(job, number, batch, others)
+            if self.locate:
+                self._every_record(job, number)
+            else:
+                self._touched_records(job, number)
+            self._flush(job, number, self._batch, self._others)
+            self._batch, self._others, self._size = [], [], 0
+
+    def _every_record(self, job: Job, number: int) -> None:
+        """Parse every record: an n-gram that was common has become rare, and any record may
+        hold it (rare: see the package docstring)."""
+        with open_lines(job.path, job.display) as (_, lines):
+            for line in lines:
+                if line.record is not None:
+                    self._take(job, number, line, self.states.get((number, line.record)))
+
+    def _touched_records(self, job: Job, number: int) -> None:
+        """Parse only the touched records, found by their line numbers."""
+        touched = {state.line: state for (file, _), state in self.states.items() if file == number}
+        wanted = sorted(touched)
+        with open_blocks(job.path, job.display) as (_, blocks):
+            for block in blocks:
+                for line_number in lines_in(block, wanted):
+                    state = touched[line_number]
+                    start, end = block.span(line_number)
+                    self._take(job, number, Line(line_number, block.data[start:end], state.record), state)
+
+    def _take(self, job: Job, number: int, line: Line, state: RecordState | None) -> None:
+        assert line.record is not None
+        parsed = parse_line(job.fmt, line, job.display, self.settings.read)
+        if state is None:
+            self._others.append((line.record, line.number, parsed))
+        else:
+            if state.line != line.number or state.length not in (-1, len(parsed.text)):
+                raise changed_error(job.display, line.number)
+            self._batch.append((state, parsed))
+        self._size += len(parsed.text)
+        if self._size >= self.settings.batch_chars:
+            self._flush(job, number, self._batch, self._others)
+            self._batch, self._others, self._size = [], [], 0
 
     def _flush(
         self,

@@ -2,7 +2,8 @@
 
 Each output is streamed into a temporary file beside it and renamed over the destination only
 when complete (``contam_guard.atomic``), so an interrupted scrub leaves the input intact and no
-half-written output. Untouched records and blank lines are copied as the exact bytes read.
+half-written output. Untouched records and blank lines are copied as the exact bytes read, in
+runs: only touched lines are split out and parsed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from pathlib import Path
 from contam_guard.atomic import atomic_writer
 from contam_guard.scrub.count import InputTotals, Job, stamp
 from contam_guard.scrub.golden import GoldenNgrams
-from contam_guard.scrub.lines import changed_error, open_lines, output_stream, parse_line, render
+from contam_guard.scrub.lines import (
+    Line,
+    changed_error,
+    lines_in,
+    open_blocks,
+    output_stream,
+    parse_line,
+    render,
+)
 from contam_guard.scrub.rounds import RecordState, RoundSettings
 
 
@@ -29,16 +38,22 @@ def write_outputs(
             continue
         if stamp(job.path) != totals.stamps[number]:
             raise changed_error(job.display)
-        with open_lines(job.path, job.display) as (bom, lines), output_stream(job.output, bom) as sink:
-            for line in lines:
-                state = None if line.record is None else states.get((number, line.record))
-                if state is None:
-                    sink.write(line.raw)
-                    continue
-                parsed = parse_line(job.fmt, line, job.display, settings.read)
-                if len(parsed.text) != state.length:
-                    raise changed_error(job.display, line.number)
-                sink.write(render(job.fmt, parsed, line.record or 0, tuple(state.kept)))
+        touched = {state.line: state for (file, _), state in states.items() if file == number}
+        wanted = sorted(touched)
+        with open_blocks(job.path, job.display) as (bom, blocks), output_stream(job.output, bom) as sink:
+            for block in blocks:
+                written = 0  # untouched lines are copied in runs, as the bytes read
+                for line_number in lines_in(block, wanted):
+                    state = touched[line_number]
+                    start, end = block.span(line_number)
+                    sink.write(block.data[written:start])
+                    line = Line(line_number, block.data[start:end], state.record)
+                    parsed = parse_line(job.fmt, line, job.display, settings.read)
+                    if len(parsed.text) != state.length:
+                        raise changed_error(job.display, line.number)
+                    sink.write(render(job.fmt, parsed, state.record, tuple(state.kept)))
+                    written = end
+                sink.write(block.data[written:])
             # Checked before the rename, so an input changed meanwhile is never replaced (--in-place)
             # or half reflected in its output.
             if stamp(job.path) != totals.stamps[number]:

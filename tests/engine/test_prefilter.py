@@ -1,0 +1,518 @@
+"""The JSONL prefilter against the exact engine, line by line and over whole scans.
+
+A line the filter calls CLEAN is only counted, never hashed again, so it must be one the exact
+engine finds nothing in; a HITS line is matched from the filter's hits alone, so they must be
+exactly the exact engine's. Over whole files, the scan through the filter must give what the
+exact path (``read_records`` + ``scan_batch``) gives: records, characters, pairs, totals and
+errors, whatever the block size.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contam_guard.scan as scan_module
+from contam_guard.engine import prefilter
+from contam_guard.engine.index import ManifestIndex, Target
+from contam_guard.engine.matcher import Hits, lookup_hits
+from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, Prefilter
+from contam_guard.errors import InputError
+from contam_guard.manifest.views import hash_view
+from contam_guard.readers import jsonl
+from contam_guard.readers.base import ReadOptions
+from contam_guard.scan import ScanResult, Source, scan
+from contam_guard.text import normalise
+from contam_guard.text.features import extract_features
+
+
+def build_index(groups: list[tuple[str, list[str]]]) -> ManifestIndex:
+    """An index of one target per (view, items) group, numbered like a manifest's."""
+    targets, views, first = [], [], 0
+    for number, (view, items) in enumerate(groups):
+        ids = [str(i) for i in range(len(items))]
+        targets.append(Target(f"set{number}", view, 1, ids, np.arange(len(items)), first))
+        views.append(hash_view(view, items, None))
+        first += len(items)
+    return ManifestIndex.from_views(targets, views)
+
+
+def is_special(ch: str) -> bool:
+    """A code point whose words the exact path must compute (normalise's SPECIAL class)."""
+    if ch.isspace() or unicodedata.category(ch)[0] in "PS":
+        return False
+    return len(ch.lower()) != 1 or ch == "\u03a3"
+
+
+HitSet = set[tuple[int, int]]
+
+
+def exact_hits(index: ManifestIndex, texts: list[str]) -> tuple[list[HitSet], list[HitSet]]:
+    """Per text, the (at, posting) pairs of its 5-gram and window hits: the exact engine's."""
+    f = extract_features(texts, windows=True)
+    grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words, None)
+    windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars, None)
+    return _per_record(grams, len(texts)), _per_record(windows, len(texts))
+
+
+def _per_record(hits: Hits, records: int) -> list[HitSet]:
+    out: list[HitSet] = [set() for _ in range(records)]
+    for record, at, posting in zip(hits.record.tolist(), hits.at.tolist(), hits.posting.tolist()):
+        pair = (at, posting)
+        assert pair not in out[record], "a hit listed twice"
+        out[record].add(pair)
+    return out
+
+
+def filter_hits(hits: Hits, lines: int) -> list[HitSet]:
+    return _per_record(hits, lines)
+
+
+# ------------------------------------------------------------------------------------------
+# Line by line: random golden items and records from a small vocabulary
+
+VOCAB = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "kilo"]
+ODD = [
+    "İstanbul", "ΣΟΦΙΑ", "σοφία", "Straße", "ẞ", "😀", "中文字", "cafe\u0301", "--", "...", "!?", "ǅ",
+    "ﬁne", "Ω", "½", "\u212a", "\u200b", "x\u00a0y", "a\u2028b", "x\x85y", "Ⅻ", "٣٤", "'quoted'",
+    "ALPHA", "Bravo,", "(charlie)", "\x00", "\x7f", "\ufeff", "𝔘𝔫𝔦", "ǈ", "ϴ", "ꭰ",
+]
+SEPARATORS = [" ", " ", " ", "  ", "\t", "\n", "\r\n", " \u3000 ", ", "]
+
+vocab_words = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=6)
+odd_tokens = st.sampled_from(ODD) | st.text(st.characters(codec="utf-8"), min_size=1, max_size=3)
+
+
+@st.composite
+def golden_items(draw: st.DrawFn) -> list[list[str]]:
+    """Word lists; the first is plain vocabulary, long enough for 50-character windows."""
+    first = draw(st.lists(st.sampled_from(VOCAB), min_size=12, max_size=25))
+    others = draw(
+        st.lists(st.lists(st.sampled_from(VOCAB) | odd_tokens, min_size=0, max_size=25), max_size=2)
+    )
+    return [first, *others]
+
+
+@st.composite
+def record_text(draw: st.DrawFn, items: list[list[str]]) -> str:
+    """A text of vocabulary words, odd tokens and runs copied from golden items (as words, or
+    glued into longer words so that only windows match)."""
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        kind = draw(st.sampled_from(["vocab", "vocab", "copy", "copy", "glued", "odd"]))
+        if kind == "vocab":
+            parts.extend(draw(vocab_words))
+        elif kind == "odd":
+            parts.append(draw(odd_tokens))
+        else:
+            item = draw(st.sampled_from(items))
+            if not item:
+                continue
+            start = draw(st.integers(0, len(item) - 1))
+            run = item[start : start + draw(st.integers(3, 20))]
+            if draw(st.booleans()):
+                run = [w.upper() for w in run]
+            if kind == "glued":
+                run = [draw(st.sampled_from(["", "-", "_"])).join(run)]
+            parts.extend(run)
+    text = ""
+    for part in parts:
+        text += (draw(st.sampled_from(SEPARATORS)) if text else "") + part
+    return text
+
+
+@dataclass
+class Block:
+    data: bytes
+    lines: list[str | None]  # the text of each line; None for a blank line
+
+
+@st.composite
+def blocks(draw: st.DrawFn, items: list[list[str]]) -> Block:
+    texts = draw(st.lists(record_text(items), min_size=0, max_size=8))
+    # Always one verbatim copy of the first item: hits happen in every example.
+    texts.insert(draw(st.integers(0, len(texts))), " ".join(items[0]))
+    lines: list[str | None] = []
+    data = b""
+    for number, text in enumerate(texts):
+        for _ in range(draw(st.integers(0, 1))):
+            blank = draw(st.sampled_from(["", " ", "\t", "  \r", "\x0b\x0c"]))
+            data += blank.encode() + b"\n"
+            lines.append(None)
+        record: dict[str, object] = {"text": text}
+        if draw(st.booleans()):
+            extra = {"id": number, "meta": {"text": 1, "tags": ["x", None, -2.5e-3]}, "ok": True}
+            record = {**extra, "text": text} if draw(st.booleans()) else {**record, **extra}
+        data += json.dumps(record, ensure_ascii=draw(st.booleans())).encode()
+        last = number == len(texts) - 1
+        data += draw(st.sampled_from([b"", b"\n", b"\r\n"] if last else [b"\n", b"\r\n"]))
+        lines.append(text)
+    return Block(data, lines)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[list[str], Block]:
+    items = draw(golden_items())
+    separator = draw(st.sampled_from([" ", "  ", "\n"]))
+    return [separator.join(item) for item in items], draw(blocks(items))
+
+
+def check_block(index: ManifestIndex, block: Block, windows: bool) -> FilteredBlock:
+    """Filter ``block`` and compare every line with the exact engine; returns the filter's output."""
+    out = Prefilter(index, windows=windows).filter(block.data, b"text")  # first: code points unseen
+    assert out.status.size == out.end.size == out.chars.size == len(block.lines)
+    # Line ends: just past each line's newline.
+    ends = np.cumsum([len(line) for line in block.data.splitlines(keepends=True)])
+    assert out.end.tolist() == ends.tolist()
+
+    records = [k for k, text in enumerate(block.lines) if text is not None]
+    texts = [block.lines[k] or "" for k in records]
+    gram_expected, window_expected = exact_hits(index, texts)
+    gram_got, window_got = filter_hits(out.grams, out.end.size), filter_hits(out.windows, out.end.size)
+    if not windows:
+        assert out.windows.record.size == 0
+    for k, text in enumerate(block.lines):
+        status = int(out.status[k])
+        if text is None:
+            assert status == BLANK
+            assert not gram_got[k] and not window_got[k]
+            continue
+        assert status != BLANK
+        # EXACT exactly when the text holds a code point only the exact path handles.
+        assert (status == EXACT) == any(is_special(ch) for ch in text), (text, status)
+        if status == EXACT:
+            assert not gram_got[k] and not window_got[k]  # the exact path finds its own
+            continue
+        r = records.index(k)
+        assert int(out.chars[k]) == len(text)
+        expected_windows = window_expected[r] if windows else set()
+        assert gram_got[k] == gram_expected[r]
+        assert window_got[k] == expected_windows
+        assert (status == HITS) == bool(gram_expected[r] or expected_windows)
+        assert status == CLEAN or status == HITS
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases())
+def test_filter_equals_the_exact_engine_line_by_line(case: tuple[list[str], Block]) -> None:
+    items, block = case
+    index = build_index([("text", items)])
+    for windows in (True, False):
+        out = check_block(index, block, windows)
+        # The verbatim copy of item 0 is in every block: hits of both kinds must be listed.
+        assert (out.status == HITS).any()
+        assert out.grams.record.size > 0
+        assert out.windows.record.size > 0 if windows else out.windows.record.size == 0
+
+
+def test_plain_vocabulary_lines_are_never_exact() -> None:
+    items = [" ".join(VOCAB[i % 10] for i in range(k, k + 30)) for k in range(3)]
+    index = build_index([("text", items)])
+    lines: list[str | None] = [" ".join(VOCAB[(i * 7 + j) % 10] for j in range(i)) for i in range(60)]
+    lines += [items[1], items[2][40:], None, items[0].upper()]
+    data = b"".join(json.dumps({"text": t}).encode() + b"\n" if t is not None else b"\n" for t in lines)
+    out = check_block(index, Block(data, lines), windows=True)
+    assert not (out.status == EXACT).any()
+    assert (out.status == CLEAN).sum() > 0 and (out.status == HITS).sum() >= 3
+
+
+def test_many_hits_grow_the_hit_arrays() -> None:
+    """More hits than the first hit arrays hold (65536): the block is read again, larger."""
+    unit = "alpha bravo charlie delta echo"
+    index = build_index([("text", [" ".join([unit] * 800)])])  # each 5-gram: 160 postings
+    text = " ".join([unit] * 100)  # 496 5-grams, ~79000 gram hits; windows likewise
+    lines: list[str | None] = [text, "alpha bravo", text[7:]]
+    data = b"".join(json.dumps({"text": t}).encode() + b"\n" for t in lines)
+    out = check_block(index, Block(data, lines), windows=True)
+    assert out.grams.record.size > 1 << 16
+    assert out.windows.record.size > 1 << 16
+
+
+def test_many_unseen_code_points() -> None:
+    """More unseen code points than the filter reports at once (4096): read again until all
+    are classified, then the lines are decided like any other."""
+    tables = normalise.TABLES
+    unseen = [cp for cp in range(0x20000, 0x2A6E0) if tables.cls[cp] == normalise.UNKNOWN][:9000]
+    assert len(unseen) > 5000
+    item = " ".join(VOCAB * 2)
+    index = build_index([("text", [item])])
+    lines: list[str | None] = []
+    for start in range(0, len(unseen), 1000):
+        chunk = unseen[start : start + 1000]
+        words = ["".join(chr(cp) for cp in chunk[i : i + 5]) for i in range(0, len(chunk), 5)]
+        lines.append(" ".join(words) + " " + item)
+    data = b"".join(json.dumps({"text": t}, ensure_ascii=False).encode() + b"\n" for t in lines)
+    out = check_block(index, Block(data, lines), windows=True)
+    assert (out.status == HITS).all()
+
+
+# ------------------------------------------------------------------------------------------
+# Whole scans: the filtered path against the forced exact path
+
+ITEMS_A = [
+    "Natalia sold clips to forty eight of her friends in April and then she sold half as many "
+    "clips in May how many clips did Natalia sell altogether in April and May",
+    "Weng earns twelve dollars an hour for babysitting yesterday she just did fifty minutes of "
+    "babysitting how much did she earn",
+    "Betty is saving money for a new wallet which costs one hundred dollars Betty has only half "
+    "of the money she needs",
+    "Supercalifragilisticexpialidociousantidisestablishmentarianismfloccinaucinihilipilification"
+    " stands alone",
+]
+ITEMS_B = [
+    "James writes a three page letter to two different friends twice a week how many pages does "
+    "he write a year",
+    "Mark has a garden with flowers he planted plants of three different colors in it",
+]
+CLEAN_WORDS = "the weather in the garden was mild and the roses bloomed early this spring".split()
+
+
+def _clean(n: int) -> str:
+    return " ".join(CLEAN_WORDS[(n * 3 + i) % len(CLEAN_WORDS)] for i in range(5 + n % 11))
+
+
+def _lines_text_key() -> list[bytes]:
+    """Every kind of line for the default options (text detected, "text" read by the filter)."""
+    a0, a1, a2, a3 = ITEMS_A
+    b0, b1 = ITEMS_B
+    rows: list[bytes] = []
+
+    def add(obj: object, ending: bytes = b"\n", ascii_only: bool = True) -> None:
+        rows.append(json.dumps(obj, ensure_ascii=ascii_only).encode() + ending)
+
+    add({"text": "prefix words " + a0 + " suffix"})
+    for n in range(40):
+        add({"text": _clean(n), "id": n}, b"\r\n" if n % 3 == 0 else b"\n")
+        if n % 7 == 0:
+            rows.append(b"\n")
+        if n % 11 == 0:
+            rows.append(b"  \t \r\n")
+        if n % 13 == 0:
+            rows.append(b"\x0b\x0c\n")
+    add({"text": a1}, b"\r\n")
+    add({"id": 7, "text": "half: " + " ".join(a2.split()[:9]) + " and more"}, ascii_only=False)
+    add({"text": "short run " + " ".join(b0.split()[3:9]) + " only"})  # 6 words: no notable pair
+    add({"messages": [{"role": "user", "content": "tell me " + b1}, {"role": "assistant", "content": "ok"}]})
+    add({"messages": [{"role": "user", "content": _clean(3)}]})
+    rows.append(('{"text": "' + _clean(4) + '", "text": "dup ' + a0 + '"}\n').encode())  # json keeps the last
+    rows.append(('{"text": "' + a1 + '", "text": "dup clean"}\n').encode())
+    add({"text": "İstanbul " + a2}, ascii_only=False)
+    add({"text": "ΣΟΦΙΑ says " + b1 + " Σ"}, ascii_only=False)
+    add({"text": "straße café 😀 中文 " + a0.upper()}, ascii_only=False)
+    add({"text": "glued " + a3.replace(" ", "").lower()[5:70] + " window only"})
+    add({"text": "\\/ \"escaped\" \t tabs\nnewlines " + b0 + "\u2028"}, ascii_only=True)
+    add({"text": b0, "contam_guard": "allow"})
+    add({"question": "a question " + a1})  # no "text": detected shape, exact path
+    add({"instruction": "do this", "input": "", "output": b1})
+    add({"text": "", "meta": {"text": a0}})
+    add({"meta": [1, 2, {"text": 3}], "text": "nested keys " + a2, "n": -1.5e-7, "ok": None})
+    long_text = " ".join(_clean(n) for n in range(6000))
+    add({"text": long_text[:200000] + " " + a0 + " " + long_text[200000:] + " " + b1})
+    add({"text": " ".join(a0.split()[:10])})  # an item split over two lines: only shorter runs
+    add({"text": " ".join(a0.split()[10:])})
+    for n in range(40, 60):
+        add({"text": _clean(n) + (" " + a1 if n % 5 == 0 else "")})
+    add({"text": "last line without newline " + b0}, ending=b"")
+    rows[0] = b"\xef\xbb\xbf" + rows[0]
+    return rows
+
+
+def _lines_question_key() -> list[bytes]:
+    a0, a1, _, _ = ITEMS_A
+    b0, b1 = ITEMS_B
+    rows = [b"\xef\xbb\xbf" + json.dumps({"question": a0, "text": "not this"}).encode() + b"\n"]
+    for n in range(30):
+        rows.append(json.dumps({"id": n, "question": _clean(n)}).encode() + b"\r\n")
+        if n % 6 == 0:
+            rows.append(b"   \n")
+    rows += [
+        json.dumps({"question": ["list of", b1]}).encode() + b"\n",  # a list of strings: exact
+        ('{"question": "dup", "question": "' + b0 + '"}\n').encode(),
+        json.dumps({"question": "İ " + a1}, ensure_ascii=False).encode() + b"\n",
+        json.dumps({"question": "ok " + b0, "text": a1}).encode() + b"\n",
+        json.dumps({"question": _clean(99)}).encode(),
+    ]
+    return rows
+
+
+@dataclass
+class FilterSpy:
+    """What the prefilter saw: block sizes and line statuses."""
+
+    blocks: list[int]
+    statuses: list[int]
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> FilterSpy:
+    seen = FilterSpy([], [])
+    original = Prefilter.filter
+
+    def spying(self: Prefilter, block: bytes, key: bytes) -> FilteredBlock:
+        out = original(self, block, key)
+        seen.blocks.append(len(block))
+        seen.statuses.extend(out.status.tolist())
+        return out
+
+    monkeypatch.setattr(Prefilter, "filter", spying)
+    return seen
+
+
+def run_both(
+    monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]
+) -> tuple[ScanResult, ScanResult]:
+    """``run()`` through the prefilter, then with the exact path forced."""
+    filtered = run()
+    with monkeypatch.context() as m:
+        m.setattr(scan_module, "text_key", lambda options: None)
+        exact = run()
+    return filtered, exact
+
+
+def assert_same(filtered: ScanResult, exact: ScanResult) -> None:
+    assert filtered.records == exact.records
+    assert filtered.chars == exact.chars
+    assert filtered.files == exact.files
+    assert filtered.skipped == exact.skipped
+    assert filtered.pairs == exact.pairs
+    assert np.array_equal(filtered.totals.run, exact.totals.run)
+    assert np.array_equal(filtered.totals.window_found, exact.totals.window_found)
+
+
+INDEX = build_index([("text", ITEMS_A), ("question", ITEMS_B)])
+BLOCK_SIZES = [64, 1000, 5000, None]  # None: the default (4 MiB)
+
+
+@pytest.fixture(params=BLOCK_SIZES, ids=lambda b: f"block={b or 'default'}")
+def block_bytes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    if request.param is not None:
+        monkeypatch.setattr(jsonl, "BLOCK_BYTES", request.param)
+    return int(jsonl.BLOCK_BYTES)
+
+
+@pytest.mark.parametrize("windows", [True, False], ids=["windows", "no-windows"])
+@pytest.mark.parametrize("field", [None, "question"])
+def test_scan_equals_the_exact_path(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spy: FilterSpy,
+    block_bytes: int,
+    field: str | None,
+    windows: bool,
+) -> None:
+    rows = _lines_text_key() if field is None else _lines_question_key()
+    first = tmp_path / "first.jsonl"
+    first.write_bytes(b"".join(rows))
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(b"".join(rows[len(rows) // 2 :]) + b"\n" + rows[0][3:])
+    notes = tmp_path / "notes.xyz"
+    notes.write_text("not data")
+    sources = [Source(first, "first.jsonl"), Source(notes, "notes.xyz"), Source(second, "sub/second.jsonl")]
+    options = ReadOptions(field=field)
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, options, windows=windows))
+    assert_same(filtered, exact)
+
+    # The comparison is not vacuous: pairs of every kind, and the filter decided lines itself.
+    assert len(filtered.pairs) >= (6 if field else 12)
+    assert filtered.files == ["first.jsonl", "sub/second.jsonl"] and len(filtered.skipped) == 1
+    assert filtered.totals.run.max() >= 10
+    assert filtered.totals.window_found.any() == windows
+    if windows and field is None:
+        assert any(p.window_hits > 0 and p.longest_run == 0 for p in filtered.pairs)  # window only
+    if field is None:
+        assert any(p.allowed_inline for p in filtered.pairs)
+        assert {p.source for p in filtered.pairs} == {"first.jsonl", "sub/second.jsonl"}
+    statuses = set(spy.statuses)
+    assert {BLANK, CLEAN, HITS, EXACT} <= statuses
+    if block_bytes < 10000:
+        assert len(spy.blocks) > 10  # the block size took effect: many blocks
+        assert max(spy.blocks) > 200000  # the long line is a block of its own
+    else:
+        assert len(spy.blocks) == 2
+
+
+# ------------------------------------------------------------------------------------------
+# Errors: the same message, and the same results before it with --skip-unreadable
+
+BAD_LINES = {
+    "invalid JSON": b'{"text": "a",}',
+    "invalid UTF-8": b'{"text": "caf\xc3"}',
+    "not an object": b'["text", "a"]',
+    "text not a string": b'{"text": 5}',
+    "no text field": b'{"body": "a"}',
+    "two objects": b'{"text": "a"} {"text": "b"}',
+    "huge integer": b'{"x": ' + b"9" * 5000 + b', "text": "a"}',
+    "nested too deeply": b'{"x": ' + b"[" * 100000 + b"]" * 100000 + b', "text": "a"}',
+}
+
+
+def _file_with_bad_line(path: Path, bad: bytes) -> Path:
+    rows = _lines_text_key()
+    middle = len(rows) // 2
+    path.write_bytes(b"".join(rows[:middle]) + bad + b"\n" + b"".join(rows[middle:]))
+    return path
+
+
+def errors_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) -> tuple[str, str]:
+    """The message of the InputError ``run()`` raises through the prefilter, then exactly."""
+    messages = []
+    for forced in (False, True):
+        with monkeypatch.context() as m:
+            if forced:
+                m.setattr(scan_module, "text_key", lambda options: None)
+            with pytest.raises(InputError) as info:
+                run()
+        messages.append(str(info.value))
+    return messages[0], messages[1]
+
+
+@pytest.mark.parametrize("bad", list(BAD_LINES.values()), ids=list(BAD_LINES))
+def test_errors_are_the_exact_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int, bad: bytes
+) -> None:
+    path = _file_with_bad_line(tmp_path / "train.jsonl", bad)
+    sources = [Source(path, "train.jsonl")]
+    options = ReadOptions()
+    errors = errors_both(monkeypatch, lambda: scan(INDEX, sources, options))
+    assert errors[0] == errors[1]
+    assert "train.jsonl" in errors[0] and "line" in errors[0]
+
+    def skipping() -> ScanResult:
+        return scan(INDEX, sources, options, batch_chars=1, skip_unreadable=True)
+
+    filtered, exact = run_both(monkeypatch, skipping)
+    assert_same(filtered, exact)
+    assert filtered.records > 40 and filtered.pairs and len(filtered.skipped) == 1
+    assert filtered.files == []
+
+
+def _truncated_gz(path: Path) -> Path:
+    rows = _lines_text_key() * 3
+    data = gzip.compress(b"".join(row if row.endswith(b"\n") else row + b"\n" for row in rows))
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def test_truncated_gzip_fails_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int) -> None:
+    path = _truncated_gz(tmp_path / "train.jsonl.gz")
+    sources = [Source(path, "train.jsonl.gz")]
+    errors = errors_both(monkeypatch, lambda: scan(INDEX, sources, ReadOptions()))
+    assert errors[0] == errors[1]
+    assert "train.jsonl.gz" in errors[0]
+
+    def skipping() -> ScanResult:
+        return scan(INDEX, sources, ReadOptions(), batch_chars=1, skip_unreadable=True)
+
+    filtered, exact = run_both(monkeypatch, skipping)
+    assert_same(filtered, exact)
+    assert filtered.records > 40 and filtered.pairs and len(filtered.skipped) == 1
