@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.engine import prefilter as prefilter_status
+from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.engine.prefilter import FilteredBlock, Prefilter, text_key
@@ -225,7 +226,7 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     if notable.size == 0:
         return
     # Only a notable pair's record is read again: for its snippet, line and inline marker.
-    wanted = np.unique(table.record[notable])
+    wanted = sorted_unique(table.record[notable])
     records = [block.record(int(hit_lines[r])) for r in wanted.tolist()]
     features = extract_features([r.text for r in records], windows=windows)
     _add_pairs(result, table, notable, records, features, np.searchsorted(wanted, table.record))
@@ -248,15 +249,24 @@ def _on_lines(records: Iterator[Record], lines: frozenset[int]) -> Iterator[Reco
 
 
 def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:
-    """Group records into lists of about ``batch_chars`` characters (the unit the engine hashes)."""
+    """Group records into lists of about ``batch_chars`` characters (the unit the engine hashes).
+
+    When reading fails, the records read before the failure come out as a last batch before
+    the error goes on, so that ``--skip-unreadable`` keeps everything it could read.
+    """
     batch: list[Record] = []
     size = 0
-    for record in records:
-        batch.append(record)
-        size += len(record.text)
-        if size >= batch_chars:
+    try:
+        for record in records:
+            batch.append(record)
+            size += len(record.text)
+            if size >= batch_chars:
+                yield batch
+                batch, size = [], 0
+    except InputError:
+        if batch:
             yield batch
-            batch, size = [], 0
+        raise
     if batch:
         yield batch
 

@@ -534,6 +534,23 @@ enum { TEXT_OK = 0, TEXT_EXACT = 1 };
 #define MAX_DEPTH 128         /* deeper JSON goes to the exact path (Python's own limit is ~1000) */
 #define MAX_NUMBER_CHARS 256  /* so does a longer number (Python limits integer digits) */
 
+/* The last five word hashes of a record; a word closing looks its 5-gram up. */
+typedef struct {
+    u64 w0, w1, w2, w3, w4;
+    i64 words;
+} WordRing;
+
+static inline void close_word(WordRing *r, u64 acc, i64 length, HashSet *grams, i64 line) {
+    const u64 p1 = WORD_BASE, p2 = p1 * WORD_BASE, p3 = p2 * WORD_BASE, p4 = p3 * WORD_BASE;
+    r->w0 = r->w1; r->w1 = r->w2; r->w2 = r->w3; r->w3 = r->w4;
+    r->w4 = fmix64(acc ^ ((u64)length * LEN_MIX));
+    r->words++;
+    if (r->words >= GRAM_N) {
+        u64 gram = fmix64(r->w0 + r->w1 * p1 + r->w2 * p2 + r->w3 * p3 + r->w4 * p4);
+        find_hits(grams, gram, line, r->words - GRAM_N);
+    }
+}
+
 /* Hash the words, 5-grams and windows of one record's text and list its hits. TEXT_EXACT when
  * it holds a code point the exact path must handle (SPECIAL) or one not classified yet (those
  * are collected for the caller); the caller then drops the record's hits. The state lives in
@@ -542,40 +559,35 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line) {
     const u8 *cls = ctx->cls;
     const u32 *lower = ctx->lower;
     HashSet *grams = ctx->grams;
-    const u64 p1 = WORD_BASE, p2 = p1 * WORD_BASE, p3 = p2 * WORD_BASE, p4 = p3 * WORD_BASE;
-    u64 acc = 0, power = 1, w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0;
-    i64 length = 0, words = 0;
+    WordRing ring = {0};
+    u64 acc = 0, power = 1;
+    i64 length = 0;
     Py_ssize_t i = 0;
-    for (; i <= n; i++) {
-        /* one space past the end closes the last word */
-        u8 kind = i < n ? cls[text[i]] : CLS_SPACE;
-        if (kind == CLS_SPACE) {
-            if (length > 0) {
-                w0 = w1; w1 = w2; w2 = w3; w3 = w4;
-                w4 = fmix64(acc ^ ((u64)length * LEN_MIX));
-                words++;
-                if (words >= GRAM_N) find_hits(grams, fmix64(w0 + w1 * p1 + w2 * p2 + w3 * p3 + w4 * p4), line, words - GRAM_N);
-                acc = 0; power = 1; length = 0;
-            }
-        } else if (kind == CLS_REMOVED) {
-            continue;
-        } else if (kind == CLS_ALNUM || kind == CLS_KEPT) {
-            acc += (u64)lower[text[i]] * power;
+    for (; i < n; i++) {
+        u32 ch = text[i];
+        u8 kind = cls[ch];
+        if ((u8)(kind - CLS_ALNUM) <= CLS_KEPT - CLS_ALNUM) { /* kept in the word */
+            acc += (u64)lower[ch] * power;
             power *= CHAR_BASE;
             length++;
-        } else {
+        } else if (kind == CLS_SPACE) {
+            if (length > 0) {
+                close_word(&ring, acc, length, grams, line);
+                acc = 0; power = 1; length = 0;
+            }
+        } else if (kind != CLS_REMOVED) {
             break; /* SPECIAL or UNKNOWN */
         }
     }
-    if (i <= n) {
-        int exact = 0;
+    if (i < n) { /* stopped at a code point the exact path must handle */
         for (; i < n; i++) {
-            u8 kind = cls[text[i]];
-            if (kind == CLS_UNKNOWN && ctx->unknown_count < ctx->unknown_capacity) ctx->unknown[ctx->unknown_count++] = text[i];
-            exact |= kind == CLS_UNKNOWN || kind == CLS_SPECIAL;
+            if (cls[text[i]] == CLS_UNKNOWN && ctx->unknown_count < ctx->unknown_capacity) {
+                ctx->unknown[ctx->unknown_count++] = text[i];
+            }
         }
-        if (exact) return TEXT_EXACT;
+        return TEXT_EXACT;
     }
+    if (length > 0) close_word(&ring, acc, length, grams, line);
     HashSet *windows = ctx->windows;
     if (windows == NULL) return TEXT_OK;
     if (reserve(&ctx->alnum, n) < 0) return TEXT_EXACT;
@@ -662,6 +674,27 @@ static int read_utf8(Cursor *c, u32 *out) {
     return -1;
 }
 
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Whether some byte of ``w`` is below ``n`` (n <= 128), or zero after xor with ``b``. */
+static inline u64 has_below(u64 w, u8 n) { return (w - ONES * n) & ~w & HIGHS; }
+static inline u64 has_byte(u64 w, u8 b) { return has_below(w ^ (ONES * b), 1); }
+
+/* How many bytes from ``p`` are plain string content: printable ASCII other than '"' and '\\'
+ * (eight at a time while they last). */
+static inline Py_ssize_t plain_run(const u8 *p, const u8 *end) {
+    const u8 *q = p;
+    while (end - q >= 8) {
+        u64 w;
+        memcpy(&w, q, 8);
+        if ((w & HIGHS) | has_below(w, 0x20) | has_byte(w, '"') | has_byte(w, '\\')) break;
+        q += 8;
+    }
+    while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\') q++;
+    return q - p;
+}
+
 /* A JSON string, the cursor on its opening quote. Its code points go to ``out`` when that is not
  * NULL (it must have room for one per byte left in the line), and are compared with ``key``
  * (UTF-8) when that is not NULL (*equal says whether the whole string equals it). Returns -1
@@ -671,6 +704,12 @@ static int read_string(Cursor *c, u32 *out, Py_ssize_t *out_n, const u8 *key, Py
     Py_ssize_t matched = 0, n = 0;
     int same = 1;
     while (1) {
+        if (out != NULL && key == NULL) {
+            Py_ssize_t run = plain_run(p, end);
+            for (Py_ssize_t k = 0; k < run; k++) out[n + k] = p[k];
+            n += run;
+            p += run;
+        }
         if (p >= end) return -1;
         u8 b = *p;
         u32 ch;

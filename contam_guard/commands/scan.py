@@ -23,7 +23,6 @@ from contam_guard.errors import GitError
 from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
-from contam_guard.parallel import scan_parallel
 from contam_guard.readers import ReadOptions, detect_format
 from contam_guard.reporting import console, github, html, json_report, markdown, sarif, tables
 from contam_guard.reporting.markdown import GoldenText
@@ -193,6 +192,8 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
         if request.jobs > 1 and request.changes is not None:
             console.notice("--jobs applies to whole files; a --staged/--diff scan runs in one process")
         if request.jobs > 1 and request.changes is None:
+            from contam_guard.parallel import scan_parallel  # multiprocessing: only when asked for
+
             result = scan_parallel(
                 request.manifest_path or loaded.manifest_path,
                 config.key_env,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex, Postings
 from contam_guard.text.features import TextFeatures
 from contam_guard.text.hashing import GRAM_N
@@ -218,7 +219,7 @@ def _join(grams: dict[str, IntArray], windows: dict[str, IntArray], records: int
     """Outer-join the word-level and window-level pair rows on (item, record)."""
     key_g = grams["item"] * records + grams["record"]
     key_w = windows["item"] * records + windows["record"]
-    keys = np.union1d(key_g, key_w)
+    keys = sorted_unique(np.concatenate([key_g, key_w]))
     at_g = np.searchsorted(keys, key_g)
     at_w = np.searchsorted(keys, key_w)
 

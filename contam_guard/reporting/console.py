@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
-from rich.table import Table
 
 if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
+    from rich.progress import Progress
+
     from contam_guard.analysis import SweepRow
     from contam_guard.findings import Finding, Report
     from contam_guard.manifest.model import Manifest
@@ -48,6 +48,8 @@ def raw(text: str) -> None:
 @contextmanager
 def progress() -> Iterator[Progress]:
     """A transient progress bar on stderr (characters hashed)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+
     bar = Progress(
         TextColumn("scanning"),
         BarColumn(),
@@ -139,6 +141,8 @@ def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, in
     if not manifest.sets:
         out.print("No sets registered. Add one with: contam-guard register NAME FILE...", markup=False)
         return
+    from rich.table import Table
+
     table = Table()
     for column in ("set", "version", "items", "view", "too short: gpt3", "palm", "llama2", "gpt4", "digest"):
         table.add_column(column)
@@ -166,6 +170,8 @@ def sweep_table(rows: list[SweepRow], title: str) -> None:
     if not rows:
         out.print("No golden sets are registered.", markup=False)
         return
+    from rich.table import Table
+
     table = Table(title=title)
     table.add_column("set:view")
     table.add_column("items", justify="right")

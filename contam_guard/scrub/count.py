@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.engine import prefilter as prefilter_status
+from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import Hits, ItemTotals, match_hits
 from contam_guard.engine.prefilter import Prefilter, text_key
 from contam_guard.readers import ReadOptions, Record, read_records
@@ -158,7 +159,7 @@ def _prefiltered(
             record_of_line[hit_lines] = np.arange(hit_lines.size)
             grams = Hits(record_of_line[lines.grams.record], lines.grams.at, lines.grams.posting)
             table = match_hits(golden.index, grams, no_windows, int(hit_lines.size), scratch)
-            long_enough = np.unique(table.record[table.longest >= golden.n])
+            long_enough = sorted_unique(table.record[table.longest >= golden.n])
             wanted += [block.record(k) for k in hit_lines[long_enough].tolist()]
         if wanted:
             yield wanted
@@ -178,7 +179,7 @@ class _Counter:
             return
         # Distinct (n-gram, record) pairs: a batch never splits a record, so summing over
         # batches counts distinct records.
-        pairs = np.unique(hits.key * len(batch) + hits.doc)
+        pairs = sorted_unique(hits.key * len(batch) + hits.doc)
         gram, doc = np.divmod(pairs, len(batch))
         np.add.at(self.counts, gram, 1)
         under = self.counts[gram] <= self.max_doc_freq

@@ -22,6 +22,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.engine.arrays import sorted_unique
 from contam_guard.scrub.golden import Hits
 
 IntArray = NDArray[np.int64]
@@ -113,12 +114,12 @@ def cut(hits: Hits, lengths: IntArray, modes: list[Mode], settings: CutSettings)
     # text starting at or before it.
     stride = int(lengths.max()) + 1
     window_of_gram = np.searchsorted(w_doc * stride + w_s, g_doc * stride + g_s, side="right") - 1
-    pairs = np.unique(window_of_hit * (int(hits.key.max()) + 1) + hits.key)
+    pairs = sorted_unique(window_of_hit * (int(hits.key.max()) + 1) + hits.key)
     pair_window, pair_key = np.divmod(pairs, int(hits.key.max()) + 1)
 
     key_bounds = np.searchsorted(pair_window, np.arange(w_doc.size + 1))
     gram_bounds = np.searchsorted(window_of_gram, np.arange(w_doc.size + 1))
-    doc_bounds = np.searchsorted(w_doc, np.unique(w_doc))
+    doc_bounds = np.searchsorted(w_doc, sorted_unique(w_doc))
     outcomes: dict[int, Outcome] = {}
     for first, last in zip(doc_bounds.tolist(), [*doc_bounds[1:].tolist(), w_doc.size]):
         doc = int(w_doc[first])

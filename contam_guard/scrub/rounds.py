@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.engine.arrays import sorted_unique
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions
 from contam_guard.scrub.count import Candidates, InputTotals, Job, stamp
@@ -168,7 +169,7 @@ class _Round:
     ) -> None:
         if others:  # find records holding an n-gram that has just become rare
             hits = self.golden.find([p.text for _, _, p in others], self.key)
-            found = np.unique(hits.doc[self.active[hits.key]])
+            found = sorted_unique(hits.doc[self.active[hits.key]])
             for doc in found.tolist():
                 record, line, parsed = others[doc]
                 state = RecordState(number, record, line)
@@ -214,7 +215,7 @@ def _add_distinct(counts: IntArray, doc: IntArray, gram: IntArray) -> None:
     if doc.size == 0:
         return
     stride = int(doc.max()) + 1
-    grams, per_gram = np.unique(np.unique(gram * stride + doc) // stride, return_counts=True)
+    grams, per_gram = np.unique(sorted_unique(gram * stride + doc) // stride, return_counts=True)
     counts[grams] += per_gram  # grams are distinct: a plain fancy-index add is exact
 
 

@@ -68,7 +68,7 @@ class CodepointTables:
         unseen = codepoints[self.cls[codepoints] == UNKNOWN]
         if unseen.size == 0:
             return
-        for cp in np.unique(unseen).tolist():
+        for cp in sorted(set(unseen.tolist())):
             self._classify(int(cp))
 
     def classify_new(self, codepoints: NDArray[np.uint32]) -> None:

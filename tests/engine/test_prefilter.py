@@ -10,6 +10,7 @@ errors, whatever the block size.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import unicodedata
 from collections.abc import Callable
@@ -20,19 +21,20 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
 import contam_guard.scan as scan_module
-from contam_guard.engine import prefilter
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, Prefilter
 from contam_guard.errors import InputError
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import jsonl
-from contam_guard.readers.base import ReadOptions
+from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.scan import ScanResult, Source, scan
 from contam_guard.text import normalise
 from contam_guard.text.features import extract_features
+from tests.helpers import write
 
 
 def build_index(groups: list[tuple[str, list[str]]]) -> ManifestIndex:
@@ -53,43 +55,72 @@ def is_special(ch: str) -> bool:
     return len(ch.lower()) != 1 or ch == "\u03a3"
 
 
-HitSet = set[tuple[int, int]]
+def hit_rows(hits: Hits, line_of_record: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Hits as (line, at, posting) rows, sorted; a hit listed twice fails."""
+    rows = np.stack([line_of_record[hits.record], hits.at, hits.posting], axis=1).astype(np.int64)
+    rows = rows[np.lexsort(rows.T[::-1])] if rows.size else rows.reshape(0, 3)
+    assert not (np.diff(rows, axis=0) == 0).all(axis=1).any(), "a hit listed twice"
+    return rows
 
 
-def exact_hits(index: ManifestIndex, texts: list[str]) -> tuple[list[HitSet], list[HitSet]]:
-    """Per text, the (at, posting) pairs of its 5-gram and window hits: the exact engine's."""
+def exact_hits(index: ManifestIndex, texts: list[str], lines: list[int]) -> tuple[NDArray[np.int64], ...]:
+    """The exact engine's 5-gram and window hits of ``texts`` (on ``lines`` of a block)."""
     f = extract_features(texts, windows=True)
     grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words, None)
     windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars, None)
-    return _per_record(grams, len(texts)), _per_record(windows, len(texts))
-
-
-def _per_record(hits: Hits, records: int) -> list[HitSet]:
-    out: list[HitSet] = [set() for _ in range(records)]
-    for record, at, posting in zip(hits.record.tolist(), hits.at.tolist(), hits.posting.tolist()):
-        pair = (at, posting)
-        assert pair not in out[record], "a hit listed twice"
-        out[record].add(pair)
-    return out
-
-
-def filter_hits(hits: Hits, lines: int) -> list[HitSet]:
-    return _per_record(hits, lines)
+    line_of = np.asarray(lines, dtype=np.int64)
+    return hit_rows(grams, line_of), hit_rows(windows, line_of)
 
 
 # ------------------------------------------------------------------------------------------
 # Line by line: random golden items and records from a small vocabulary
 
 VOCAB = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "kilo"]
+SPECIAL = ["İstanbul", "ΣΟΦΙΑ", "alpha-Σ", "İ"]  # lowercase is not one code point, or in context
 ODD = [
-    "İstanbul", "ΣΟΦΙΑ", "σοφία", "Straße", "ẞ", "😀", "中文字", "cafe\u0301", "--", "...", "!?", "ǅ",
-    "ﬁne", "Ω", "½", "\u212a", "\u200b", "x\u00a0y", "a\u2028b", "x\x85y", "Ⅻ", "٣٤", "'quoted'",
-    "ALPHA", "Bravo,", "(charlie)", "\x00", "\x7f", "\ufeff", "𝔘𝔫𝔦", "ǈ", "ϴ", "ꭰ",
+    "σοφία",
+    "Straße",
+    "ẞ",
+    "😀",
+    "中文字",
+    "cafe\u0301",
+    "--",
+    "...",
+    "!?",
+    "ǅ",
+    "ﬁne",
+    "Ω",
+    "½",
+    "\u212a",
+    "\u200b",
+    "x\u00a0y",
+    "a\u2028b",
+    "x\x85y",
+    "Ⅻ",
+    "٣٤",
+    "'quoted'",
+    "ALPHA",
+    "Bravo,",
+    "(charlie)",
+    "\x00",
+    "\x7f",
+    "\ufeff",
+    "𝔘𝔫𝔦",
+    "ǈ",
+    "ϴ",
+    "ꭰ",
+    "\x1c",
+    "\u0345",
+    "ᾼ",
 ]
 SEPARATORS = [" ", " ", " ", "  ", "\t", "\n", "\r\n", " \u3000 ", ", "]
 
 vocab_words = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=6)
-odd_tokens = st.sampled_from(ODD) | st.text(st.characters(codec="utf-8"), min_size=1, max_size=3)
+odd_tokens = (
+    st.sampled_from(ODD)
+    | st.sampled_from(SPECIAL)
+    | st.text(st.characters(codec="utf-8"), min_size=1, max_size=3)
+)
 
 
 @st.composite
@@ -108,7 +139,7 @@ def record_text(draw: st.DrawFn, items: list[list[str]]) -> str:
     glued into longer words so that only windows match)."""
     parts: list[str] = []
     for _ in range(draw(st.integers(0, 5))):
-        kind = draw(st.sampled_from(["vocab", "vocab", "copy", "copy", "glued", "odd"]))
+        kind = draw(st.sampled_from(["vocab", "copy", "copy", "glued", "odd", "odd"]))
         if kind == "vocab":
             parts.extend(draw(vocab_words))
         elif kind == "odd":
@@ -118,7 +149,7 @@ def record_text(draw: st.DrawFn, items: list[list[str]]) -> str:
             if not item:
                 continue
             start = draw(st.integers(0, len(item) - 1))
-            run = item[start : start + draw(st.integers(3, 20))]
+            run = item[start : start + draw(st.integers(3, 20) if kind == "copy" else st.integers(9, 25))]
             if draw(st.booleans()):
                 run = [w.upper() for w in run]
             if kind == "glued":
@@ -174,31 +205,29 @@ def check_block(index: ManifestIndex, block: Block, windows: bool) -> FilteredBl
     ends = np.cumsum([len(line) for line in block.data.splitlines(keepends=True)])
     assert out.end.tolist() == ends.tolist()
 
-    records = [k for k, text in enumerate(block.lines) if text is not None]
-    texts = [block.lines[k] or "" for k in records]
-    gram_expected, window_expected = exact_hits(index, texts)
-    gram_got, window_got = filter_hits(out.grams, out.end.size), filter_hits(out.windows, out.end.size)
-    if not windows:
-        assert out.windows.record.size == 0
+    status = out.status.tolist()
     for k, text in enumerate(block.lines):
-        status = int(out.status[k])
         if text is None:
-            assert status == BLANK
-            assert not gram_got[k] and not window_got[k]
+            assert status[k] == BLANK
             continue
-        assert status != BLANK
         # EXACT exactly when the text holds a code point only the exact path handles.
-        assert (status == EXACT) == any(is_special(ch) for ch in text), (text, status)
-        if status == EXACT:
-            assert not gram_got[k] and not window_got[k]  # the exact path finds its own
-            continue
-        r = records.index(k)
-        assert int(out.chars[k]) == len(text)
-        expected_windows = window_expected[r] if windows else set()
-        assert gram_got[k] == gram_expected[r]
-        assert window_got[k] == expected_windows
-        assert (status == HITS) == bool(gram_expected[r] or expected_windows)
-        assert status == CLEAN or status == HITS
+        assert (status[k] == EXACT) == any(is_special(ch) for ch in text), (text, status[k])
+        if status[k] != EXACT:
+            assert status[k] in (CLEAN, HITS)
+            assert int(out.chars[k]) == len(text)
+
+    # The hits of the lines the filter decides: exactly the exact engine's.
+    decided = [k for k, text in enumerate(block.lines) if text is not None and status[k] != EXACT]
+    expected_grams, expected_windows = exact_hits(index, [block.lines[k] or "" for k in decided], decided)
+    if not windows:
+        expected_windows = expected_windows[:0]
+    identity = np.arange(len(block.lines), dtype=np.int64)
+    got_grams, got_windows = hit_rows(out.grams, identity), hit_rows(out.windows, identity)
+    assert np.array_equal(got_grams, expected_grams)
+    assert np.array_equal(got_windows, expected_windows)
+    # HITS exactly for the lines with some hit (CLEAN: the exact engine finds none).
+    with_hits = set(expected_grams[:, 0].tolist()) | set(expected_windows[:, 0].tolist())
+    assert {k for k in decided if status[k] == HITS} == with_hits
     return out
 
 
@@ -229,8 +258,8 @@ def test_plain_vocabulary_lines_are_never_exact() -> None:
 def test_many_hits_grow_the_hit_arrays() -> None:
     """More hits than the first hit arrays hold (65536): the block is read again, larger."""
     unit = "alpha bravo charlie delta echo"
-    index = build_index([("text", [" ".join([unit] * 800)])])  # each 5-gram: 160 postings
-    text = " ".join([unit] * 100)  # 496 5-grams, ~79000 gram hits; windows likewise
+    index = build_index([("text", [" ".join([unit] * 20)])])  # each 5-gram: ~20 postings
+    text = " ".join([unit] * 800)  # 3996 5-grams: ~77000 gram hits; ~370000 window hits
     lines: list[str | None] = [text, "alpha bravo", text[7:]]
     data = b"".join(json.dumps({"text": t}).encode() + b"\n" for t in lines)
     out = check_block(index, Block(data, lines), windows=True)
@@ -274,7 +303,22 @@ ITEMS_B = [
     "he write a year",
     "Mark has a garden with flowers he planted plants of three different colors in it",
 ]
-CLEAN_WORDS = "the weather in the garden was mild and the roses bloomed early this spring".split()
+CLEAN_WORDS = [
+    "the",
+    "weather",
+    "in",
+    "the",
+    "garden",
+    "was",
+    "mild",
+    "and",
+    "the",
+    "roses",
+    "bloomed",
+    "early",
+    "this",
+    "spring",
+]
 
 
 def _clean(n: int) -> str:
@@ -310,7 +354,7 @@ def _lines_text_key() -> list[bytes]:
     add({"text": "ΣΟΦΙΑ says " + b1 + " Σ"}, ascii_only=False)
     add({"text": "straße café 😀 中文 " + a0.upper()}, ascii_only=False)
     add({"text": "glued " + a3.replace(" ", "").lower()[5:70] + " window only"})
-    add({"text": "\\/ \"escaped\" \t tabs\nnewlines " + b0 + "\u2028"}, ascii_only=True)
+    add({"text": '\\/ "escaped" \t tabs\nnewlines ' + b0 + "\u2028"}, ascii_only=True)
     add({"text": b0, "contam_guard": "allow"})
     add({"question": "a question " + a1})  # no "text": detected shape, exact path
     add({"instruction": "do this", "input": "", "output": b1})
@@ -327,20 +371,27 @@ def _lines_text_key() -> list[bytes]:
     return rows
 
 
-def _lines_question_key() -> list[bytes]:
+def _lines_field_key(field: str) -> list[bytes]:
+    """Lines for ``--field FIELD`` (a top-level key the filter reads)."""
     a0, a1, _, _ = ITEMS_A
     b0, b1 = ITEMS_B
-    rows = [b"\xef\xbb\xbf" + json.dumps({"question": a0, "text": "not this"}).encode() + b"\n"]
+    other = "text" if field != "text" else "question"
+
+    def line(obj: dict[str, object], ending: bytes = b"\n") -> bytes:
+        return json.dumps(obj, ensure_ascii=False).encode() + ending
+
+    rows = [b"\xef\xbb\xbf" + line({field: a0, other: "not this"})]
     for n in range(30):
-        rows.append(json.dumps({"id": n, "question": _clean(n)}).encode() + b"\r\n")
+        rows.append(line({"id": n, field: _clean(n)}, b"\r\n"))
         if n % 6 == 0:
             rows.append(b"   \n")
     rows += [
-        json.dumps({"question": ["list of", b1]}).encode() + b"\n",  # a list of strings: exact
-        ('{"question": "dup", "question": "' + b0 + '"}\n').encode(),
-        json.dumps({"question": "İ " + a1}, ensure_ascii=False).encode() + b"\n",
-        json.dumps({"question": "ok " + b0, "text": a1}).encode() + b"\n",
-        json.dumps({"question": _clean(99)}).encode(),
+        line({field: ["list of", b1]}),  # a list of strings: the exact path joins them
+        f'{{"{field}": "dup", "{field}": "{b0}"}}\n'.encode(),  # json keeps the last
+        line({field: "İ " + a1}),
+        line({field: "ok " + b0, other: a1}),
+        line({other: {field: 1}, field: "nested " + a1.upper()}),
+        line({field: _clean(99)}, b""),
     ]
     return rows
 
@@ -368,9 +419,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> FilterSpy:
     return seen
 
 
-def run_both(
-    monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]
-) -> tuple[ScanResult, ScanResult]:
+def run_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) -> tuple[ScanResult, ScanResult]:
     """``run()`` through the prefilter, then with the exact path forced."""
     filtered = run()
     with monkeypatch.context() as m:
@@ -401,7 +450,7 @@ def block_bytes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 
 @pytest.mark.parametrize("windows", [True, False], ids=["windows", "no-windows"])
-@pytest.mark.parametrize("field", [None, "question"])
+@pytest.mark.parametrize("field", [None, "question", "text", "вопрос"])
 def test_scan_equals_the_exact_path(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -410,7 +459,7 @@ def test_scan_equals_the_exact_path(
     field: str | None,
     windows: bool,
 ) -> None:
-    rows = _lines_text_key() if field is None else _lines_question_key()
+    rows = _lines_text_key() if field is None else _lines_field_key(field)
     first = tmp_path / "first.jsonl"
     first.write_bytes(b"".join(rows))
     second = tmp_path / "second.jsonl"
@@ -434,11 +483,49 @@ def test_scan_equals_the_exact_path(
         assert {p.source for p in filtered.pairs} == {"first.jsonl", "sub/second.jsonl"}
     statuses = set(spy.statuses)
     assert {BLANK, CLEAN, HITS, EXACT} <= statuses
-    if block_bytes < 10000:
-        assert len(spy.blocks) > 10  # the block size took effect: many blocks
-        assert max(spy.blocks) > 200000  # the long line is a block of its own
-    else:
-        assert len(spy.blocks) == 2
+    if block_bytes <= 1000:
+        assert len(spy.blocks) > 4  # the block size took effect: many blocks
+        if field is None:
+            assert max(spy.blocks) > 200000  # the long line is a block of its own
+    elif block_bytes == 4 << 20:
+        assert len(spy.blocks) == 2  # one per file
+
+
+@pytest.mark.parametrize("suffix", [".jsonl.gz", ".jsonl.zst"])
+def test_compressed_scan_equals_the_exact_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: FilterSpy, block_bytes: int, suffix: str
+) -> None:
+    path = write(tmp_path / f"train{suffix}", b"".join(_lines_text_key()))
+    sources = [Source(path, path.name)]
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, ReadOptions()))
+    assert_same(filtered, exact)
+    assert len(filtered.pairs) >= 10 and filtered.files == [path.name]
+    assert {CLEAN, HITS, EXACT} <= set(spy.statuses)
+
+
+def test_scan_of_file_windows_equals_the_exact_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: FilterSpy, block_bytes: int
+) -> None:
+    """The parallel scan reads windows of a file (``ReadOptions.window``): line and record
+    numbers continue from the window's start, through the filter as exactly."""
+    path = tmp_path / "train.jsonl"
+    data = b"".join(_lines_text_key())
+    path.write_bytes(data)
+    source = Source(path, "train.jsonl")
+    physical = data.splitlines(keepends=True)
+    starts = np.cumsum([0] + [len(line) for line in physical]).tolist()
+    records_before = np.cumsum([0] + [not line.isspace() for line in physical]).tolist()
+    cuts = [0, 1, 2, 17, 40, 41, 60, 77, len(physical)]  # line indexes where windows start
+    lines = set()
+    for first, last in itertools.pairwise(cuts):
+        window = Window(starts[first], starts[last], first + 1, records_before[first])
+        options = ReadOptions(window=window)
+        filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, [source], options))  # noqa: B023
+        assert_same(filtered, exact)
+        lines |= {p.line for p in filtered.pairs}
+    whole = scan(INDEX, [source], ReadOptions())
+    assert lines == {p.line for p in whole.pairs} and len(lines) > 10
+    assert {CLEAN, HITS, EXACT} <= set(spy.statuses)
 
 
 # ------------------------------------------------------------------------------------------
@@ -456,11 +543,12 @@ BAD_LINES = {
 }
 
 
-def _file_with_bad_line(path: Path, bad: bytes) -> Path:
+def _file_with_bad_line(path: Path, bad: bytes) -> int:
+    """Write the lines with ``bad`` in the middle; returns its line number."""
     rows = _lines_text_key()
-    middle = len(rows) // 2
-    path.write_bytes(b"".join(rows[:middle]) + bad + b"\n" + b"".join(rows[middle:]))
-    return path
+    before = b"".join(rows[: len(rows) * 3 // 4])
+    path.write_bytes(before + bad + b"\n" + b"".join(rows[len(rows) * 3 // 4 :]))
+    return before.count(b"\n") + 1
 
 
 def errors_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) -> tuple[str, str]:
@@ -480,19 +568,20 @@ def errors_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) 
 def test_errors_are_the_exact_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int, bad: bytes
 ) -> None:
-    path = _file_with_bad_line(tmp_path / "train.jsonl", bad)
+    path = tmp_path / "train.jsonl"
+    line = _file_with_bad_line(path, bad)
     sources = [Source(path, "train.jsonl")]
     options = ReadOptions()
     errors = errors_both(monkeypatch, lambda: scan(INDEX, sources, options))
     assert errors[0] == errors[1]
-    assert "train.jsonl" in errors[0] and "line" in errors[0]
+    assert errors[0].startswith(f"train.jsonl:{line}:")
 
     def skipping() -> ScanResult:
         return scan(INDEX, sources, options, batch_chars=1, skip_unreadable=True)
 
     filtered, exact = run_both(monkeypatch, skipping)
     assert_same(filtered, exact)
-    assert filtered.records > 40 and filtered.pairs and len(filtered.skipped) == 1
+    assert filtered.records > 50 and len(filtered.pairs) >= 8 and len(filtered.skipped) == 1
     assert filtered.files == []
 
 
@@ -503,7 +592,9 @@ def _truncated_gz(path: Path) -> Path:
     return path
 
 
-def test_truncated_gzip_fails_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int) -> None:
+def test_truncated_gzip_fails_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int
+) -> None:
     path = _truncated_gz(tmp_path / "train.jsonl.gz")
     sources = [Source(path, "train.jsonl.gz")]
     errors = errors_both(monkeypatch, lambda: scan(INDEX, sources, ReadOptions()))
@@ -516,3 +607,48 @@ def test_truncated_gzip_fails_the_same(tmp_path: Path, monkeypatch: pytest.Monke
     filtered, exact = run_both(monkeypatch, skipping)
     assert_same(filtered, exact)
     assert filtered.records > 40 and filtered.pairs and len(filtered.skipped) == 1
+
+
+def _file_failing_after(path: Path) -> Path:
+    """A leak, a record with an empty text, then a line that cannot be read."""
+    path.write_bytes(
+        b"".join(
+            json.dumps(row).encode() + b"\n"
+            for row in [{"text": "copied: " + ITEMS_A[0]}, {"text": _clean(1)}, {"text": ""}]
+        )
+        + b'{"text": "a",}\n'
+        + json.dumps({"text": ITEMS_A[1]}).encode()
+        + b"\n"
+    )
+    return path
+
+
+def test_skip_unreadable_with_an_empty_record_before_the_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The comparison of ``test_errors_are_the_exact_paths`` (batches of one character) when
+    the record just before the failure has an empty text: it is still a record, though it
+    fills no batch, and must not be lost when reading fails after it."""
+    sources = [Source(_file_failing_after(tmp_path / "train.jsonl"), "train.jsonl")]
+
+    def skipping() -> ScanResult:
+        return scan(INDEX, sources, ReadOptions(), batch_chars=1, skip_unreadable=True)
+
+    filtered, exact = run_both(monkeypatch, skipping)
+    assert filtered.records == 3 and len(filtered.pairs) == 1
+    assert_same(filtered, exact)
+
+
+@pytest.mark.parametrize("forced_exact", [False, True], ids=["filtered", "exact"])
+def test_skip_unreadable_counts_the_records_read_before_the_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forced_exact: bool
+) -> None:
+    """``scan``'s contract: with skip_unreadable, "the records read before the failure still
+    count" -- at the default batch size too, whichever path reads the file."""
+    sources = [Source(_file_failing_after(tmp_path / "train.jsonl"), "train.jsonl")]
+    if forced_exact:
+        monkeypatch.setattr(scan_module, "text_key", lambda options: None)
+    result = scan(INDEX, sources, ReadOptions(), skip_unreadable=True)
+    assert len(result.skipped) == 1 and "train.jsonl:4:" in result.skipped[0]
+    assert result.records == 3
+    assert [p.line for p in result.pairs] == [1]

@@ -91,17 +91,25 @@ def dumped_lines(draw: st.DrawFn) -> bytes:
     return (draw(ws) + text + draw(ws)).encode("utf-8") + draw(endings)
 
 
-_SIMPLE = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_SIMPLE = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "/": "\\/",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
 
 
 def _escape(ch: str, rnd: random.Random) -> str:
     cp = ord(ch)
     upper = rnd.random() < 0.5
-    if cp >= 0x10000:
+    units = [cp]
+    if cp >= 0x10000:  # a surrogate pair
         v = cp - 0x10000
-        units = (0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF))
-    else:
-        units = (cp,)
+        units = [0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF)]
     return "".join(f"\\u{u:04X}" if upper else f"\\u{u:04x}" for u in units)
 
 
@@ -310,7 +318,7 @@ REFUSED = {
     "invalid UTF-8 between tokens": b'{"text": "a"\xc2\xa0}',
     "NBSP as whitespace": '{\u00a0"text": "a"}'.encode(),
     "deep nesting in another key": b'{"x": ' + b"[" * DEEP + b"]" * DEEP + b', "text": "a"}',
-    "deep object nesting in another key": b'{"x": ' + b'{"a":' * DEEP + b"1" + b"}" * DEEP + b', "text": "a"}',
+    "deep object nesting in another key": b'{"text": "a", "x": ' + b'{"a":' * DEEP + b"1" + b"}" * (DEEP + 1),
     "very deep nesting": b'{"text": "a", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
     "integer with 5000 digits": b'{"x": ' + b"7" * 5000 + b', "text": "a"}',
     "fraction with 5000 digits": b'{"x": 0.' + b"7" * 5000 + b', "text": "a"}',
@@ -373,8 +381,11 @@ DECODED = {
     "raw DEL": (b'{"text": "a\x7fb"}', "a\x7fb"),
     "non-ASCII key before text": ('{"ключ": 1, "text": "x"}'.encode(), "x"),
     "escaped non-ASCII key before text": (b'{"\\u043a\\u043b": [1], "text": "x"}', "x"),
-    "raw 2-, 3- and 4-byte UTF-8": ("{\"text\": \"é€😀\U0010ffff\"}".encode(), "é€😀\U0010ffff"),
-    "edges of the BMP": ("{\"text\": \"\ud7ff\ue000\uffff\u0080\u07ff\u0800\"}".encode(), "\ud7ff\ue000\uffff\u0080\u07ff\u0800"),
+    "raw 2-, 3- and 4-byte UTF-8": ('{"text": "é€😀\U0010ffff"}'.encode(), "é€😀\U0010ffff"),
+    "edges of the BMP": (
+        '{"text": "\ud7ff\ue000\uffff\u0080\u07ff\u0800"}'.encode(),
+        "\ud7ff\ue000\uffff\u0080\u07ff\u0800",
+    ),
     "special code points (the filter decodes them; hashing sends them exact)": (
         '{"text": "İ Σ ß"}'.encode(),
         "İ Σ ß",
@@ -385,7 +396,7 @@ DECODED = {
     "whitespace everywhere": (b' \t{ \r"text" \t:\n "a" ,"b"\t:\r[ 1 , { } ,[ ] ]}\t\r\n', "a"),
     "CRLF ending": (b'{"text": "a"}\r\n', "a"),
     "numbers of every form": (
-        b'{"a": [0, -0, 1, -12, 0.5, -0.0, 1e5, 1E+5, 1e-5, 2.5E-05, 123456789012345678901234567890], "text": "n"}',
+        b'{"a": [0, -0, 1, -12, 0.5, -0.0, 1e5, 1E+5, 1e-5, 2.5E-05, 12345678901234567890123], "text": "n"}',
         "n",
     ),
     "a long integer": (b'{"x": ' + b"9" * 200 + b', "text": "a"}', "a"),
@@ -428,3 +439,27 @@ def test_refused_cases_cover_what_json_accepts_too() -> None:
         accepted
     )
 
+
+PLAIN = b"abcdefghijklmnopqrstuvwxyz0123456789"  # longer than a few 8-byte words
+
+
+@pytest.mark.parametrize("position", range(len(PLAIN) + 1))
+def test_every_byte_at_every_offset_in_a_string(position: int) -> None:
+    """Each byte value inside plain ASCII text, at every offset (runs of plain bytes may be read
+    several at a time): decoded exactly where json reads it."""
+    for byte in range(256):
+        piece = bytes([byte])
+        line = b'{"text": "' + PLAIN[:position] + piece + PLAIN[position:] + b'"}\n'
+        decoded = _check_strict(line)
+        # json reads it: printable ASCII but a quote; a backslash making an escape with the next letter
+        valid = 0x20 <= byte < 0x80 and piece != b'"'
+        if piece == b"\\":
+            valid = PLAIN[position : position + 1] in (b"b", b"f", b"n", b"r", b"t")
+        assert decoded == valid, line
+    for piece in [b"\\n", b'\\"', b"\\\\", b"\\/", b"\\u00e9", b"\\ud83d\\ude00", "é€😀".encode()]:
+        line = b'{"text": "' + PLAIN[:position] + piece + PLAIN[position:] + b'"}\n'
+        assert _check_strict(line), line
+    # The string ends (or the line is cut) at every offset.
+    line = b'{"text": "' + PLAIN[:position] + b'", "b": 1}'
+    assert decode_field(line, b"text") == PLAIN[:position].decode()
+    assert decode_field(b'{"text": "' + PLAIN[:position], b"text") is None
