@@ -3,11 +3,10 @@
 Exit codes (README.md, "Exit codes"): 0 clean, 1 a failing rule fired, 2 usage, config, input
 or manifest error, 3 internal error (a bug; never 0).
 
-Each command imports its module when it runs: the engine (numba), pyarrow and matplotlib take
-about a second to import, which `--help`, `verify` and a hook on a code-only commit should not pay.
+Each command imports its module when it runs: the engine with numpy, pyarrow and matplotlib take
+a good part of a second to import, which `--help`, `verify` and a hook on a code-only commit
+should not pay.
 """
-
-from __future__ import annotations
 
 import datetime as dt
 import os
@@ -261,7 +260,7 @@ def _scan_request(
     jobs: int = 1,
     skip_unreadable: bool = False,
     redact_pii: bool = False,
-) -> ScanRequest:
+) -> "ScanRequest":
     """The options ``scan`` and ``review`` share, checked and gathered."""
     from contam_guard.commands import scan as scan_cmd
     from contam_guard.git import Range as GitRange

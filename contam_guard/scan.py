@@ -50,7 +50,7 @@ class Source:
     adds); record numbers and line numbers stay those of the whole file."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Snippet:
     """Training-side text around a shared run: ``before``, the shared ``run``, ``after``."""
 
@@ -61,7 +61,7 @@ class Snippet:
     """Character offset of ``run`` in the record."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PairRow:
     """A notable (test item, training record) pair and its statistics against that record."""
 

@@ -950,9 +950,8 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * (meaningful for CLEAN and HITS). For every HITS line, each 5-gram (window) of its text that
  * is in the manifest gives one hit per posting: (line, word (alnum) position of the 5-gram
  * (window) in the record, posting). Code points not yet classified are written to
- * ``unknown``; the caller classifies them and runs the block again (until then their lines
- * are EXACT). ``overflow``: the hit arrays were too small; the caller runs the block again with
- * larger ones.
+ * ``unknown``; the caller classifies them (their lines are EXACT). ``overflow``: the hit arrays
+ * or the per-line arrays were too small; the caller runs the block again with larger ones.
  */
 static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"block", 0, 1},         {"key", 0, 1},           {"cls", 0, 1},
@@ -1030,13 +1029,9 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     free(ctx.text.data);
     free(ctx.alnum.data);
     Py_ssize_t unknown_n = ctx.unknown_count;
-    int overflow = grams.overflow || windows.overflow;
+    int overflow = grams.overflow || windows.overflow || too_many_lines;
     Py_ssize_t gram_hits = grams.hits, window_hits = windows.hits;
     release(a, n);
-    if (too_many_lines) {
-        PyErr_SetString(PyExc_ValueError, "filter_jsonl: more lines than the output arrays hold");
-        return NULL;
-    }
     return Py_BuildValue("nnnni", lines, unknown_n, gram_hits, window_hits, overflow);
 }
 

@@ -23,3 +23,20 @@ def sorted_unique(values: NDArray[Scalar]) -> NDArray[Scalar]:
     keep[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
     return ordered[keep]
+
+
+def lex_order(keys: tuple[NDArray[np.int64], ...]) -> NDArray[np.intp]:
+    """``np.lexsort(keys)`` (the last key sorts first; stable), by one stable argsort of the keys
+    packed into one int64 when their ranges fit in 62 bits: several times faster than lexsort.
+    """
+    if keys[0].size == 0:
+        return np.zeros(0, dtype=np.intp)
+    lows = [int(key.min()) for key in keys]
+    widths = [(int(key.max()) - low).bit_length() for key, low in zip(keys, lows)]
+    if sum(widths) > 62:
+        return np.lexsort(keys)
+    packed = np.zeros(keys[0].size, dtype=np.int64)
+    for key, low, width in zip(reversed(keys), reversed(lows), reversed(widths)):
+        packed <<= width
+        packed |= key - low
+    return np.argsort(packed, kind="stable")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.engine.arrays import sorted_unique
+from contam_guard.engine.arrays import lex_order, sorted_unique
 from contam_guard.engine.index import ManifestIndex, Postings
 from contam_guard.text.features import TextFeatures
 from contam_guard.text.hashing import GRAM_N
@@ -156,7 +156,7 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     record, j = hits.record, hits.at
     item, i = index.grams.item[hits.posting], index.grams.position[hits.posting]
     diagonal = j - i
-    order = np.lexsort((i, diagonal, record, item))
+    order = lex_order((i, diagonal, record, item))
     item, record, i, j, diagonal = item[order], record[order], i[order], j[order], diagonal[order]
     # A run is a stretch of consecutive positions on one (item, record, diagonal).
     new_run = _group_starts(item, record, diagonal)
@@ -168,7 +168,7 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     np.maximum.at(totals.run, index.word_base[item] + i, value)
 
     # R per (item, record, i): the best diagonal at each position.
-    order = np.lexsort((-value, i, record, item))
+    order = lex_order((-value, i, record, item))
     item, record, i, j, value = item[order], record[order], i[order], j[order], value[order]
     first = _group_starts(item, record, i)
     item, record, i, j, value = item[first], record[first], i[first], j[first], value[first]
@@ -200,7 +200,7 @@ def _match_windows(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict
     record, char = hits.record, hits.at
     item, w = index.windows.item[hits.posting], index.windows.position[hits.posting]
     totals.window_found[index.window_base[item] + w] = True
-    order = np.lexsort((char, w, record, item))
+    order = lex_order((char, w, record, item))
     item, record, w, char = item[order], record[order], w[order], char[order]
     distinct = _group_starts(item, record, w)
     item, record, char = item[distinct], record[distinct], char[distinct]

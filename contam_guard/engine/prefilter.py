@@ -33,6 +33,8 @@ EXACT = 3
 
 _native = native.module()
 _UNKNOWN_CAPACITY = 4096
+_RERUN_UNKNOWN = 32
+"""More distinct new code points than this in a block: hash it again once they are classified."""
 _FIRST_HIT_CAPACITY = 1 << 16
 
 IntArray = NDArray[np.int64]
@@ -87,13 +89,12 @@ class Prefilter:
         self._unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
         self._gram_hits = _HitArrays()
         self._window_hits = _HitArrays()
+        self._line_bytes = 64
+        """Per-line arrays get a slot per this many bytes of a block (fewer: run it again)."""
 
     def filter(self, block: bytes, key: bytes) -> FilteredBlock:
         """The status of every line of ``block`` (whole lines; the last may lack its newline)."""
-        capacity = block.count(b"\n") + 1
-        end = np.empty(capacity, dtype=np.int64)
-        status = np.empty(capacity, dtype=np.uint8)
-        chars = np.empty(capacity, dtype=np.int64)
+        end, status, chars = self._line_arrays(len(block))
         tables = normalise.TABLES
         g, w = self._grams, self._windows
         gh, wh = self._gram_hits, self._window_hits
@@ -124,10 +125,14 @@ class Prefilter:
                 self._unknown,
                 self.windows,
             )
-            if unknown:
-                # Code points never seen before: classify them and read the block again (rare
-                # once a file's alphabet has been seen; until then those lines would go exact).
-                tables.ensure(self._unknown[:unknown])
+            # Code points never seen before: classify them, so later blocks hash their lines. The
+            # lines holding them went to the exact path, which is correct but slower; when there
+            # are many (a new alphabet), hash this block again instead.
+            if unknown and tables.ensure(self._unknown[:unknown]) > _RERUN_UNKNOWN:
+                continue
+            if overflow and count >= end.size:  # lines shorter than assumed
+                self._line_bytes = max(1, self._line_bytes // 8)
+                end, status, chars = self._line_arrays(len(block))
             elif overflow:
                 for arrays in (gh, wh):
                     arrays.grow(2 * arrays.line.size)
@@ -139,3 +144,11 @@ class Prefilter:
                     grams=gh.hits(gram_hits),
                     windows=wh.hits(window_hits),
                 )
+
+    def _line_arrays(self, size: int) -> tuple[IntArray, NDArray[np.uint8], IntArray]:
+        capacity = size // self._line_bytes + 64
+        return (
+            np.empty(capacity, dtype=np.int64),
+            np.empty(capacity, dtype=np.uint8),
+            np.empty(capacity, dtype=np.int64),
+        )

@@ -63,13 +63,15 @@ class CodepointTables:
         self.lower: NDArray[np.uint32] = np.arange(N_CODEPOINTS, dtype=np.uint32)
         self.is_alnum: NDArray[np.bool_] = np.zeros(N_CODEPOINTS, dtype=np.bool_)
 
-    def ensure(self, codepoints: NDArray[np.uint32]) -> None:
-        """Classify every code point in ``codepoints`` not seen before."""
+    def ensure(self, codepoints: NDArray[np.uint32]) -> int:
+        """Classify every code point in ``codepoints`` not seen before; returns how many."""
         unseen = codepoints[self.cls[codepoints] == UNKNOWN]
         if unseen.size == 0:
-            return
-        for cp in sorted(set(unseen.tolist())):
+            return 0
+        new = set(unseen.tolist())
+        for cp in sorted(new):
             self._classify(int(cp))
+        return len(new)
 
     def classify_new(self, codepoints: NDArray[np.uint32]) -> None:
         """Classify the code points not seen before (one gather; rarely any work after it)."""

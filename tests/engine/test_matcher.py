@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contam_guard.engine.arrays import lex_order
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
 from contam_guard.engine.stats import item_stats
@@ -103,3 +104,13 @@ def test_item_stats_aggregate_over_records() -> None:
     assert stats.ngrams8.tolist() == [13]
     assert stats.ngrams8_found.tolist() == [3 + 3]  # 8-grams starting at 0..2 and 10..12
     assert stats.covered_l10.tolist() == [20]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), st.integers(0, 3), st.integers(-(2**60), 2**60)), max_size=60))
+def test_lex_order_equals_lexsort(rows: list[tuple[int, int, int]]) -> None:
+    """Ties included (the small keys repeat): the order must be lexsort's, stable."""
+    keys = tuple(np.array([row[k] for row in rows], dtype=np.int64) for k in range(3))
+    narrow = keys[:2]  # packs into one int64
+    assert lex_order(narrow).tolist() == np.lexsort(narrow).tolist()
+    assert lex_order(keys).tolist() == np.lexsort(keys).tolist()  # too wide to pack when spread
