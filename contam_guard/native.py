@@ -7,6 +7,7 @@ traceback.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Any
@@ -23,6 +24,7 @@ class NativeMissingError(ContamGuardError):
     installation problem the user fixes by reinstalling, so exit 2 like other setup errors."""
 
 
+@functools.cache
 def module() -> ModuleType:
     """The compiled module, its constants checked against the Python definitions."""
     try:
@@ -60,3 +62,14 @@ def need(array: NDArray[Any], dtype: type[np.generic]) -> NDArray[Any]:
     if array.dtype != dtype or not array.flags.c_contiguous:
         raise TypeError(f"expected a contiguous {np.dtype(dtype)} array, got {array.dtype}")
     return array
+
+
+def line_ends(block: bytes) -> NDArray[np.int64]:
+    """The offset just past each line of ``block`` (its last line may lack a newline)."""
+    compiled = module()
+    ends = np.empty(len(block) // 64 + 64, dtype=np.int64)
+    lines = compiled.line_ends(block, ends)
+    if lines > ends.size:  # short lines: now the count is known
+        ends = np.empty(lines, dtype=np.int64)
+        compiled.line_ends(block, ends)
+    return ends[:lines]

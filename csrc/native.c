@@ -1050,6 +1050,27 @@ static PyObject *decode_field(PyObject *self, PyObject *const *objs, Py_ssize_t 
     return result;
 }
 
+/* line_ends(block, out) -> lines: the offset just past each line of ``block`` (a last line
+ * without a newline ends at the block's end), written to ``out`` as far as it has room; the
+ * return value is the number of lines, so a caller whose ``out`` was too small can size it. */
+static PyObject *line_ends(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"block", 0, 1}, {"out", 1, 8}};
+    if (take("line_ends", objs, nargs, a, 2) < 0) return NULL;
+    const u8 *p = PTR(a[0], u8), *end = p + COUNT(a[0]), *start = p;
+    i64 *out = PTR(a[1], i64);
+    Py_ssize_t capacity = COUNT(a[1]), lines = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end) {
+        const u8 *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+        if (lines < capacity) out[lines] = p - start;
+        lines++;
+    }
+    Py_END_ALLOW_THREADS
+    release(a, 2);
+    return PyLong_FromSsize_t(lines);
+}
+
 static PyMethodDef methods[] = {
     {"count_tokens", (PyCFunction)(void (*)(void))count_tokens, METH_FASTCALL, "Maximal runs of non-space code points."},
     {"words_pass", (PyCFunction)(void (*)(void))words_pass, METH_FASTCALL, "Find, normalise and hash every word."},
@@ -1060,6 +1081,7 @@ static PyMethodDef methods[] = {
     {"table_fill", (PyCFunction)(void (*)(void))table_fill, METH_FASTCALL, "Every (query, posting) pair."},
     {"bits_build", (PyCFunction)(void (*)(void))bits_build, METH_FASTCALL, "A one-hash bit set of hashes."},
     {"filter_jsonl", (PyCFunction)(void (*)(void))filter_jsonl, METH_FASTCALL, "The scan's JSONL prefilter."},
+    {"line_ends", (PyCFunction)(void (*)(void))line_ends, METH_FASTCALL, "Offsets just past each line."},
     {"decode_field", (PyCFunction)(void (*)(void))decode_field, METH_FASTCALL, "The filter's decoding of one field (tests)."},
     {NULL, NULL, 0, NULL},
 };

@@ -22,6 +22,7 @@ import numpy as np
 import zstandard
 from numpy.typing import NDArray
 
+from contam_guard import native
 from contam_guard.atomic import atomic_writer
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, detect_format
@@ -82,16 +83,13 @@ class LineBlock:
     first_line: int
 
     @cached_property
-    def lines(self) -> int:
-        return self.data.count(b"\n") + (0 if self.data.endswith(b"\n") else 1)
-
-    @cached_property
     def ends(self) -> NDArray[np.int64]:
         """Offset just past each line."""
-        ends = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == 10) + 1
-        if not self.data.endswith(b"\n"):
-            ends = np.append(ends, len(self.data))
-        return ends.astype(np.int64)
+        return native.line_ends(self.data)
+
+    @property
+    def lines(self) -> int:
+        return int(self.ends.size)
 
     def span(self, number: int) -> tuple[int, int]:
         """[start, end) of physical line ``number`` (which must lie in this block)."""
