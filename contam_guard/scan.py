@@ -20,7 +20,7 @@ from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
-from contam_guard.engine.prefilter import FilteredBlock, Prefilter, text_key
+from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
 from contam_guard.engine.stats import item_stats
 from contam_guard.errors import InputError
 from contam_guard.readers import (
@@ -30,7 +30,7 @@ from contam_guard.readers import (
     detect_format,
     read_records,
 )
-from contam_guard.readers.jsonl import LineBlock, read_line_blocks
+from contam_guard.readers.blocks import LineBlock, read_line_blocks
 from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
@@ -110,15 +110,15 @@ def scan(
     """
     result = ScanResult(index=index, totals=ItemTotals.empty(index))
     prefilter = Prefilter(index, windows=windows) if key is None else None
-    text_field = text_key(options)
     for source in sources:
         fmt = detect_format(source.path)
         if fmt is None and not source.path.is_dir():
             result.skipped.append(f"{source.display}: not a data file type contam-guard reads")
             continue
         try:
-            if prefilter is not None and text_field is not None and fmt == "jsonl" and source.lines is None:
-                _scan_filtered(result, source, options, prefilter, text_field, batch_chars, on_chars)
+            lines = line_format(fmt, options)
+            if prefilter is not None and lines is not None and source.lines is None:
+                _scan_filtered(result, source, options, prefilter, lines, batch_chars, on_chars)
             else:
                 records = read_records(source.path, source.display, options)
                 if source.lines is not None:
@@ -146,11 +146,11 @@ def _scan_filtered(
     source: Source,
     options: ReadOptions,
     prefilter: Prefilter,
-    text_field: str,
+    lines: LineFormat,
     batch_chars: int,
     on_chars: ProgressFn | None,
 ) -> None:
-    """Scan a JSONL file through the prefilter, block by block.
+    """Scan a JSONL or text file through the prefilter, block by block.
 
     Lines it proves clean are only counted; lines with hits are matched from the hits it
     listed (their text is read again only for a notable pair's snippet); the rest (anything it
@@ -158,7 +158,6 @@ def _scan_filtered(
     part-way, what was read before the failure is still matched and counted before the error
     goes on (``--skip-unreadable`` keeps it).
     """
-    key = text_field.encode()
     pending: list[Record] = []
     pending_chars = 0
 
@@ -170,7 +169,11 @@ def _scan_filtered(
 
     try:
         blocks = read_line_blocks(
-            source.path, source.display, options, functools.partial(prefilter.filter, key=key)
+            source.path,
+            source.display,
+            options,
+            lines.parser(source.display, options),
+            functools.partial(prefilter.filter, key=lines.key),
         )
         for block in blocks:
             before = result.chars

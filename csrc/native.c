@@ -8,14 +8,16 @@
  *    contam_guard.text.hashing defines; the tests compare them with the spec's reference words
  *    and windows on random Unicode.
  *
- * 2. filter_jsonl: the scan's prefilter. It reads a block of JSON Lines, validates each line as
- *    strict JSON, decodes the text field and hashes its words, 5-grams and (optionally)
- *    50-character windows as it goes, and asks the manifest's hash sets whether any of them is
- *    there. A line it proves clean (valid, the field a string, every code point classified,
- *    no hash in the manifest) cannot produce a pair in the exact engine, so the scan only
- *    counts it. Everything else -- a hit, anything unusual, anything it is not sure of -- is
- *    handed back to the exact Python path, which reads, reports errors and matches as before.
- *    The filter may only err towards handing a line back.
+ * 2. filter_jsonl: the scan's prefilter. It reads a block of JSON Lines (validating each line as
+ *    strict JSON and decoding the text field) or of plain-text lines, hashes each record's words,
+ *    5-grams and (optionally) 50-character windows, and looks each up in the manifest's tables,
+ *    listing every hit. A line it proves clean (valid, every code point classified, no hash in
+ *    the manifest) cannot produce a pair in the exact engine, so the scan only counts it; a line
+ *    with hits is matched from the hits it listed. Everything else -- anything unusual, anything
+ *    it is not sure of -- is handed back to the exact Python path, which reads, reports errors
+ *    and matches as before. The filter may only err towards handing a line back.
+ *
+ * 3. line_ends: where each line of a block ends (scrub's later passes).
  *
  * Buffers come in through the buffer protocol (numpy arrays, bytes); the Python wrapper checks
  * dtypes and sizes, and this file checks item sizes and lengths again, so a wrong call is a
@@ -906,6 +908,31 @@ static int read_record(Cursor *c, const u8 *key, Py_ssize_t key_len, Buffer *tex
     return c->p == c->end && found ? 0 : -1;
 }
 
+/* A plain-text line as the text reader takes it: the bytes before its "\n" or "\r\n", strict
+ * UTF-8, into ``text``. -1 for bytes that are not UTF-8 (the exact path names the offset). */
+static int read_text_line(const u8 *p, const u8 *end, Buffer *text, Py_ssize_t *text_n) {
+    if (end > p && end[-1] == '\n') {
+        end--;
+        if (end > p && end[-1] == '\r') end--;
+    }
+    if (reserve(text, end - p) < 0) return -1;
+    u32 *out = text->data;
+    Py_ssize_t n = 0;
+    while (p < end) {
+        if (*p < 0x80) {
+            out[n++] = *p++;
+            continue;
+        }
+        Cursor c = {p, end};
+        u32 ch;
+        if (read_utf8(&c, &ch) < 0) return -1;
+        out[n++] = ch;
+        p = c.p;
+    }
+    *text_n = n;
+    return 0;
+}
+
 static int is_blank(const u8 *p, const u8 *end) {
     /* bytes.isspace(): ASCII space, \t, \n, \r, \v, \f */
     for (; p < end; p++) {
@@ -942,10 +969,11 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * filter_jsonl(block, key, cls, lower, is_alnum,
  *              gram_hashes, gram_slots, gram_chain, gram_bits, gram_line, gram_at, gram_posting,
  *              window_hashes, window_slots, window_chain, window_bits, window_line, window_at,
- *              window_posting, line_end, status, line_chars, unknown, use_windows)
+ *              window_posting, line_end, status, line_chars, unknown, use_windows, text_lines)
  *   -> (lines, unknown_count, gram_hits, window_hits, overflow)
  *
- * ``block`` holds whole lines (the last may lack its newline). For line k: line_end[k] is the
+ * ``block`` holds whole lines (the last may lack its newline): JSON Lines whose text is at
+ * ``key``, or with ``text_lines`` plain-text lines, each (ending stripped) one record's text. For line k: line_end[k] is the
  * offset just past it, status[k] its LINE_* status, line_chars[k] the code points of its text
  * (meaningful for CLEAN and HITS). For every HITS line, each 5-gram (window) of its text that
  * is in the manifest gives one hit per posting: (line, word (alnum) position of the 5-gram
@@ -963,12 +991,13 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
                {"window_posting", 1, 8}, {"line_end", 1, 8},     {"status", 1, 1},
                {"line_chars", 1, 8},    {"unknown", 1, 4}};
     const Py_ssize_t n = 23;
-    if (nargs != n + 1) {
-        PyErr_Format(PyExc_TypeError, "filter_jsonl: expected %zd arguments", n + 1);
+    if (nargs != n + 2) {
+        PyErr_Format(PyExc_TypeError, "filter_jsonl: expected %zd arguments", n + 2);
         return NULL;
     }
     int use_windows = PyObject_IsTrue(objs[n]);
-    if (use_windows < 0) return NULL;
+    int text_lines = PyObject_IsTrue(objs[n + 1]);
+    if (use_windows < 0 || text_lines < 0) return NULL;
     if (take("filter_jsonl", objs, n, a, n) < 0) return NULL;
     HashSet grams, windows;
     Py_ssize_t capacity = COUNT(a[19]);
@@ -1007,8 +1036,9 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
             s = LINE_BLANK;
         } else {
             Cursor c = {p, stop};
-            if (read_record(&c, key, key_len, &ctx.text, &chars) < 0 ||
-                hash_text(&ctx, ctx.text.data, chars, lines) != TEXT_OK) {
+            int read = text_lines ? read_text_line(p, stop, &ctx.text, &chars)
+                                  : read_record(&c, key, key_len, &ctx.text, &chars);
+            if (read < 0 || hash_text(&ctx, ctx.text.data, chars, lines) != TEXT_OK) {
                 s = LINE_EXACT;
             } else {
                 s = grams.hits > grams_before || windows.hits > windows_before ? LINE_HITS : LINE_CLEAN;

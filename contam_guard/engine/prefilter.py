@@ -1,16 +1,22 @@
-"""The scan's prefilter: which JSONL lines can be proved clean without the exact engine.
+"""The scan's prefilter: one compiled pass per block of lines that reads, hashes and looks up.
 
-``csrc/native.c`` (``filter_jsonl``) reads a block of lines, validates each as strict JSON,
-decodes the text field and hashes its words, 5-grams and (for GPT-4's rule) 50-character
-windows on the fly, asking the manifest's hash sets about each. A line it calls clean cannot
-produce a pair: the exact engine would compute the same hashes (same code points, same
-tables, same arithmetic; the tests compare the two on random text) and find none of them in
-the manifest. Every other line -- a hit, an error, a shape it does not know -- goes to the
-exact path unchanged, so results, line numbers and error messages are the exact path's.
+``csrc/native.c`` (``filter_jsonl``) reads a block of JSON Lines (validating each line as strict
+JSON and decoding the text field) or of plain-text lines, hashes each record's words, 5-grams
+and (for GPT-4's rule) 50-character windows on the fly, and looks every hash up in the
+manifest's tables. Per line it says BLANK, CLEAN (no hash in the manifest), HITS (and lists
+every hit: line, position, posting) or EXACT (anything it does not handle: invalid JSON, the
+text elsewhere than one top-level string field, a code point whose lowercase form is not one
+code point, one never classified before, bytes that are not UTF-8).
 
-The filter only applies where it computes exactly what the exact path would: UTF-8 read
-strictly, the text in one top-level string field, an unkeyed manifest (keyed hashes pass
-through AES, which stays in Python), and no restriction to a diff's lines.
+A CLEAN line cannot produce a pair: the exact engine computes the same hashes (same code
+points, same tables, same arithmetic; the tests compare the two on random text) and none is
+in the manifest, so it is only counted. A HITS line is matched from its hits, without a Python
+object; its text is read again only for a notable pair's snippet. An EXACT line goes to the
+exact path unchanged, so its result, line number and error message are the exact path's.
+
+The filter applies only where it computes exactly what the exact path would: UTF-8 read
+strictly, an unkeyed manifest (keyed hashes pass through AES, which stays in Python), and no
+restriction to a diff's lines.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from contam_guard import native
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import Hits
 from contam_guard.readers.base import ReadOptions
+from contam_guard.readers.blocks import LineParser
+from contam_guard.readers.jsonl import JsonLineParser
+from contam_guard.readers.plaintext import TextLineParser
 from contam_guard.text import normalise
 
 BLANK = 0
@@ -52,16 +61,33 @@ class FilteredBlock:
     windows: Hits
 
 
-def text_key(options: ReadOptions) -> str | None:
-    """The top-level key every record's text comes from, when the filter can read it."""
-    if options.id_field is not None:
-        return None
+@dataclass(frozen=True)
+class LineFormat:
+    """How the filter reads a file's lines: JSONL with the text at top-level ``key``, or plain
+    text (``key`` None: each line, its ending stripped, is a record's text)."""
+
+    key: bytes | None
+
+    def parser(self, display: str, options: ReadOptions) -> LineParser:
+        """The exact reader of one line, for the lines the filter leaves to it."""
+        if self.key is None:
+            return TextLineParser(display, options)
+        return JsonLineParser(display, options)
+
+
+def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
+    """How the filter reads a file of format ``fmt``, or None where only the exact path can:
+    the filter reads UTF-8 strictly, and JSONL text from one top-level string field."""
     encoding = options.encoding.replace("_", "-").lower()
     if encoding not in ("utf-8", "utf8") or options.errors != "strict":
         return None
+    if fmt == "text":
+        return None if options.whole_file else LineFormat(None)
+    if fmt != "jsonl" or options.id_field is not None:
+        return None
     if options.field is None:
-        return "text"  # a string "text" field is the first shape detected; any other shape is exact
-    return options.field if options.field.isidentifier() else None
+        return LineFormat(b"text")  # a string "text" field is the first shape detected; others go exact
+    return LineFormat(options.field.encode()) if options.field.isidentifier() else None
 
 
 class _HitArrays:
@@ -92,8 +118,9 @@ class Prefilter:
         self._line_bytes = 64
         """Per-line arrays get a slot per this many bytes of a block (fewer: run it again)."""
 
-    def filter(self, block: bytes, key: bytes) -> FilteredBlock:
-        """The status of every line of ``block`` (whole lines; the last may lack its newline)."""
+    def filter(self, block: bytes, key: bytes | None) -> FilteredBlock:
+        """The status of every line of ``block`` (whole lines; the last may lack its newline):
+        JSON Lines with the text at top-level ``key``, or plain-text lines (``key`` None)."""
         end, status, chars = self._line_arrays(len(block))
         tables = normalise.TABLES
         g, w = self._grams, self._windows
@@ -101,7 +128,7 @@ class Prefilter:
         while True:
             count, unknown, gram_hits, window_hits, overflow = _native.filter_jsonl(
                 block,
-                key,
+                b"" if key is None else key,
                 tables.cls,
                 tables.lower,
                 tables.is_alnum,
@@ -124,6 +151,7 @@ class Prefilter:
                 chars,
                 self._unknown,
                 self.windows,
+                key is None,
             )
             # Code points never seen before: classify them, so later blocks hash their lines. The
             # lines holding them went to the exact path, which is correct but slower; when there

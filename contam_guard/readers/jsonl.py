@@ -1,24 +1,18 @@
 """JSON Lines: one JSON object per line, streamed in constant memory.
 
-Two ways to read: ``read_jsonl`` yields a ``Record`` per line; ``read_line_blocks`` reads
-blocks of whole lines and hands each to a line filter (the scan's prefilter), so that only the
-lines that need a ``Record`` become one. Both parse a line the same way (``LineParser``), so records,
-line numbers and errors are the same whichever way a file is read.
-"""
+``read_jsonl`` yields a ``Record`` per line; ``JsonLineParser`` reads one line, the same way for
+``readers.blocks.read_line_blocks`` (blocks of lines for the scan's prefilter), so records,
+line numbers and errors are the same whichever way a file is read."""
 
 from __future__ import annotations
 
 import json
 import json.scanner
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
-import numpy as np
 import orjson
-from numpy.typing import NDArray
 
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
@@ -27,7 +21,7 @@ from contam_guard.readers.fields import record_from_object
 from contam_guard.readers.opener import StreamError, open_binary
 
 if TYPE_CHECKING:
-    from contam_guard.readers.opener import InputStream
+    pass
 
 _JSON_WS = " \t\r\n"
 
@@ -65,8 +59,10 @@ def fast_parse(raw: bytes) -> object:
         return NOT_PARSED
 
 
-class LineParser:
+class JsonLineParser:
     """One non-blank JSONL line to a ``Record``: json's results, errors naming the line."""
+
+    head_size = 0
 
     def __init__(self, display: str, options: ReadOptions) -> None:
         check_encoding(options, display, line_based=True)
@@ -77,6 +73,9 @@ class LineParser:
         self._scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
         encoding = options.encoding.replace("_", "-").lower()
         self._fast = encoding in ("utf-8", "utf8") and options.errors == "strict"
+
+    def check_head(self, head: bytes) -> None:
+        """Nothing to sniff: a JSONL file is read line by line."""
 
     def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record:
         """``raw`` is the line with its ending; ``offset`` its file offset (for decode errors)."""
@@ -111,7 +110,7 @@ def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Recor
     ``raw`` is the line's exact bytes with its line ending; ``line`` is the physical line;
     ``index`` counts non-blank lines. Errors name the line (and byte offset for bad bytes).
     """
-    parser = LineParser(display, options)
+    parser = JsonLineParser(display, options)
     with open_binary(path, display, window=options.window) as src:
         offset = src.first_offset + src.bom_length  # file offset of the current line
         line = src.first_line - 1
@@ -126,115 +125,3 @@ def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Recor
         except StreamError as exc:
             # Raised while fetching the next line: that line is where reading stopped.
             raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
-
-
-BLOCK_BYTES = 4 << 20
-_BLANK = 0  # the status a line filter gives a blank line
-
-
-class LineStatuses(Protocol):
-    """What a line filter says of a block: per line, the offset just past it and a status
-    (0 for a blank line, which is not a record)."""
-
-    @property
-    def end(self) -> NDArray[np.int64]: ...
-
-    @property
-    def status(self) -> NDArray[np.uint8]: ...
-
-
-Filtered = TypeVar("Filtered", bound=LineStatuses)
-
-
-@dataclass(frozen=True)
-class LineBlock(Generic[Filtered]):
-    """A block of whole lines, what the line filter said of it, and where it lies in the file."""
-
-    data: bytes
-    lines: Filtered
-    first_line: int
-    first_offset: int
-    first_record: int
-    parser: LineParser
-
-    @cached_property
-    def _records_before(self) -> NDArray[np.int64]:
-        record = self.lines.status != _BLANK
-        counts: NDArray[np.int64] = np.cumsum(record) - record
-        return counts
-
-    def record(self, k: int) -> Record:
-        """Line ``k`` of the block read exactly: ``read_jsonl``'s record, or its error."""
-        start = int(self.lines.end[k - 1]) if k else 0
-        return self.parser.parse(
-            self.data[start : int(self.lines.end[k])],
-            line=self.first_line + k,
-            offset=self.first_offset + start,
-            index=self.first_record + int(self._records_before[k]),
-        )
-
-
-def read_line_blocks(
-    path: Path,
-    display: str,
-    options: ReadOptions,
-    line_filter: Callable[[bytes], Filtered],
-    *,
-    block_bytes: int | None = None,
-) -> Iterator[LineBlock[Filtered]]:
-    """Read a JSONL file in blocks of whole lines, each with what ``line_filter`` says of it.
-
-    The caller reads the lines it needs with ``LineBlock.record``: numbering and errors are
-    ``read_jsonl``'s. A read failure (corrupt compression) comes after the blocks of whole lines
-    read before it, naming the line where reading stopped, as ``read_jsonl`` does.
-    """
-    parser = LineParser(display, options)
-    with open_binary(path, display, window=options.window) as src:
-        offset = src.first_offset + src.bom_length  # file offset of the block
-        line = src.first_line  # the block's first line
-        index = src.first_record
-        try:
-            for data in line_blocks(src.stream, block_bytes or BLOCK_BYTES):
-                lines = line_filter(data)
-                yield LineBlock(data, lines, line, offset, index, parser)
-                line += int(lines.end.size)
-                offset += len(data)
-                index += int(np.count_nonzero(lines.status != _BLANK))
-        except StreamError as exc:
-            raise InputError(display, exc.problem, line=line, hint=exc.hint) from exc
-
-
-def line_blocks(stream: InputStream, block_bytes: int) -> Iterator[bytes]:
-    """Blocks of whole lines of about ``block_bytes`` (a longer line is one block of its own).
-
-    When reading fails, the whole lines read before the failure come first, then the error:
-    what a line-by-line read would have given.
-    """
-    held: list[bytes] = []  # bytes read since the last block
-    held_size = 0
-    searched = 0  # bytes of ``held`` known to hold no newline
-    while True:
-        try:
-            chunk = stream.read1(block_bytes)
-        except StreamError:
-            data = b"".join(held)
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                yield data[:cut]
-            raise
-        if not chunk:
-            if held_size:
-                yield b"".join(held)
-            return
-        held.append(chunk)
-        held_size += len(chunk)
-        if held_size < block_bytes:
-            continue
-        data = b"".join(held)
-        cut = data.rfind(b"\n", searched) + 1
-        if not cut:  # inside one long line: keep reading
-            held, searched = [data], held_size
-            continue
-        yield data[:cut]
-        rest = data[cut:]
-        held, held_size, searched = ([rest] if rest else []), len(rest), len(rest)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record, UnsupportedFileError
-from contam_guard.readers.decoding import check_encoding, decode_failure, decoded_lines
+from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.opener import Source, StreamError, open_binary
 
 _SNIFF_BYTES = 8192
@@ -41,6 +41,41 @@ def _whole_file(src: Source, display: str, options: ReadOptions) -> Iterator[Rec
     yield Record(source=display, index=0, line=1, text=text, raw=data)
 
 
+class TextLineParser:
+    """One non-blank line of a plain-text file to a ``Record`` (ending stripped)."""
+
+    head_size = _SNIFF_BYTES
+
+    def __init__(self, display: str, options: ReadOptions) -> None:
+        check_encoding(options, display, line_based=True)
+        self._display = display
+        self._options = options
+
+    def check_head(self, head: bytes) -> None:
+        self.check_head_of(head, self._display)
+
+    @staticmethod
+    def check_head_of(head: bytes, display: str) -> None:
+        """A file with a NUL byte in its first 8 KiB is binary: ``UnsupportedFileError``."""
+        if b"\x00" in head:
+            raise UnsupportedFileError(
+                display,
+                "binary file (NUL byte in the first 8 KiB), not text",
+                hint="UTF-16/32 text is not supported: convert it to UTF-8 first",
+            )
+
+    def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record:
+        """``raw`` is the line with its ending; ``offset`` its file offset (for decode errors)."""
+        options = self._options
+        try:
+            text = raw.decode(options.encoding, options.errors)
+        except UnicodeDecodeError as exc:
+            raise decode_failure(
+                self._display, exc, line=line, line_offset=offset, encoding=options.encoding
+            ) from exc
+        return Record(source=self._display, index=index, line=line, text=_strip_ending(text), raw=raw)
+
+
 def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per non-blank line (ending stripped), or one for the whole file.
 
@@ -48,20 +83,25 @@ def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record
     plain text and are ignored. A file with a NUL byte in its first 8 KiB is binary:
     ``UnsupportedFileError``.
     """
-    check_encoding(options, display, line_based=not options.whole_file)
-    with open_binary(path, display, head_size=_SNIFF_BYTES, window=options.window) as src:
-        if b"\x00" in src.head:
-            raise UnsupportedFileError(
-                display,
-                "binary file (NUL byte in the first 8 KiB), not text",
-                hint="UTF-16/32 text is not supported: convert it to UTF-8 first",
-            )
-        if options.whole_file:
+    if options.whole_file:
+        check_encoding(options, display, line_based=False)
+        with open_binary(path, display, head_size=_SNIFF_BYTES, window=options.window) as src:
+            TextLineParser.check_head_of(src.head, display)
             yield from _whole_file(src, display, options)
-            return
+        return
+    parser = TextLineParser(display, options)
+    with open_binary(path, display, head_size=_SNIFF_BYTES, window=options.window) as src:
+        parser.check_head(src.head)
+        offset = src.first_offset + src.bom_length  # file offset of the current line
+        line = src.first_line - 1
         index = src.first_record
-        for line, raw, text in decoded_lines(src, display, options):
-            if raw.isspace():
-                continue
-            yield Record(source=display, index=index, line=line, text=_strip_ending(text), raw=raw)
-            index += 1
+        try:
+            for raw in src.stream:
+                line += 1
+                if not raw.isspace():
+                    yield parser.parse(raw, line=line, offset=offset, index=index)
+                    index += 1
+                offset += len(raw)
+        except StreamError as exc:
+            # Raised while fetching the next line: that line is where reading stopped.
+            raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc

@@ -22,9 +22,9 @@ from numpy.typing import NDArray
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import Hits, ItemTotals, match_hits
-from contam_guard.engine.prefilter import Prefilter, text_key
+from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.readers.jsonl import read_line_blocks
+from contam_guard.readers.blocks import read_line_blocks
 from contam_guard.scan import batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
@@ -100,12 +100,12 @@ def count_pass(
     """Counts per golden n-gram (distinct records), the candidate records, and input totals."""
     counter = _Counter(golden, key, max_doc_freq)
     totals = InputTotals()
-    text_field = text_key(read) if key is None else None
-    prefilter = Prefilter(golden.index, windows=False) if text_field is not None else None
+    prefilter = Prefilter(golden.index, windows=False) if key is None else None
     for number, job in enumerate(jobs):
         totals.stamps.append(stamp(job.path))
-        if prefilter is not None and text_field is not None and job.fmt == "jsonl":
-            batches_read = _prefiltered(job, read, prefilter, text_field, golden, totals)
+        lines = line_format(job.fmt, read)
+        if prefilter is not None and lines is not None:
+            batches_read = _prefiltered(job, read, prefilter, lines, golden, totals)
         else:
             batches_read = _every_record(job, read, batch_chars, totals)
         for batch in batches_read:
@@ -129,11 +129,11 @@ def _prefiltered(
     job: Job,
     read: ReadOptions,
     prefilter: Prefilter,
-    text_field: str,
+    line_reading: LineFormat,
     golden: GoldenNgrams,
     totals: InputTotals,
 ) -> Iterator[list[Record]]:
-    """Per block of a JSONL file, the records that can hold a golden n-gram.
+    """Per block of a JSONL or text file, the records that can hold a golden n-gram.
 
     A record holds an n-gram of ``golden.n`` words from an item only if it shares a run of
     ``golden.n`` words with that item: the prefilter's 5-gram hits, read as runs, say which
@@ -142,7 +142,11 @@ def _prefiltered(
     scratch = ItemTotals.empty(golden.index)
     no_windows = Hits(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
     blocks = read_line_blocks(
-        job.path, job.display, read, functools.partial(prefilter.filter, key=text_field.encode())
+        job.path,
+        job.display,
+        read,
+        line_reading.parser(job.display, read),
+        functools.partial(prefilter.filter, key=line_reading.key),
     )
     for block in blocks:
         lines = block.lines

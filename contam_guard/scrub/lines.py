@@ -26,8 +26,8 @@ from contam_guard import native
 from contam_guard.atomic import atomic_writer
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, detect_format
+from contam_guard.readers.blocks import BLOCK_BYTES, line_blocks
 from contam_guard.readers.fields import parse_field, record_from_object
-from contam_guard.readers.jsonl import BLOCK_BYTES, line_blocks
 from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
 from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
 

@@ -29,7 +29,7 @@ from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, Prefilter
 from contam_guard.errors import InputError
 from contam_guard.manifest.views import hash_view
-from contam_guard.readers import jsonl
+from contam_guard.readers import blocks as block_reader
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.scan import ScanResult, Source, scan
 from contam_guard.text import normalise
@@ -443,7 +443,7 @@ def run_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) -> 
     """``run()`` through the prefilter, then with the exact path forced."""
     filtered = run()
     with monkeypatch.context() as m:
-        m.setattr(scan_module, "text_key", lambda options: None)
+        m.setattr(scan_module, "line_format", lambda fmt, options: None)
         exact = run()
     return filtered, exact
 
@@ -465,8 +465,8 @@ BLOCK_SIZES = [64, 1000, 5000, None]  # None: the default (4 MiB)
 @pytest.fixture(params=BLOCK_SIZES, ids=lambda b: f"block={b or 'default'}")
 def block_bytes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     if request.param is not None:
-        monkeypatch.setattr(jsonl, "BLOCK_BYTES", request.param)
-    return int(jsonl.BLOCK_BYTES)
+        monkeypatch.setattr(block_reader, "BLOCK_BYTES", request.param)
+    return int(block_reader.BLOCK_BYTES)
 
 
 @pytest.mark.parametrize("windows", [True, False], ids=["windows", "no-windows"])
@@ -577,7 +577,7 @@ def errors_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) 
     for forced in (False, True):
         with monkeypatch.context() as m:
             if forced:
-                m.setattr(scan_module, "text_key", lambda options: None)
+                m.setattr(scan_module, "line_format", lambda fmt, options: None)
             with pytest.raises(InputError) as info:
                 run()
         messages.append(str(info.value))
@@ -667,8 +667,104 @@ def test_skip_unreadable_counts_the_records_read_before_the_failure(
     count" -- at the default batch size too, whichever path reads the file."""
     sources = [Source(_file_failing_after(tmp_path / "train.jsonl"), "train.jsonl")]
     if forced_exact:
-        monkeypatch.setattr(scan_module, "text_key", lambda options: None)
+        monkeypatch.setattr(scan_module, "line_format", lambda fmt, options: None)
     result = scan(INDEX, sources, ReadOptions(), skip_unreadable=True)
     assert len(result.skipped) == 1 and "train.jsonl:4:" in result.skipped[0]
     assert result.records == 3
     assert [p.line for p in result.pairs] == [1]
+
+
+# ------------------------------------------------------------------------------------------
+# Plain-text files: each line, its ending stripped, is a record's text
+
+
+def _text_lines() -> list[bytes]:
+    a0, a1, a2, a3 = ITEMS_A
+    b0, b1 = ITEMS_B
+    rows = [b"\xef\xbb\xbf" + ("prefix " + a0 + " suffix\n").encode()]
+    for n in range(40):
+        rows.append((_clean(n) + ("\r\n" if n % 3 == 0 else "\n")).encode())
+        if n % 7 == 0:
+            rows.append(b"  \t \r\n")
+    rows += [
+        (a1 + "\r\n").encode(),
+        ("İstanbul " + a2 + "\n").encode(),  # a special code point: the exact path
+        ("straße café 😀 中文 " + a0.upper() + "\n").encode(),
+        ("a lone carriage return stays " + b0 + "\r\r\n").encode(),
+        ("glued " + a3.replace(" ", "").lower()[5:70] + " window only\n").encode(),
+        ('{"text": "json in a text file ' + b1 + '"}\n').encode(),
+        ("tabs\tand\x0bvertical " + _clean(3) + "\n").encode(),
+        ("last line without newline " + b0).encode(),
+    ]
+    return rows
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md", ".txt.gz"])
+def test_text_scan_equals_the_exact_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: FilterSpy, block_bytes: int, suffix: str
+) -> None:
+    path = write(tmp_path / f"notes{suffix}", b"".join(_text_lines()))
+    sources = [Source(path, path.name)]
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, ReadOptions()))
+    assert_same(filtered, exact)
+    assert len(filtered.pairs) >= 6 and filtered.records == 49  # 55 lines, 6 of them blank
+    assert any(p.window_hits > 0 and p.longest_run == 0 for p in filtered.pairs)  # window only
+    assert {BLANK, CLEAN, HITS, EXACT} <= set(spy.statuses)
+
+
+def test_text_errors_and_binary_files_are_the_exact_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a0 = ITEMS_A[0]
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine line\n" + a0.encode() + b"\nbroken \xff byte\nafter " + a0.encode() + b"\n")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"text\x00with a NUL\n" + a0.encode() + b"\n")
+    messages = []
+    for forced in (False, True):
+        with monkeypatch.context() as m:
+            if forced:
+                m.setattr(scan_module, "line_format", lambda fmt, options: None)
+            with pytest.raises(InputError) as info:
+                scan(INDEX, [Source(bad, "bad.txt")], ReadOptions())
+            messages.append(str(info.value))
+            skipped = scan(INDEX, [Source(binary, "binary.txt")], ReadOptions())
+            messages.append(repr((skipped.skipped, skipped.records)))
+    assert messages[:2] == messages[2:]
+    assert "bad.txt:3" in messages[0] and "byte offset" in messages[0]
+    assert "binary file" in messages[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    golden_items(),
+    st.lists(
+        st.lists(st.sampled_from([*VOCAB, *VOCAB, *SPECIAL, *ODD, "\r", "\t", "--", "\x0b"]), max_size=40),
+        min_size=1,
+        max_size=12,
+    ),
+    st.data(),
+)
+def test_text_lines_filter_equals_the_exact_engine(
+    items: list[list[str]], documents: list[list[str]], data: st.DataObject
+) -> None:
+    """Plain-text mode, line by line: a decided line's hits are the exact engine's on the line
+    with its ending stripped, as the text reader takes it."""
+    index = build_index([("text", [" ".join(item) for item in items])])
+    texts = [" ".join(words) for words in documents]
+    texts[0] = " ".join(items[0])  # a verbatim copy: grams and windows must hit
+    endings = [data.draw(st.sampled_from([b"\n", b"\r\n"])) for _ in texts]
+    raw = [t.encode() + e for t, e in zip(texts, endings)]
+    out = Prefilter(index, windows=True).filter(b"".join(raw), None)
+    blank = [line.isspace() for line in raw]  # what the text reader skips
+    assert [s == BLANK for s in out.status.tolist()] == blank
+    for k, text in enumerate(texts):
+        if not blank[k] and any(is_special(ch) for ch in text):
+            assert out.status[k] == EXACT
+    decided = [k for k in range(len(texts)) if not blank[k] and out.status[k] != EXACT]
+    assert 0 in decided
+    expected_grams, expected_windows = exact_hits(index, [texts[k] for k in decided], decided)
+    identity = np.arange(len(texts), dtype=np.int64)
+    assert np.array_equal(hit_rows(out.grams, identity), expected_grams)
+    assert np.array_equal(hit_rows(out.windows, identity), expected_windows)
+    assert out.status[0] == HITS

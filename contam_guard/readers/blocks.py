@@ -1,0 +1,148 @@
+"""Reading a line-based file (JSONL, plain text) in blocks of whole lines, for the prefilter.
+
+``read_line_blocks`` reads blocks of about ``BLOCK_BYTES`` of whole lines and hands each to a line
+filter (the scan's prefilter), which says of every line whether it is blank, and whatever else
+the caller needs; the caller turns only the lines it must into a ``Record``, with the format's
+own line parser (``jsonl.JsonLineParser``, ``plaintext.TextLineParser``), so records, line
+numbers and errors are the ones the line-by-line readers give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.errors import InputError
+from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.opener import StreamError, open_binary
+
+if TYPE_CHECKING:
+    from contam_guard.readers.opener import InputStream
+
+BLOCK_BYTES = 4 << 20
+_BLANK = 0  # the status a line filter gives a blank line
+
+
+class LineParser(Protocol):
+    """One format's reading of one line (and of the file's first bytes, if it sniffs them)."""
+
+    head_size: int
+
+    def check_head(self, head: bytes) -> None: ...
+
+    def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record: ...
+
+
+class LineStatuses(Protocol):
+    """What a line filter says of a block: per line, the offset just past it and a status
+    (0 for a blank line, which is not a record)."""
+
+    @property
+    def end(self) -> NDArray[np.int64]: ...
+
+    @property
+    def status(self) -> NDArray[np.uint8]: ...
+
+
+Filtered = TypeVar("Filtered", bound=LineStatuses)
+
+
+@dataclass(frozen=True)
+class LineBlock(Generic[Filtered]):
+    """A block of whole lines, what the line filter said of it, and where it lies in the file."""
+
+    data: bytes
+    lines: Filtered
+    first_line: int
+    first_offset: int
+    first_record: int
+    parser: LineParser
+
+    @cached_property
+    def _records_before(self) -> NDArray[np.int64]:
+        record = self.lines.status != _BLANK
+        counts: NDArray[np.int64] = np.cumsum(record) - record
+        return counts
+
+    def record(self, k: int) -> Record:
+        """Line ``k`` of the block read exactly: the line reader's record, or its error."""
+        start = int(self.lines.end[k - 1]) if k else 0
+        return self.parser.parse(
+            self.data[start : int(self.lines.end[k])],
+            line=self.first_line + k,
+            offset=self.first_offset + start,
+            index=self.first_record + int(self._records_before[k]),
+        )
+
+
+def read_line_blocks(
+    path: Path,
+    display: str,
+    options: ReadOptions,
+    parser: LineParser,
+    line_filter: Callable[[bytes], Filtered],
+    *,
+    block_bytes: int | None = None,
+) -> Iterator[LineBlock[Filtered]]:
+    """Read a file in blocks of whole lines, each with what ``line_filter`` says of it.
+
+    The caller reads the lines it needs with ``LineBlock.record``: numbering and errors are the
+    line-by-line reader's. A read failure (corrupt compression) comes after the blocks of whole
+    lines read before it, naming the line where reading stopped, as that reader does.
+    """
+    with open_binary(path, display, head_size=parser.head_size, window=options.window) as src:
+        parser.check_head(src.head)
+        offset = src.first_offset + src.bom_length  # file offset of the block
+        line = src.first_line  # the block's first line
+        index = src.first_record
+        try:
+            for data in line_blocks(src.stream, block_bytes or BLOCK_BYTES):
+                lines = line_filter(data)
+                yield LineBlock(data, lines, line, offset, index, parser)
+                line += int(lines.end.size)
+                offset += len(data)
+                index += int(np.count_nonzero(lines.status != _BLANK))
+        except StreamError as exc:
+            raise InputError(display, exc.problem, line=line, hint=exc.hint) from exc
+
+
+def line_blocks(stream: InputStream, block_bytes: int) -> Iterator[bytes]:
+    """Blocks of whole lines of about ``block_bytes`` (a longer line is one block of its own).
+
+    When reading fails, the whole lines read before the failure come first, then the error:
+    what a line-by-line read would have given.
+    """
+    held: list[bytes] = []  # bytes read since the last block
+    held_size = 0
+    searched = 0  # bytes of ``held`` known to hold no newline
+    while True:
+        try:
+            chunk = stream.read1(block_bytes)
+        except StreamError:
+            data = b"".join(held)
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield data[:cut]
+            raise
+        if not chunk:
+            if held_size:
+                yield b"".join(held)
+            return
+        held.append(chunk)
+        held_size += len(chunk)
+        if held_size < block_bytes:
+            continue
+        data = b"".join(held)
+        cut = data.rfind(b"\n", searched) + 1
+        if not cut:  # inside one long line: keep reading
+            held, searched = [data], held_size
+            continue
+        yield data[:cut]
+        rest = data[cut:]
+        held, held_size, searched = ([rest] if rest else []), len(rest), len(rest)
