@@ -24,6 +24,7 @@ from contam_guard.reporting import console
 
 if TYPE_CHECKING:
     from contam_guard.commands.scan import ScanRequest
+    from contam_guard.git import Range as GitRange
 
 app = typer.Typer(
     add_completion=False,
@@ -263,7 +264,6 @@ def _scan_request(
 ) -> "ScanRequest":
     """The options ``scan`` and ``review`` share, checked and gathered."""
     from contam_guard.commands import scan as scan_cmd
-    from contam_guard.git import Range as GitRange
 
     if errors not in ("strict", "replace"):
         raise typer.BadParameter("--errors must be strict or replace")
@@ -283,7 +283,7 @@ def _scan_request(
         exit_zero=exit_zero,
         show_golden=show_golden,
         manifest_path=manifest,
-        changes=GitRange(staged=True) if staged else GitRange.parse(diff) if diff is not None else None,
+        changes=_git_range(staged, diff),
         use_allowlist=not no_allowlist,
         jobs=jobs,
         skip_unreadable=skip_unreadable,
@@ -523,6 +523,15 @@ def _rule_overrides(
     if n is not None:
         overrides.setdefault("gpt3", {})["n"] = n
     return overrides
+
+
+def _git_range(staged: bool, diff: str | None) -> "GitRange | None":
+    """What a --staged or --diff scan covers (git is imported only then)."""
+    if not staged and diff is None:
+        return None
+    from contam_guard.git import Range
+
+    return Range(staged=True) if staged else Range.parse(diff or "")
 
 
 def main(argv: list[str] | None = None) -> None:

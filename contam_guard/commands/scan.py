@@ -11,12 +11,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from contam_guard import git
 from contam_guard.allowlist import Allowlist, apply
 from contam_guard.atomic import write_text
 from contam_guard.commands.common import display_path, load_manifest
-from contam_guard.commands.golden import golden_lookup
 from contam_guard.config import LoadedConfig, with_rule_overrides
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import GitError
@@ -24,10 +23,14 @@ from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions, detect_format
-from contam_guard.reporting import console, github, html, json_report, markdown, sarif, tables
-from contam_guard.reporting.markdown import GoldenText
-from contam_guard.reporting.redact import redact
+from contam_guard.reporting import console
 from contam_guard.scan import Snippet, Source, check_readable, scan
+
+if TYPE_CHECKING:
+    # Imported where used: a plain scan needs neither git nor the file formats it was not
+    # asked for, and every module is start-up time a pre-commit hook pays.
+    from contam_guard import git
+    from contam_guard.reporting.markdown import GoldenText
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -126,6 +129,8 @@ def _changed_sources(
 ) -> Iterator[list[Source]]:
     """Sources for what ``rng`` adds (under ``paths`` when given). A file named in ``paths``
     that the range does not touch is scanned whole, so `pre-commit run --all-files` audits."""
+    from contam_guard import git
+
     root = git.repo_root(Path.cwd())
     selection = git.select(root, rng, whole_file=read.whole_file)
     notices += selection.notices
@@ -206,8 +211,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                 loaded=(manifest, index),
             )
         else:
-            with console.progress() as bar:
-                task = bar.add_task("scan", total=None)
+            with console.progress() as advance:
                 result = scan(
                     index,
                     sources,
@@ -215,7 +219,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                     key=key,
                     windows=config.rules.gpt4.enabled,
                     batch_chars=config.scan.batch_chars,
-                    on_chars=lambda n: bar.advance(task, n),
+                    on_chars=advance,
                     skip_unreadable=request.skip_unreadable,
                 )
     if request.redact_pii:
@@ -227,11 +231,17 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     if request.use_allowlist:
         allowlist = Allowlist.load(loaded.allowlist_path)
         apply(report, allowlist, dt.date.today(), check_stale=request.changes is None)
-    golden = golden_lookup(manifest, loaded.root, key) if request.show_golden else None
+    golden = None
+    if request.show_golden:
+        from contam_guard.commands.golden import golden_lookup
+
+        golden = golden_lookup(manifest, loaded.root, key)
     return ScanRun(report, golden, allowlist)
 
 
 def redacted(snippet: Snippet) -> Snippet:
+    from contam_guard.reporting.redact import redact
+
     return replace(
         snippet, before=redact(snippet.before), run=redact(snippet.run), after=redact(snippet.after)
     )
@@ -239,6 +249,8 @@ def redacted(snippet: Snippet) -> Snippet:
 
 def render(report: Report, fmt: str, golden: GoldenText | None = None) -> str:
     """``report`` in one of ``FORMATS``."""
+    from contam_guard.reporting import github, json_report, markdown, sarif
+
     if fmt == "json":
         return json_report.render(report, golden)
     if fmt == "markdown":
@@ -257,18 +269,7 @@ def run(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs) -> int
 
 def write_outputs(report: Report, golden: GoldenText | None, outputs: ScanOutputs) -> int:
     """Write every requested file and format (any engine's report); returns the exit code."""
-    files: dict[Path | None, Callable[[], str]] = {
-        outputs.review: lambda: markdown.render(report, golden),
-        outputs.review_json: lambda: json_report.render(report, golden),
-        outputs.review_html: lambda: html.render(report, golden),
-        outputs.items_csv: lambda: tables.items_csv(report),
-        outputs.pairs_csv: lambda: tables.pairs_csv(report),
-        outputs.sarif: lambda: sarif.render(report),
-        outputs.summary: lambda: markdown.summary(report),
-    }
-    for path, make in files.items():
-        if path is not None:
-            write_text(path, make())
+    _write_files(report, golden, outputs)
     if outputs.output is not None:
         write_text(outputs.output, render(report, outputs.format, golden))
         console.scan_summary(report)
@@ -279,3 +280,32 @@ def write_outputs(report: Report, golden: GoldenText | None, outputs: ScanOutput
         console.raw(render(report, outputs.format, golden))
         console.scan_summary(report, to_stderr=True)
     return int(report.return_code)
+
+
+def _write_files(report: Report, golden: GoldenText | None, outputs: ScanOutputs) -> None:
+    """The review files asked for (their writers are imported only then)."""
+    paths = (
+        outputs.review,
+        outputs.review_json,
+        outputs.review_html,
+        outputs.items_csv,
+        outputs.pairs_csv,
+        outputs.sarif,
+        outputs.summary,
+    )
+    if all(path is None for path in paths):
+        return
+    from contam_guard.reporting import html, json_report, markdown, sarif, tables
+
+    makers: list[Callable[[], str]] = [
+        lambda: markdown.render(report, golden),
+        lambda: json_report.render(report, golden),
+        lambda: html.render(report, golden),
+        lambda: tables.items_csv(report),
+        lambda: tables.pairs_csv(report),
+        lambda: sarif.render(report),
+        lambda: markdown.summary(report),
+    ]
+    for path, make in zip(paths, makers):
+        if path is not None:
+            write_text(path, make())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -15,8 +15,6 @@ from rich.console import Console
 from rich.markup import escape
 
 if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
-    from rich.progress import Progress
-
     from contam_guard.analysis import SweepRow
     from contam_guard.findings import Finding, Report
     from contam_guard.manifest.model import Manifest
@@ -46,20 +44,22 @@ def raw(text: str) -> None:
 
 
 @contextmanager
-def progress() -> Iterator[Progress]:
-    """A transient progress bar on stderr (characters hashed)."""
+def progress() -> Iterator[Callable[[int], None]]:
+    """A transient progress bar on stderr; yields the function that advances it (characters
+    hashed). Off a terminal there is no bar, and rich's progress module is not even imported."""
+    if not err.is_terminal:
+        yield _ignore
+        return
     from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
 
-    bar = Progress(
-        TextColumn("scanning"),
-        BarColumn(),
-        TransferSpeedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
+    bar = Progress(TextColumn("scanning"), BarColumn(), TransferSpeedColumn(), console=err, transient=True)
     with bar:
-        yield bar
+        task = bar.add_task("scan", total=None)
+        yield lambda chars: bar.advance(task, chars)
+
+
+def _ignore(chars: int) -> None:
+    """Progress where nobody watches."""
 
 
 def scan_summary(report: Report, *, to_stderr: bool = False) -> None:
