@@ -4,6 +4,7 @@ from each 5-gram and window hash to the (item, position) pairs that hold it, sor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,7 +74,13 @@ class ManifestIndex:
     window_base: IntArray
     """Offset of each item's first window in the flat per-window arrays."""
     grams: Postings
-    windows: Postings
+    window_hashes: NDArray[np.uint64]
+
+    @cached_property
+    def windows(self) -> Postings:
+        """The window postings, built on first use: a scan without GPT-4's rule never needs
+        them (their table is the larger one)."""
+        return Postings.build(self.window_hashes, self.window_counts)
 
     @property
     def items(self) -> int:
@@ -114,7 +121,7 @@ class ManifestIndex:
             word_base=np.cumsum(word_counts) - word_counts,
             window_base=np.cumsum(window_counts) - window_counts,
             grams=Postings.build(_hashes([v.gram_hashes for v in views]), gram_counts),
-            windows=Postings.build(_hashes([v.window_hashes for v in views]), window_counts),
+            window_hashes=_hashes([v.window_hashes for v in views]),
         )
 
 

@@ -81,6 +81,9 @@ class Hits:
     posting: IntArray
 
 
+NO_HITS = Hits(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
+
+
 def lookup_hits(
     postings: Postings,
     hashes: NDArray[np.uint64],
@@ -139,9 +142,11 @@ def match_batch(
     grams = lookup_hits(
         index.grams, features.gram_hash, features.gram_valid, features.record_words, record_item
     )
-    windows = lookup_hits(
-        index.windows, features.window_hash, features.window_valid, features.record_chars, record_item
-    )
+    windows = NO_HITS  # without windows (GPT-4's rule off), the window table is never built
+    if features.window_hash.size:
+        windows = lookup_hits(
+            index.windows, features.window_hash, features.window_valid, features.record_chars, record_item
+        )
     return match_hits(index, grams, windows, features.n_records, totals)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard import native
-from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.index import ManifestIndex, Postings
 from contam_guard.engine.matcher import Hits
 from contam_guard.readers.base import ReadOptions
 from contam_guard.readers.blocks import LineParser
@@ -90,6 +90,9 @@ def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
     return LineFormat(options.field.encode()) if options.field.isidentifier() else None
 
 
+_NO_POSTINGS = Postings.build(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
+
+
 class _HitArrays:
     """Output arrays for one kind of hit, grown (doubled) when a block overflows them."""
 
@@ -110,7 +113,8 @@ class _HitArrays:
 class Prefilter:
     def __init__(self, index: ManifestIndex, *, windows: bool) -> None:
         self._grams = index.grams
-        self._windows = index.windows
+        # Without windows the C loop never reads their table: an empty one stands in.
+        self._windows = index.windows if windows else _NO_POSTINGS
         self.windows = windows
         self._unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
         self._gram_hits = _HitArrays()

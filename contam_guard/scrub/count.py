@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
-from contam_guard.engine.matcher import Hits, ItemTotals, match_hits
+from contam_guard.engine.matcher import NO_HITS, Hits, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.readers.blocks import read_line_blocks
@@ -140,7 +140,6 @@ def _prefiltered(
     records do. Only those, and the lines the prefilter leaves to the exact reader, are parsed.
     """
     scratch = ItemTotals.empty(golden.index)
-    no_windows = Hits(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
     blocks = read_line_blocks(
         job.path,
         job.display,
@@ -162,7 +161,7 @@ def _prefiltered(
             record_of_line = np.zeros(lines.status.size, dtype=np.int64)
             record_of_line[hit_lines] = np.arange(hit_lines.size)
             grams = Hits(record_of_line[lines.grams.record], lines.grams.at, lines.grams.posting)
-            table = match_hits(golden.index, grams, no_windows, int(hit_lines.size), scratch)
+            table = match_hits(golden.index, grams, NO_HITS, int(hit_lines.size), scratch)
             long_enough = sorted_unique(table.record[table.longest >= golden.n])
             wanted += [block.record(k) for k in hit_lines[long_enough].tolist()]
         if wanted:
