@@ -1,8 +1,8 @@
 """Scanning with several processes: whole files, and windows of large files, spread over workers.
 
 One large JSONL or text file is the common case (a single training dump), so such files are cut
-into windows at line starts; each worker reads only its windows. The planner counts the lines
-and records before each cut in one vectorised pass over a memory map, so that every worker
+into windows at line starts; each worker reads only its windows. Before the scan, the workers
+count each window's lines and blank lines (a compiled pass, in parallel), so that every worker
 names records and lines (and reports errors) exactly as a single-process read would.
 
 Workers load the manifest themselves (it is checked again) and rebuild the index once per
@@ -12,9 +12,11 @@ chunk order, so the merged result equals the single-process one.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import sys
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from contam_guard import native
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.keys import key_for
@@ -30,11 +33,10 @@ from contam_guard.manifest.model import Manifest
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.opener import compression_of
-from contam_guard.scan import ScanResult, Source, order_pairs, scan
+from contam_guard.scan import PairRow, ScanResult, Source, order_pairs, scan
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
-_WHITESPACE = np.frombuffer(b" \t\n\r\x0b\x0c", dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -43,11 +45,26 @@ class Chunk:
     window: Window | None
 
 
+Span = tuple[Path, int, int]
+"""A file and a byte range [start, end) of it."""
+Count = Callable[[Callable[[Span], tuple[int, int]], list[Span]], Iterable[tuple[int, int]]]
+"""``map`` itself, or a process pool's: how the planner runs its per-window line counts."""
+
+
 def plan(
-    sources: list[Source], options: ReadOptions, jobs: int, min_window_bytes: int = MIN_WINDOW_BYTES
+    sources: list[Source],
+    options: ReadOptions,
+    jobs: int,
+    min_window_bytes: int = MIN_WINDOW_BYTES,
+    count: Count = map,
 ) -> list[Chunk]:
-    """Split every large uncompressed JSONL/text file into about ``2 * jobs`` windows."""
-    chunks: list[Chunk] = []
+    """Split every large uncompressed JSONL/text file into about ``2 * jobs`` windows.
+
+    Cutting needs only a few small reads (the line start after each cut point); numbering each
+    window's lines and records needs the line and blank-line counts of the windows before it,
+    which ``count`` computes, one window each (a pool's ``map`` runs them in parallel).
+    """
+    cuts: list[tuple[Source, list[int]]] = []
     for source in sources:
         splittable = (
             detect_format(source.path) in ("jsonl", "text")
@@ -57,31 +74,34 @@ def plan(
         )
         size = source.path.stat().st_size if splittable else 0
         pieces = min(2 * jobs, size // min_window_bytes)
-        if pieces < 2:
+        cuts.append((source, _cut_points(source.path, size, pieces) if pieces >= 2 else []))
+    # Every window but each file's last is counted (nothing after the last needs its numbers).
+    counted = [(s.path, a, b) for s, bounds in cuts for a, b in itertools.pairwise(bounds[:-1])]
+    counts = iter(count(_count_window, counted))
+    chunks: list[Chunk] = []
+    for source, bounds in cuts:
+        if not bounds:
             chunks.append(Chunk(source, None))
             continue
-        chunks += [Chunk(source, window) for window in _windows(source.path, size, pieces)]
+        lines = records = 0
+        for start, end in itertools.pairwise(bounds):
+            chunks.append(Chunk(source, Window(start, end, first_line=lines + 1, first_record=records)))
+            if end < bounds[-1]:
+                window_lines, blank = next(counts)
+                lines += window_lines
+                records += window_lines - blank
     return chunks
 
 
 _BLOCK_BYTES = 32 << 20
-"""The planner reads the file in blocks of this size: its memory does not grow with the file."""
+"""Windows are counted in blocks of this size: memory does not grow with the file."""
 
 
-def _windows(path: Path, size: int, pieces: int) -> list[Window]:
-    """Windows starting at the line starts nearest after ``i * size / pieces``."""
-    # Plain reads, not a memory map: mapped pages would count as this process's memory.
+def _cut_points(path: Path, size: int, pieces: int) -> list[int]:
+    """0, the line starts nearest after ``i * size / pieces``, and ``size``."""
     with path.open("rb") as handle:
-        starts = sorted({_line_start_after(handle, size * i // pieces, size) for i in range(1, pieces)})
-        starts = [start for start in starts if start < size]
-        before = _lines_before(handle, size, starts)
-    bounds = [*starts, size]
-    windows = [Window(start=0, end=bounds[0], first_line=1, first_record=0)]
-    for number, (start, (lines, blank)) in enumerate(zip(starts, before)):
-        windows.append(
-            Window(start=start, end=bounds[number + 1], first_line=lines + 1, first_record=lines - blank)
-        )
-    return windows
+        starts = {_line_start_after(handle, size * i // pieces, size) for i in range(1, pieces)}
+    return [0, *sorted(start for start in starts if 0 < start < size), size]
 
 
 def _line_start_after(handle: BinaryIO, offset: int, size: int) -> int:
@@ -96,39 +116,27 @@ def _line_start_after(handle: BinaryIO, offset: int, size: int) -> int:
     return size
 
 
-def _lines_before(handle: BinaryIO, size: int, starts: list[int]) -> list[tuple[int, int]]:
-    """For each start (a line start, ascending): the lines before it, and how many were blank.
-
-    One pass over blocks that end at a line end, so every line lies in one block; a blank line
-    (whitespace only) is not a record, so record numbers need the count.
-    """
-    out: list[tuple[int, int]] = []
+def _count_window(span: Span) -> tuple[int, int]:
+    """The lines of ``[start, end)`` (which ends at a line end) and how many are blank (a blank
+    line, whitespace only, is not a record)."""
+    path, start, end = span
     lines = blank = 0
-    pending = list(starts)
-    block_start = 0
-    while pending:
-        block_end = _line_start_after(handle, min(block_start + _BLOCK_BYTES, size), size)
-        handle.seek(block_start)
-        block = np.frombuffer(handle.read(block_end - block_start), dtype=np.uint8)
-        ends = np.flatnonzero(block == 10)  # line ends, relative to the block
-        line_starts = np.concatenate([[0], ends[:-1] + 1])
-        blank_lines = _blank_flags(block, line_starts, ends)
-        while pending and pending[0] <= block_end:
-            below = int(np.searchsorted(ends + block_start, pending.pop(0)))  # lines ending before it
-            out.append((lines + below, blank + int(blank_lines[:below].sum())))
-        lines += ends.size
-        blank += int(blank_lines.sum())
-        block_start = block_end
-    return out
-
-
-def _blank_flags(block: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Whether each line (``starts[k]`` to the newline at ``ends[k]``) is whitespace only."""
-    flags = np.zeros(ends.size, dtype=np.bool_)
-    # Most lines fail on their first byte; only those starting with whitespace are looked at.
-    for line in np.flatnonzero(np.isin(block[starts], _WHITESPACE)).tolist():
-        flags[line] = bytes(block[starts[line] : ends[line] + 1]).isspace()
-    return flags
+    # Plain reads, not a memory map: mapped pages would count as this process's memory.
+    with path.open("rb") as handle:
+        handle.seek(start)
+        carry = b""
+        remaining = end - start
+        while remaining > 0:
+            data = carry + handle.read(min(_BLOCK_BYTES, remaining))
+            if len(data) == len(carry):
+                break  # the file shrank: the scan itself will say so
+            remaining -= len(data) - len(carry)
+            cut = data.rfind(b"\n") + 1
+            block_lines, block_blank = native.module().count_lines(memoryview(data)[:cut])
+            lines += block_lines
+            blank += block_blank
+            carry = data[cut:]
+    return lines, blank
 
 
 _WORKER_STATE: dict[tuple[str, int, int], tuple[Manifest, ManifestIndex]] = {}
@@ -142,7 +150,7 @@ def _scan_chunk(
     windows: bool,
     batch_chars: int,
     skip_unreadable: bool,
-) -> ScanResult:
+) -> ChunkResult:
     """One chunk in a worker process (the manifest is loaded and indexed once per process)."""
     stat = os.stat(manifest_path)
     state_key = (manifest_path, stat.st_mtime_ns, stat.st_size)
@@ -152,7 +160,7 @@ def _scan_chunk(
     manifest, index = _WORKER_STATE[state_key]
     read = replace(options, window=chunk.window)
     key = key_for(manifest, key_env)
-    return scan(
+    result = scan(
         index,
         [chunk.source],
         read,
@@ -161,6 +169,22 @@ def _scan_chunk(
         batch_chars=batch_chars,
         skip_unreadable=skip_unreadable,
     )
+    return ChunkResult(
+        result.totals, result.pairs, result.files, result.skipped, result.records, result.chars
+    )
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What a worker sends back: a ``ScanResult`` without the index (which the parent has, and
+    which would cost more to pickle than the whole scan of a small chunk)."""
+
+    totals: ItemTotals
+    pairs: list[PairRow]
+    files: list[str]
+    skipped: list[str]
+    records: int
+    chars: int
 
 
 def scan_parallel(
@@ -190,10 +214,10 @@ def scan_parallel(
     # module): no start-up cost per worker. This process runs no threads at this point (no
     # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn.
     _WORKER_STATE[(str(manifest_path), stat.st_mtime_ns, stat.st_size)] = (manifest, index)
-    chunks = plan(sources, options, jobs, min_window_bytes)
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        chunks = plan(sources, options, jobs, min_window_bytes, count=pool.map)
         futures = [
             pool.submit(
                 _scan_chunk,

@@ -17,7 +17,8 @@
  *    it is not sure of -- is handed back to the exact Python path, which reads, reports errors
  *    and matches as before. The filter may only err towards handing a line back.
  *
- * 3. line_ends: where each line of a block ends (scrub's later passes).
+ * 3. line_ends and count_lines: where each line of a block ends (scrub's later passes), and
+ *    how many lines and blank lines a block has (the parallel planner).
  *
  * Buffers come in through the buffer protocol (numpy arrays, bytes); the Python wrapper checks
  * dtypes and sizes, and this file checks item sizes and lengths again, so a wrong call is a
@@ -1101,6 +1102,27 @@ static PyObject *line_ends(PyObject *self, PyObject *const *objs, Py_ssize_t nar
     return PyLong_FromSsize_t(lines);
 }
 
+/* count_lines(block) -> (lines, blank): the newlines in ``block`` and how many of the lines
+ * they end are whitespace only (not records); a last line without a newline is not counted.
+ * The parallel planner numbers each window's lines and records with it. */
+static PyObject *count_lines(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"block", 0, 1}};
+    if (take("count_lines", objs, nargs, a, 1) < 0) return NULL;
+    const u8 *p = PTR(a[0], u8), *end = p + COUNT(a[0]);
+    Py_ssize_t lines = 0, blank = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end) {
+        const u8 *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL) break;
+        lines++;
+        blank += is_blank(p, nl + 1);
+        p = nl + 1;
+    }
+    Py_END_ALLOW_THREADS
+    release(a, 1);
+    return Py_BuildValue("nn", lines, blank);
+}
+
 static PyMethodDef methods[] = {
     {"count_tokens", (PyCFunction)(void (*)(void))count_tokens, METH_FASTCALL, "Maximal runs of non-space code points."},
     {"words_pass", (PyCFunction)(void (*)(void))words_pass, METH_FASTCALL, "Find, normalise and hash every word."},
@@ -1112,6 +1134,7 @@ static PyMethodDef methods[] = {
     {"bits_build", (PyCFunction)(void (*)(void))bits_build, METH_FASTCALL, "A one-hash bit set of hashes."},
     {"filter_jsonl", (PyCFunction)(void (*)(void))filter_jsonl, METH_FASTCALL, "The scan's JSONL prefilter."},
     {"line_ends", (PyCFunction)(void (*)(void))line_ends, METH_FASTCALL, "Offsets just past each line."},
+    {"count_lines", (PyCFunction)(void (*)(void))count_lines, METH_FASTCALL, "Newlines and blank lines."},
     {"decode_field", (PyCFunction)(void (*)(void))decode_field, METH_FASTCALL, "The filter's decoding of one field (tests)."},
     {NULL, NULL, 0, NULL},
 };
