@@ -12,19 +12,28 @@ the same arguments are identical and every tool scans the same file.
   normalised words with a train question (so they appear in every copy).
 - ``write_eval`` writes the registered set every tool is given: the 1,319 test questions as
   ``{"id": <0-based index>, "question": ...}``.
+- ``build_scale`` writes the scale file (``--scale-gb``): the corpus's bytes followed by clean
+  filler, GSM8K train documents with their words shuffled (see its docstring).
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import random
+import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 GSM8K = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k"
 PLANTED: tuple[int, ...] = (5, 50, 500)
 KNOWN: dict[int, int] = {581: 15, 602: 19, 632: 25}
 SEED = 20_240_601
+FILLER_SEED = SEED + 1
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,17 @@ class Corpus:
     text_bytes: int  # UTF-8 bytes of the documents' text (what MB/s counts)
     repeat: int
     plants: tuple[Plant, ...]
+
+
+@dataclass(frozen=True)
+class ScaleFile:
+    """``base``'s bytes followed by ``filler_records`` clean records: ``records`` in ``bytes``."""
+
+    path: Path
+    records: int
+    bytes: int
+    filler_records: int
+    base: Corpus
 
 
 def eval_questions(gsm8k: Path = GSM8K) -> list[str]:
@@ -104,3 +124,60 @@ def write_eval(path: Path, gsm8k: Path = GSM8K) -> int:
         for index, question in enumerate(questions):
             out.write((json.dumps({"id": index, "question": question}) + "\n").encode())
     return len(questions)
+
+
+def shuffled_copies(seed: int = FILLER_SEED, gsm8k: Path = GSM8K) -> Iterator[list[str]]:
+    """Copy after copy (endlessly) of GSM8K train with each document's words shuffled, as JSONL lines.
+
+    Copy ``c``, document ``n`` is ``{"id": "f<c>-<n>", "text": <its words, shuffled, joined by a
+    space>}``, byte for byte what ``json.dumps`` writes (each word is JSON-escaped once, and a
+    space needs no escaping). Every copy gets a new shuffle; the randomness is 32 bits per word
+    from ``random.Random(seed)``, and one stable numpy argsort per copy orders each document's
+    words by them (a uniform shuffle, ties kept in order) -- about twice as fast as
+    ``random.shuffle`` per document, which dominates the time otherwise.
+    """
+    documents = [document.split() for document in train_documents(gsm8k)]
+    words = np.array([json.dumps(word)[1:-1] for document in documents for word in document], dtype=object)
+    counts = np.array([len(document) for document in documents], dtype=np.int64)
+    ends: list[int] = np.cumsum(counts).tolist()
+    bounds = list(zip([0, *ends[:-1]], ends))
+    # high 32 bits: the document, so sorting keeps every word inside its own document
+    owner = np.repeat(np.arange(len(documents), dtype=np.uint64), counts) << np.uint64(32)
+    rng = random.Random(seed)
+    for copy in itertools.count():
+        keys = np.frombuffer(rng.getrandbits(32 * len(words)).to_bytes(4 * len(words), "little"), "<u4")
+        shuffled: list[str] = np.take(words, np.argsort(owner | keys, kind="stable")).tolist()
+        yield [
+            f'{{"id": "f{copy}-{number}", "text": "{" ".join(shuffled[start:end])}"}}\n'
+            for number, (start, end) in enumerate(bounds)
+        ]
+
+
+def build_scale(
+    path: Path, corpus: Corpus, target_bytes: int, *, seed: int = FILLER_SEED, gsm8k: Path = GSM8K
+) -> ScaleFile:
+    """The corpus file's bytes, then clean filler records while the file stays within ``target_bytes``.
+
+    The filler is ``shuffled_copies``: realistic text of the corpus's own vocabulary in the same
+    JSON shape, but no copy of a test question -- shuffled words break the long runs the rules
+    look for (a few short 5-word runs may still match an item by chance). Written copy by copy
+    (a few MB at a time, never the whole file in memory); every byte is a function of (corpus,
+    target_bytes, seed, GSM8K), so two builds are identical. About half a minute per GB.
+    """
+    if target_bytes <= corpus.bytes:
+        raise ValueError(f"scale target {target_bytes:,} bytes is not above the corpus's {corpus.bytes:,}")
+    written, filler = corpus.bytes, 0
+    with path.open("wb") as out:
+        with corpus.path.open("rb") as base:
+            shutil.copyfileobj(base, out, 1 << 20)
+        for lines in shuffled_copies(seed, gsm8k):
+            sizes = list(itertools.accumulate(map(len, lines)))  # ASCII: characters are bytes
+            fit = bisect.bisect_right(sizes, target_bytes - written)
+            out.write("".join(lines[:fit]).encode("ascii"))
+            written += sizes[fit - 1] if fit else 0
+            filler += fit
+            if fit < len(lines):
+                break
+    if written != path.stat().st_size:
+        raise AssertionError(f"{path}: wrote {written:,} bytes but the file holds {path.stat().st_size:,}")
+    return ScaleFile(path, corpus.records + filler, written, filler, corpus)

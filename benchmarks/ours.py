@@ -2,8 +2,9 @@
 
 Rows: ``register`` (into a fresh ``init`` folder each run, the ``init`` untimed), ``scan --only
 gpt3``, ``scan`` with all four rules, ``scan --jobs 2`` when ``scan --help`` lists ``--jobs``,
-and ``scrub`` when the command exists. Options that may not exist yet are detected from
-``--help``, so the suite runs against whatever the working tree has and says what it skipped.
+and ``scrub`` when the command exists; with ``--scale-gb``, the two GPT-3 scans again on the
+scale file (``scale_jobs``). Options that may not exist yet are detected from ``--help``, so the
+suite runs against whatever the working tree has and says what it skipped.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ import sys
 from pathlib import Path
 
 from benchmarks.context import Context, read_json
+from benchmarks.corpus import ScaleFile
 from benchmarks.measure import Job, Verdict
 
 CLI = Path(sys.executable).with_name("contam-guard")
 TOOL = "contam-guard"
+GPT3 = ("--only", "gpt3")
 BASELINE = "scan --only gpt3"
+JOBS_2 = "scan --only gpt3 --jobs 2"
 ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
 
 
@@ -76,12 +80,12 @@ def _init(run_dir: Path) -> None:
     subprocess.run([*cli(), "init", str(run_dir)], check=True, capture_output=True, env=ENV)
 
 
-def jobs(ctx: Context) -> list[Job]:
-    manifest = build_manifest(ctx)
-    scan = [
+def scan_argv(data: Path, manifest: Path, *options: str) -> list[str]:
+    """``contam-guard scan`` as every scan row runs it, ``options`` (``--only``, ``--jobs``) last."""
+    return [
         *cli(),
         "scan",
-        str(ctx.corpus.path),
+        str(data),
         "--field",
         "text",
         "--exit-zero",
@@ -89,21 +93,30 @@ def jobs(ctx: Context) -> list[Job]:
         str(manifest),
         "--review-json",
         "{run}/review.json",
+        *options,
     ]
 
-    def scan_job(config: str, argv: list[str], note: str = "") -> Job:
-        return Job(
-            TOOL,
-            config,
-            [argv],
-            ctx.corpus.text_bytes,
-            ctx.corpus.records,
-            env=ENV,
-            verdict=review_verdict,
-            note=note,
-        )
 
-    rows = [
+def scan_job(config: str, argv: list[str], input_bytes: int, records: int, note: str = "") -> Job:
+    return Job(TOOL, config, [argv], input_bytes, records, env=ENV, verdict=review_verdict, note=note)
+
+
+def gpt3_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> list[Job]:
+    """``scan --only gpt3`` on ``data``, and with ``--jobs 2`` (a skipped row if scan has no ``--jobs``)."""
+    rows = [scan_job(BASELINE, scan_argv(data, manifest, *GPT3), input_bytes, records)]
+    if has_option(help_text("scan") or "", "--jobs"):
+        argv = scan_argv(data, manifest, *GPT3, "--jobs", "2")
+        rows.append(scan_job(JOBS_2, argv, input_bytes, records))
+    else:
+        rows.append(Job(TOOL, JOBS_2, skip="`contam-guard scan --help` lists no `--jobs` yet"))
+    return rows
+
+
+def jobs(ctx: Context, manifest: Path) -> list[Job]:
+    """The rows of the main table, on the corpus, with ``manifest`` (from ``build_manifest``)."""
+    corpus = ctx.corpus
+    baseline, jobs_2 = gpt3_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records)
+    return [
         Job(
             TOOL,
             "register (1,319 test questions)",
@@ -115,19 +128,22 @@ def jobs(ctx: Context) -> list[Job]:
             scans_corpus=False,
             note="MB/s and records/s of the registered file",
         ),
-        scan_job(BASELINE, [*scan, "--only", "gpt3"]),
+        baseline,
         scan_job(
             "scan, all four rules",
-            scan,
+            scan_argv(corpus.path, manifest),
+            corpus.text_bytes,
+            corpus.records,
             note="items: any rule's findings (GPT-4's 50-character windows add a few)",
         ),
+        jobs_2,
+        _scrub_job(ctx, manifest),
     ]
-    if has_option(help_text("scan") or "", "--jobs"):
-        rows.append(scan_job("scan --only gpt3 --jobs 2", [*scan, "--only", "gpt3", "--jobs", "2"]))
-    else:
-        rows.append(Job(TOOL, "scan --jobs 2", skip="`contam-guard scan --help` lists no `--jobs` yet"))
-    rows.append(_scrub_job(ctx, manifest))
-    return rows
+
+
+def scale_jobs(scale: ScaleFile, manifest: Path) -> list[Job]:
+    """``scan --only gpt3`` and ``--jobs 2`` on the scale file; MB/s there counts file bytes."""
+    return gpt3_jobs(scale.path, manifest, scale.bytes, scale.records)
 
 
 def scrub_verdict(run_dir: Path) -> Verdict:

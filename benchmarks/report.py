@@ -1,4 +1,4 @@
-"""The results table (Markdown), and its place in benchmarks/README.md between the markers."""
+"""The results tables (Markdown), and their place in benchmarks/README.md between the markers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from benchmarks.corpus import KNOWN, Corpus
-from benchmarks.measure import Job
+from benchmarks.measure import Job, Verdict
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 README = Path(__file__).resolve().parent / "README.md"
@@ -15,6 +15,12 @@ COLUMNS = [
     "records flagged", "seconds", "CPU seconds", "MB/s", "records/s", "peak RSS MiB",
     "contam-guard GPT-3 ÷ tool (wall / CPU)", "notes",
 ]  # fmt: skip
+SCALE_COLUMNS = [
+    "input", "configuration", "planted 5, 50, 500", "known 581, 602, 632", "other items flagged",
+    "records flagged", "same findings as on the corpus", "seconds", "CPU seconds", "MB/s (file bytes)",
+    "peak RSS MiB", "peak RSS ÷ corpus GPT-3 scan's", "`--jobs 2` speed-up", "notes",
+]  # fmt: skip
+DASH = "—"
 
 
 def verdict(found: set[int], wanted: Iterable[int]) -> str:
@@ -33,6 +39,29 @@ def others(found: set[int], expected: set[int]) -> str:
     return f"{len(extra)} ({shown})"
 
 
+def verdict_cells(found: Verdict, corpus: Corpus) -> list[str]:
+    """The planted, known, other-items and records columns for what a tool found."""
+    planted = [p.test_index for p in corpus.plants]
+    return [
+        verdict(found.items, planted),
+        verdict(found.items, KNOWN),
+        others(found.items, set(planted) | set(KNOWN)),
+        DASH if found.records is None else f"{found.records:,}",
+    ]
+
+
+def same_findings(found: Verdict, reference: Verdict) -> str:
+    """``✔ same`` when ``found`` names the same items and record count as ``reference``."""
+    differences = []
+    if extra := sorted(found.items - reference.items):
+        differences.append(f"also {', '.join(map(str, extra))}")
+    if missing := sorted(reference.items - found.items):
+        differences.append(f"not {', '.join(map(str, missing))}")
+    if found.records != reference.records:
+        differences.append(f"records {reference.records} → {found.records}")
+    return f"✘ {'; '.join(differences)}" if differences else "✔ same"
+
+
 def mbps(job: Job) -> float:
     return job.input_bytes / 1e6 / job.seconds
 
@@ -42,28 +71,67 @@ def cpu_mbps(job: Job) -> float:
 
 
 def row(job: Job, corpus: Corpus, baseline: Job | None) -> list[str]:
-    dash = "—"
     if job.skip is not None or not job.samples:
-        reason = job.skip or f"error: {job.error}"
-        return [job.tool, job.config, *[dash] * (len(COLUMNS) - 3), reason]
+        return [job.tool, job.config, *[DASH] * (len(COLUMNS) - 3), not_run(job)]
     found = job.found
-    planted = [p.test_index for p in corpus.plants]
-    cells = [dash] * 4
+    cells = [DASH] * 4
     if found is not None and job.scans_corpus:
-        cells = [
-            verdict(found.items, planted),
-            verdict(found.items, KNOWN),
-            others(found.items, set(planted) | set(KNOWN)),
-            dash if found.records is None else f"{found.records:,}",
-        ]
-    ratio = dash
+        cells = verdict_cells(found, corpus)
+    ratio = DASH
     if baseline is not None and baseline.samples and job.scans_corpus:
         ratio = f"{mbps(baseline) / mbps(job):.2f} / {cpu_mbps(baseline) / cpu_mbps(job):.2f}"
-    notes = [job.note, found.note if found else "", f"a later run failed: {job.error}" if job.error else ""]
+    notes = notes_of(job)
     return [
         job.tool, job.config, *cells, f"{job.seconds:.2f}", f"{job.cpu:.2f}", f"{mbps(job):.2f}",
-        f"{job.records / job.seconds:,.0f}", f"{job.rss_mib:.0f}", ratio, "; ".join(filter(None, notes)),
+        f"{job.records / job.seconds:,.0f}", f"{job.rss_mib:.0f}", ratio, notes,
     ]  # fmt: skip
+
+
+def not_run(job: Job) -> str:
+    return job.skip or f"error: {job.error}"
+
+
+def notes_of(job: Job) -> str:
+    found = job.found
+    notes = [job.note, found.note if found else "", f"a later run failed: {job.error}" if job.error else ""]
+    return "; ".join(filter(None, notes))
+
+
+def measured(job: Job | None) -> bool:
+    return job is not None and job.skip is None and bool(job.samples)
+
+
+def scale_row(label: str, size: int, job: Job, one: Job, corpus: Corpus, reference: Job | None) -> list[str]:
+    """A row of the scale table: ``job`` on a file of ``size`` bytes; ``one`` is its one-process row."""
+    if not measured(job):
+        return [label, job.config, *[DASH] * (len(SCALE_COLUMNS) - 3), not_run(job)]
+    found, cells, same = job.found, [DASH] * 4, DASH
+    if found is not None:
+        cells = verdict_cells(found, corpus)
+        if reference is not None and reference.found is not None:
+            same = same_findings(found, reference.found)
+    rss = f"{job.rss_mib / reference.rss_mib:.2f}" if reference is not None and measured(reference) else DASH
+    speedup = f"{one.seconds / job.seconds:.2f}" if job is not one and measured(one) else DASH
+    return [
+        label, job.config, *cells, same, f"{job.seconds:.2f}", f"{job.cpu:.2f}",
+        f"{size / 1e6 / job.seconds:.2f}", f"{job.rss_mib:.0f}", rss, speedup, notes_of(job),
+    ]  # fmt: skip
+
+
+def scale_table(inputs: list[tuple[str, int, list[Job]]], corpus: Corpus, reference: Job | None) -> str:
+    """contam-guard's GPT-3 scans as the input grows.
+
+    ``inputs`` are (file name, file bytes, rows): the rows run on that file, the one-process scan
+    first (the ``--jobs 2`` speed-up divides its seconds by theirs). ``reference`` is ``scan --only
+    gpt3`` on the corpus: the peak RSS ratio divides by its peak RSS, and "same findings" compares
+    the items and records it flagged.
+    """
+    lines = ["| " + " | ".join(SCALE_COLUMNS) + " |", "|" + " --- |" * len(SCALE_COLUMNS)]
+    for name, size, jobs in inputs:
+        label = f"{name}, {size / 1e6:,.1f} MB"
+        rows = [scale_row(label, size, job, jobs[0], corpus, reference) for job in jobs]
+        lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    return "\n".join(lines)
 
 
 def table(jobs: list[Job], corpus: Corpus, baseline: Job | None) -> str:

@@ -3,33 +3,64 @@
     python -m benchmarks.run                 # full size (GSM8K train x10), medians of 3 runs
     python -m benchmarks.run --quick         # x2 corpus, 1 run, README left alone
     python -m benchmarks.run --tools contam-guard toolkit-mmqa --runs 1
+    python -m benchmarks.run --scale-gb 2    # and contam-guard's GPT-3 scans of a 2 GB file
 
 Runs are interleaved (run 1 of every configuration, then run 2, ...), each a fresh child
 process. The table goes to stdout and, except for --quick, into benchmarks/README.md.
+
+--scale-gb X (through make: `make bench BENCH_ARGS="--scale-gb 2"`) adds a scale measurement:
+`scale.jsonl` in the work folder is the corpus (the same bytes, planted leaks included) followed
+by clean filler up to X GB of file bytes (GB = 10^9): GSM8K train documents with their words
+shuffled within each document (seeded, the same bytes every build; about a minute for 2 GB).
+contam-guard alone (peers would take hours) runs `scan --only gpt3` on it, in one process and
+with `--jobs 2`, --runs times like every row, with the same manifest and options as the main
+table's `scan --only gpt3`. A second table, after the main one, shows both scans on the corpus
+and on the scale file: seconds, CPU seconds, MB/s of file bytes, peak RSS, peak RSS divided by
+that of `scan --only gpt3` on the corpus (flat memory: close to 1 at every size), the `--jobs 2`
+speed-up (one process's seconds / `--jobs 2`'s, on the same file) and whether the scale scan
+flags the same items and records as the corpus scan (it should: the filler is clean).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import platform
+import resource
 import shutil
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchmarks import ours, peers
 from benchmarks.context import Context
-from benchmarks.corpus import GSM8K, KNOWN, Corpus, build_corpus, write_eval
+from benchmarks.corpus import (
+    FILLER_SEED,
+    GSM8K,
+    KNOWN,
+    Corpus,
+    ScaleFile,
+    build_corpus,
+    build_scale,
+    write_eval,
+)
 from benchmarks.envs import cache_root, find_python, full_version
 from benchmarks.measure import Job, run_once
-from benchmarks.report import table, write_readme
+from benchmarks.report import scale_table, table, write_readme
 
 TOOLS = [ours.TOOL, *peers.PEERS]
 MARKER = ".contam-guard-bench-work"  # only a folder holding it is ever emptied
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description=__doc__.split("\n")[0],
+        epilog=__doc__[__doc__.index("--scale-gb X") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--repeat", type=int, help="copies of GSM8K train in the corpus (default 10; 2 with --quick)"
     )
@@ -55,7 +86,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         help="write the table into benchmarks/README.md (default: yes unless --quick)",
     )
+    parser.add_argument(
+        "--scale-gb",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="also scan (contam-guard only, --only gpt3, 1 process and --jobs 2) the corpus followed by "
+        "clean filler up to X GB (10^9 bytes) of file, and print a second table (default 0: off)",
+    )
     args = parser.parse_args(argv)
+    if args.scale_gb < 0:
+        parser.error("--scale-gb must be 0 (off) or more")
+    if args.scale_gb and ours.TOOL not in args.tools:
+        parser.error(f"--scale-gb measures {ours.TOOL}: add it to --tools")
     args.repeat = args.repeat or (2 if args.quick else 10)
     args.runs = args.runs or (1 if args.quick else 3)
     args.readme = (not args.quick) if args.readme is None else args.readme
@@ -88,14 +131,42 @@ def describe(corpus: Corpus, runs: int, items: int) -> str:
     )
 
 
+def describe_scale(scale: ScaleFile) -> str:
+    base = scale.base
+    return "\n".join(
+        [
+            f"Scale: `{scale.path.name}` is the corpus above ({base.bytes / 1e6:,.1f} MB file, "
+            f"{base.records:,} records, planted leaks included) followed by {scale.filler_records:,} "
+            f"clean filler records (GSM8K train documents, words shuffled within each document, "
+            f"seed {FILLER_SEED}): {scale.bytes / 1e6:,.1f} MB, {scale.records:,} records. "
+            "contam-guard only, same manifest and options as above.  ",
+            "MB/s counts file bytes here. Peak RSS ÷: the row's peak RSS over that of `scan --only gpt3` "
+            "on the corpus. `--jobs 2` speed-up: seconds of `scan --only gpt3` on the same file ÷ the "
+            "row's. Same findings: the items and record count `scan --only gpt3` flags on the corpus.",
+        ]
+    )
+
+
+def build_scale_apart(path: Path, corpus: Corpus, target_bytes: int) -> ScaleFile:
+    """``build_scale`` in a spawned process, so that this one's peak RSS stays small.
+
+    Linux starts a child's ``ru_maxrss`` from its parent's peak RSS (the high-water mark of the
+    memory it replaces at exec), so filler arrays built here would show up as every row's peak.
+    """
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(build_scale, path, corpus, target_bytes).result()
+
+
 def measure(jobs: list[Job], runs: int, work: Path) -> None:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    log(f"this process's peak RSS: {own:.0f} MiB (on Linux, no row's peak RSS can show less)")
     for run in range(runs):
         log(f"load average before run {run + 1}: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for number, job in enumerate(jobs):
             if job.skip is not None or (job.error and not job.samples):
                 continue
             run_dir = work / "runs" / f"{number:02d}"
-            log(f"run {run + 1}/{runs}: {job.tool}, {job.config} ...")
+            log(f"run {run + 1}/{runs}: {job.tool}, {job.config} ({job.input_bytes / 1e6:,.1f} MB) ...")
             result = run_once(job, run_dir)
             if isinstance(result, str):
                 job.error = result
@@ -129,12 +200,28 @@ def main(argv: list[str] | None = None) -> None:
         corpus = build_corpus(work / "corpus.jsonl", args.repeat)
         eval_path = work / "gsm8k-test-questions.jsonl"
         ctx = Context(work, corpus, eval_path, write_eval(eval_path))
-        jobs = ours.jobs(ctx) if ours.TOOL in args.tools else []
+        manifest = ours.build_manifest(ctx) if ours.TOOL in args.tools else None
+        jobs = ours.jobs(ctx, manifest) if manifest is not None else []
+        scale, scaled = None, []
+        if args.scale_gb and manifest is not None:
+            log(f"building {work / 'scale.jsonl'}: the corpus + clean filler up to {args.scale_gb:g} GB")
+            start = time.perf_counter()
+            try:
+                scale = build_scale_apart(work / "scale.jsonl", corpus, round(args.scale_gb * 1e9))
+            except ValueError as error:
+                raise SystemExit(f"--scale-gb {args.scale_gb:g}: {error}") from None
+            seconds = time.perf_counter() - start
+            log(f"  {scale.bytes / 1e6:,.1f} MB, {scale.records:,} records in {seconds:.0f} s")
+            scaled = ours.scale_jobs(scale, manifest)
         log(f"peers' virtualenvs: {cache_root()}")
         jobs += peers.jobs(ctx, [t for t in args.tools if t in peers.PEERS])
-        measure(jobs, args.runs, work)
+        measure(jobs + scaled, args.runs, work)
         baseline = next((j for j in jobs if j.tool == ours.TOOL and j.config == ours.BASELINE), None)
         block = describe(corpus, args.runs, ctx.eval_items) + "\n\n" + table(jobs, corpus, baseline)
+        if scale is not None:
+            on_corpus = [j for j in jobs if j.tool == ours.TOOL and j.config in (ours.BASELINE, ours.JOBS_2)]
+            inputs = [(corpus.path.name, corpus.bytes, on_corpus), (scale.path.name, scale.bytes, scaled)]
+            block += "\n\n" + describe_scale(scale) + "\n\n" + scale_table(inputs, corpus, baseline)
         print(block)
         if args.readme:
             write_readme(block)
