@@ -64,7 +64,7 @@ def need(array: NDArray[Any], dtype: type[np.generic]) -> NDArray[Any]:
     return array
 
 
-def line_ends(block: bytes) -> NDArray[np.int64]:
+def line_ends(block: bytes | memoryview) -> NDArray[np.int64]:
     """The offset just past each line of ``block`` (its last line may lack a newline)."""
     compiled = module()
     ends = np.empty(len(block) // 64 + 64, dtype=np.int64)

@@ -122,7 +122,7 @@ class Prefilter:
         self._line_bytes = 64
         """Per-line arrays get a slot per this many bytes of a block (fewer: run it again)."""
 
-    def filter(self, block: bytes, key: bytes | None) -> FilteredBlock:
+    def filter(self, block: bytes | memoryview, key: bytes | None) -> FilteredBlock:
         """The status of every line of ``block`` (whole lines; the last may lack its newline):
         JSON Lines with the text at top-level ``key``, or plain-text lines (``key`` None)."""
         end, status, chars = self._line_arrays(len(block))

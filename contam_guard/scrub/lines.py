@@ -36,7 +36,7 @@ PIECE_FIELD = "contam_guard_piece"
 
 
 class Sink(Protocol):
-    def write(self, data: bytes, /) -> int | None: ...
+    def write(self, data: bytes | memoryview, /) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,8 @@ def scrub_format(path: PurePath, display: str) -> str:
 class LineBlock:
     """Whole lines of an input: ``data``, starting at physical line ``first_line``."""
 
-    data: bytes
+    data: memoryview
+    """Valid until the next block is read (``readers.blocks.line_blocks``)."""
     first_line: int
 
     @cached_property

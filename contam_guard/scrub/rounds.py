@@ -144,7 +144,9 @@ class _Round:
                 for line_number in lines_in(block, wanted):
                     state = touched[line_number]
                     start, end = block.span(line_number)
-                    self._take(job, number, Line(line_number, block.data[start:end], state.record), state)
+                    self._take(
+                        job, number, Line(line_number, bytes(block.data[start:end]), state.record), state
+                    )
 
     def _take(self, job: Job, number: int, line: Line, state: RecordState | None) -> None:
         assert line.record is not None

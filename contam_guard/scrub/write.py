@@ -47,7 +47,7 @@ def write_outputs(
                     state = touched[line_number]
                     start, end = block.span(line_number)
                     sink.write(block.data[written:start])
-                    line = Line(line_number, block.data[start:end], state.record)
+                    line = Line(line_number, bytes(block.data[start:end]), state.record)
                     parsed = parse_line(job.fmt, line, job.display, settings.read)
                     if len(parsed.text) != state.length:
                         raise changed_error(job.display, line.number)
