@@ -32,7 +32,8 @@ from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
-from contam_guard.readers.opener import compression_of
+from contam_guard.readers.blocks import line_blocks
+from contam_guard.readers.opener import compression_of, open_binary
 from contam_guard.scan import PairRow, ScanResult, Source, order_pairs, scan
 
 MIN_WINDOW_BYTES = 4 << 20
@@ -93,7 +94,7 @@ def plan(
     return chunks
 
 
-_BLOCK_BYTES = 32 << 20
+_BLOCK_BYTES = 8 << 20
 """Windows are counted in blocks of this size: memory does not grow with the file."""
 
 
@@ -118,24 +119,14 @@ def _line_start_after(handle: BinaryIO, offset: int, size: int) -> int:
 
 def _count_window(span: Span) -> tuple[int, int]:
     """The lines of ``[start, end)`` (which ends at a line end) and how many are blank (a blank
-    line, whitespace only, is not a record)."""
+    line, whitespace only, is not a record), read as the scan will read them (a BOM dropped)."""
     path, start, end = span
     lines = blank = 0
-    # Plain reads, not a memory map: mapped pages would count as this process's memory.
-    with path.open("rb") as handle:
-        handle.seek(start)
-        carry = b""
-        remaining = end - start
-        while remaining > 0:
-            data = carry + handle.read(min(_BLOCK_BYTES, remaining))
-            if len(data) == len(carry):
-                break  # the file shrank: the scan itself will say so
-            remaining -= len(data) - len(carry)
-            cut = data.rfind(b"\n") + 1
-            block_lines, block_blank = native.module().count_lines(memoryview(data)[:cut])
+    with open_binary(path, str(path), window=Window(start, end, first_line=1, first_record=0)) as src:
+        for block in line_blocks(src.stream, _BLOCK_BYTES):
+            block_lines, block_blank = native.module().count_lines(block)
             lines += block_lines
             blank += block_blank
-            carry = data[cut:]
     return lines, blank
 
 

@@ -84,3 +84,18 @@ def test_errors_name_the_same_line_in_a_worker(setup: tuple[Path, Path]) -> None
             manifest_path, "K", [Source(train, "train.jsonl")], ReadOptions(), jobs=2, min_window_bytes=20_000
         )
     assert error.value.line == 2501
+
+
+def test_a_bom_alone_on_the_first_line_numbers_records_as_one_process(setup: tuple[Path, Path]) -> None:
+    """The readers drop a leading BOM, so a first line holding only a BOM is blank, not a
+    record: the windows after it must number their records the same way."""
+    manifest_path, train = setup
+    data = train.read_bytes()
+    train.write_bytes(b"\xef\xbb\xbf\n" + data[3:])  # the BOM now alone on line 1
+    sources = [Source(train, "train.jsonl")]
+    options = ReadOptions(field="text")
+    one = scan(ManifestIndex.from_manifest(store.load(manifest_path)), sources, options)
+    two = scan_parallel(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
+    assert len(one.pairs) > 5 and one.pairs[0].line is not None and one.pairs[0].line > 1
+    assert [(p.record, p.line) for p in one.pairs] == [(p.record, p.line) for p in two.pairs]
+    assert one.records == two.records
