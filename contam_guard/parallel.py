@@ -38,6 +38,9 @@ from contam_guard.scan import PairRow, ScanResult, Source, order_pairs, scan
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
+WINDOWS_PER_JOB = 8
+"""Windows per worker: workers take the next window when they finish one, so many windows even
+out the ones that cost more (text with many hits is slower than clean text)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def plan(
     min_window_bytes: int = MIN_WINDOW_BYTES,
     count: Count = map,
 ) -> list[Chunk]:
-    """Split every large uncompressed JSONL/text file into about ``2 * jobs`` windows.
+    """Split every large uncompressed JSONL/text file into about ``WINDOWS_PER_JOB * jobs`` windows.
 
     Cutting needs only a few small reads (the line start after each cut point); numbering each
     window's lines and records needs the line and blank-line counts of the windows before it,
@@ -74,7 +77,7 @@ def plan(
             and source.path.is_file()
         )
         size = source.path.stat().st_size if splittable else 0
-        pieces = min(2 * jobs, size // min_window_bytes)
+        pieces = min(WINDOWS_PER_JOB * jobs, size // min_window_bytes)
         cuts.append((source, _cut_points(source.path, size, pieces) if pieces >= 2 else []))
     # Every window but each file's last is counted (nothing after the last needs its numbers).
     counted = [(s.path, a, b) for s, bounds in cuts for a, b in itertools.pairwise(bounds[:-1])]
