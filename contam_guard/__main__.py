@@ -1,3 +1,3 @@
-from contam_guard.cli import main
+from contam_guard.cli import run
 
-main()
+run()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import contam_guard
+from contam_guard import cli
 from contam_guard.commands import manage
 
 
@@ -70,3 +72,21 @@ def test_a_bug_exits_3_never_0(registered: Any, monkeypatch: Any) -> None:
     assert result.code == 3
     assert "internal error" in result.err and "bug" in result.err
     assert "Traceback" not in result.output
+
+
+def test_a_fresh_process_ends_quickly_without_losing_output(
+    cg_proc: Any, registered: Any, leak_text: Any, tmp_path: Path
+) -> None:
+    """The console script ends with ``os._exit`` after flushing: the whole machine-readable
+    report still arrives on stdout, and the exit code is the documented one."""
+    train = registered.training("train.jsonl", [leak_text(registered.question_words(0), 0, 30)] * 400)
+    result = cg_proc("scan", train, "--format", "json", cwd=registered.root)
+    assert result.code == 1, result.output
+    report = json.loads(result.out)  # complete: flushed before the fast exit
+    assert len({pair["record"] for finding in report["findings"] for pair in finding["pairs"]}) == 400
+    assert cg_proc("scan", tmp_path / "missing.jsonl", cwd=registered.root).code == 2
+
+
+@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (3, 3), ("a message", 1)])
+def test_exit_status_is_the_one_sys_exit_gives(code: object, status: int) -> None:
+    assert cli._exit_status(code) == status
