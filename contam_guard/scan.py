@@ -8,7 +8,6 @@ are kept, each with a short snippet of the training side.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ from contam_guard.readers import (
     detect_format,
     read_records,
 )
-from contam_guard.readers.blocks import LineBlock, read_line_blocks
+from contam_guard.readers.blocks import LineBlock
 from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
@@ -168,13 +167,7 @@ def _scan_filtered(
             pending, pending_chars = [], 0
 
     try:
-        blocks = read_line_blocks(
-            source.path,
-            source.display,
-            options,
-            lines.parser(source.display, options),
-            functools.partial(prefilter.filter, key=lines.key),
-        )
+        blocks = prefilter.blocks(source.path, source.display, options, lines)
         for block in blocks:
             before = result.chars
             exact, failure = _read_exact_lines(block)

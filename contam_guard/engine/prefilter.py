@@ -21,7 +21,10 @@ restriction to a diff's lines.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,7 +33,7 @@ from contam_guard import native
 from contam_guard.engine.index import ManifestIndex, Postings
 from contam_guard.engine.matcher import Hits
 from contam_guard.readers.base import ReadOptions
-from contam_guard.readers.blocks import LineParser
+from contam_guard.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.plaintext import TextLineParser
 from contam_guard.text import normalise
@@ -121,6 +124,13 @@ class Prefilter:
         self._window_hits = _HitArrays()
         self._line_bytes = 64
         """Per-line arrays get a slot per this many bytes of a block (fewer: run it again)."""
+
+    def blocks(
+        self, path: Path, display: str, options: ReadOptions, lines: LineFormat
+    ) -> Iterator[LineBlock[FilteredBlock]]:
+        """The file's blocks of lines, each filtered (``readers.blocks.read_line_blocks``)."""
+        parser = lines.parser(display, options)
+        return read_line_blocks(path, display, options, parser, functools.partial(self.filter, key=lines.key))
 
     def filter(self, block: bytes | memoryview, key: bytes | None) -> FilteredBlock:
         """The status of every line of ``block`` (whole lines; the last may lack its newline):

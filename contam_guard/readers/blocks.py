@@ -82,6 +82,29 @@ class LineBlock(Generic[Filtered]):
         )
 
 
+def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
+    """Every non-blank line of a file through ``parser``, one at a time (``.gz``/``.zst`` allowed).
+
+    ``raw`` is the line's exact bytes with its ending; ``line`` the physical line; ``index``
+    counts non-blank lines. Errors name the line (and byte offset for bad bytes).
+    """
+    with open_binary(path, display, head_size=parser.head_size, window=options.window) as src:
+        parser.check_head(src.head)
+        offset = src.first_offset + src.bom_length  # file offset of the current line
+        line = src.first_line - 1
+        index = src.first_record
+        try:
+            for raw in src.stream:
+                line += 1
+                if not raw.isspace():
+                    yield parser.parse(raw, line=line, offset=offset, index=index)
+                    index += 1
+                offset += len(raw)
+        except StreamError as exc:
+            # Raised while fetching the next line: that line is where reading stopped.
+            raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
+
+
 def read_line_blocks(
     path: Path,
     display: str,

@@ -16,9 +16,9 @@ import orjson
 
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.fields import record_from_object
-from contam_guard.readers.opener import StreamError, open_binary
 
 if TYPE_CHECKING:
     pass
@@ -110,18 +110,4 @@ def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Recor
     ``raw`` is the line's exact bytes with its line ending; ``line`` is the physical line;
     ``index`` counts non-blank lines. Errors name the line (and byte offset for bad bytes).
     """
-    parser = JsonLineParser(display, options)
-    with open_binary(path, display, window=options.window) as src:
-        offset = src.first_offset + src.bom_length  # file offset of the current line
-        line = src.first_line - 1
-        index = src.first_record
-        try:
-            for raw in src.stream:
-                line += 1
-                if not raw.isspace():
-                    yield parser.parse(raw, line=line, offset=offset, index=index)
-                    index += 1
-                offset += len(raw)
-        except StreamError as exc:
-            # Raised while fetching the next line: that line is where reading stopped.
-            raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
+    yield from parsed_lines(path, display, options, JsonLineParser(display, options))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record, UnsupportedFileError
+from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.opener import Source, StreamError, open_binary
 
@@ -89,19 +90,4 @@ def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record
             TextLineParser.check_head_of(src.head, display)
             yield from _whole_file(src, display, options)
         return
-    parser = TextLineParser(display, options)
-    with open_binary(path, display, head_size=_SNIFF_BYTES, window=options.window) as src:
-        parser.check_head(src.head)
-        offset = src.first_offset + src.bom_length  # file offset of the current line
-        line = src.first_line - 1
-        index = src.first_record
-        try:
-            for raw in src.stream:
-                line += 1
-                if not raw.isspace():
-                    yield parser.parse(raw, line=line, offset=offset, index=index)
-                    index += 1
-                offset += len(raw)
-        except StreamError as exc:
-            # Raised while fetching the next line: that line is where reading stopped.
-            raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
+    yield from parsed_lines(path, display, options, TextLineParser(display, options))

@@ -10,7 +10,6 @@ while the n-gram is still at or under ``max_doc_freq`` records: at most that man
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,7 +23,6 @@ from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import NO_HITS, Hits, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.readers.blocks import read_line_blocks
 from contam_guard.scan import batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
@@ -140,13 +138,7 @@ def _prefiltered(
     records do. Only those, and the lines the prefilter leaves to the exact reader, are parsed.
     """
     scratch = ItemTotals.empty(golden.index)
-    blocks = read_line_blocks(
-        job.path,
-        job.display,
-        read,
-        line_reading.parser(job.display, read),
-        functools.partial(prefilter.filter, key=line_reading.key),
-    )
+    blocks = prefilter.blocks(job.path, job.display, read, line_reading)
     for block in blocks:
         lines = block.lines
         record = lines.status != prefilter_status.BLANK
