@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
 from contam_guard.engine.stats import item_stats
 from contam_guard.errors import InputError
@@ -206,18 +206,10 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     counted = (status == prefilter_status.CLEAN) | (status == prefilter_status.HITS)
     result.records += int(np.count_nonzero(counted))
     result.chars += int(lines.chars[:limit][counted].sum())
-    hit_lines = np.flatnonzero(status == prefilter_status.HITS)
+    hit_lines, grams, windows_hits = lines.hit_records(limit)
     if hit_lines.size == 0:
         return
-    record_of_line = np.full(limit, -1, dtype=np.int64)
-    record_of_line[hit_lines] = np.arange(hit_lines.size, dtype=np.int64)
-    table = match_hits(
-        result.index,
-        _renumber(lines.grams, record_of_line, limit),
-        _renumber(lines.windows, record_of_line, limit),
-        int(hit_lines.size),
-        result.totals,
-    )
+    table = match_hits(result.index, grams, windows_hits, int(hit_lines.size), result.totals)
     notable = _notable(table)
     if notable.size == 0:
         return
@@ -226,12 +218,6 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     records = [block.record(int(hit_lines[r])) for r in wanted.tolist()]
     features = extract_features([r.text for r in records], windows=windows)
     _add_pairs(result, table, notable, records, features, np.searchsorted(wanted, table.record))
-
-
-def _renumber(hits: Hits, record_of_line: NDArray[np.int64], limit: int) -> Hits:
-    """Hits of the lines before ``limit``, their lines numbered as records of the batch."""
-    keep = hits.record < limit
-    return Hits(record=record_of_line[hits.record[keep]], at=hits.at[keep], posting=hits.posting[keep])
 
 
 def order_pairs(result: ScanResult) -> None:

@@ -63,6 +63,20 @@ class FilteredBlock:
     grams: Hits
     windows: Hits
 
+    def hit_records(self, limit: int | None = None) -> tuple[IntArray, Hits, Hits]:
+        """The HITS lines (before line ``limit``) and their gram and window hits, each hit's
+        ``record`` renumbered to the line's place among them: a batch for ``match_hits``."""
+        limit = self.status.size if limit is None else limit
+        lines = np.flatnonzero(self.status[:limit] == HITS)
+        record_of_line = np.full(limit, -1, dtype=np.int64)
+        record_of_line[lines] = np.arange(lines.size, dtype=np.int64)
+
+        def renumber(hits: Hits) -> Hits:
+            keep = hits.record < limit
+            return Hits(record_of_line[hits.record[keep]], hits.at[keep], hits.posting[keep])
+
+        return lines, renumber(self.grams), renumber(self.windows)
+
 
 @dataclass(frozen=True)
 class LineFormat:

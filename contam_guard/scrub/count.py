@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
-from contam_guard.engine.matcher import NO_HITS, Hits, ItemTotals, match_hits
+from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.scan import batches
@@ -148,11 +148,8 @@ def _prefiltered(
         totals.bytes += int(np.diff(lines.end, prepend=0)[record].sum())
         wanted = [block.record(k) for k in np.flatnonzero(lines.status == prefilter_status.EXACT).tolist()]
         totals.chars += sum(len(r.text) for r in wanted)
-        hit_lines = np.flatnonzero(lines.status == prefilter_status.HITS)
+        hit_lines, grams, _ = lines.hit_records()
         if hit_lines.size:
-            record_of_line = np.zeros(lines.status.size, dtype=np.int64)
-            record_of_line[hit_lines] = np.arange(hit_lines.size)
-            grams = Hits(record_of_line[lines.grams.record], lines.grams.at, lines.grams.posting)
             table = match_hits(golden.index, grams, NO_HITS, int(hit_lines.size), scratch)
             long_enough = sorted_unique(table.record[table.longest >= golden.n])
             wanted += [block.record(k) for k in hit_lines[long_enough].tolist()]
