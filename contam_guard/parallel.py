@@ -16,8 +16,8 @@ import itertools
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -51,24 +51,37 @@ class Chunk:
 
 Span = tuple[Path, int, int]
 """A file and a byte range [start, end) of it."""
-Count = Callable[[Callable[[Span], tuple[int, int]], list[Span]], Iterable[tuple[int, int]]]
-"""``map`` itself, or a process pool's: how the planner runs its per-window line counts."""
+SubmitCount = Callable[[Span], "Future[tuple[int, int]]"]
+"""How the planner has a window's lines counted: at once, or by a process pool."""
 
 
 def plan(
+    sources: list[Source], options: ReadOptions, jobs: int, min_window_bytes: int = MIN_WINDOW_BYTES
+) -> list[Chunk]:
+    """Every source as chunks, in order: large uncompressed JSONL/text files as windows."""
+    return [
+        chunk for _, chunk in sorted(planned(sources, options, jobs, min_window_bytes), key=lambda x: x[0])
+    ]
+
+
+def planned(
     sources: list[Source],
     options: ReadOptions,
     jobs: int,
     min_window_bytes: int = MIN_WINDOW_BYTES,
-    count: Count = map,
-) -> list[Chunk]:
-    """Split every large uncompressed JSONL/text file into about ``WINDOWS_PER_JOB * jobs`` windows.
+    submit_count: SubmitCount | None = None,
+) -> Iterator[tuple[int, Chunk]]:
+    """(place, chunk) for every chunk, as soon as its numbering is known: whole files and each
+    file's first window at once, each later window when the counts before it have come in.
 
-    Cutting needs only a few small reads (the line start after each cut point); numbering each
-    window's lines and records needs the line and blank-line counts of the windows before it,
-    which ``count`` computes, one window each (a pool's ``map`` runs them in parallel).
+    Every large uncompressed JSONL/text file is cut into about ``WINDOWS_PER_JOB * jobs``
+    windows at line starts (a few small reads). Numbering a window's lines and records needs
+    the line and blank-line counts of the windows before it: ``submit_count`` has them counted
+    (a pool counts them while the first windows are already being scanned).
     """
-    cuts: list[tuple[Source, list[int]]] = []
+    count = submit_count or _count_now
+    cuts: list[tuple[int, Source, list[int]]] = []
+    place = 0
     for source in sources:
         splittable = (
             detect_format(source.path) in ("jsonl", "text")
@@ -78,23 +91,29 @@ def plan(
         )
         size = source.path.stat().st_size if splittable else 0
         pieces = min(WINDOWS_PER_JOB * jobs, size // min_window_bytes)
-        cuts.append((source, _cut_points(source.path, size, pieces) if pieces >= 2 else []))
-    # Every window but each file's last is counted (nothing after the last needs its numbers).
-    counted = [(s.path, a, b) for s, bounds in cuts for a, b in itertools.pairwise(bounds[:-1])]
-    counts = iter(count(_count_window, counted))
-    chunks: list[Chunk] = []
-    for source, bounds in cuts:
+        bounds = _cut_points(source.path, size, pieces) if pieces >= 2 else []
         if not bounds:
-            chunks.append(Chunk(source, None))
+            yield place, Chunk(source, None)
+            place += 1
             continue
+        yield place, Chunk(source, Window(bounds[0], bounds[1], first_line=1, first_record=0))
+        cuts.append((place, source, bounds))
+        place += len(bounds) - 1
+    # Every window but each file's last is counted (nothing after the last needs its numbers).
+    counts = [[count((s.path, a, b)) for a, b in itertools.pairwise(bounds[:-1])] for _, s, bounds in cuts]
+    for (first, source, bounds), file_counts in zip(cuts, counts):
         lines = records = 0
-        for start, end in itertools.pairwise(bounds):
-            chunks.append(Chunk(source, Window(start, end, first_line=lines + 1, first_record=records)))
-            if end < bounds[-1]:
-                window_lines, blank = next(counts)
-                lines += window_lines
-                records += window_lines - blank
-    return chunks
+        for k, counted in enumerate(file_counts, start=1):
+            window_lines, blank = counted.result()
+            lines += window_lines
+            records += window_lines - blank
+            yield first + k, Chunk(source, Window(bounds[k], bounds[k + 1], lines + 1, records))
+
+
+def _count_now(span: Span) -> Future[tuple[int, int]]:
+    done: Future[tuple[int, int]] = Future()
+    done.set_result(_count_window(span))
+    return done
 
 
 _BLOCK_BYTES = 8 << 20
@@ -211,21 +230,28 @@ def scan_parallel(
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        chunks = plan(sources, options, jobs, min_window_bytes, count=pool.map)
-        futures = [
-            pool.submit(
-                _scan_chunk,
-                str(manifest_path),
-                key_env,
+        submitted = [
+            (
+                place,
                 chunk,
-                options,
-                windows,
-                batch_chars,
-                skip_unreadable,
+                pool.submit(
+                    _scan_chunk,
+                    str(manifest_path),
+                    key_env,
+                    chunk,
+                    options,
+                    windows,
+                    batch_chars,
+                    skip_unreadable,
+                ),
             )
-            for chunk in chunks
+            for place, chunk in planned(
+                sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
+            )
         ]
-        parts = [future.result() for future in futures]
+        submitted.sort(key=lambda entry: entry[0])
+        chunks = [chunk for _, chunk, _ in submitted]
+        parts = [future.result() for _, _, future in submitted]
     merged = ScanResult(index=index, totals=ItemTotals.empty(index))
     for chunk, part in zip(chunks, parts):
         np.maximum(merged.totals.run, part.totals.run, out=merged.totals.run)
