@@ -19,9 +19,10 @@ from numpy.typing import NDArray
 from contam_guard import native
 from contam_guard.native import need
 
-EMPTY = -1
 BITS_PER_HASH = 16
-"""Bloom filter size per stored hash: about 1 in 150 absent hashes pass it and probe the table."""
+"""Bloom filter bits per stored hash, at least (sizes round up to a power of two): about 1 in 150
+absent hashes pass it and probe the table; measured on the bench corpus against the GSM8K test
+manifest, 1 in 187 for 5-grams and 1 in 278 for windows."""
 MAX_BITS = 1 << 30
 
 _native = native.module()

@@ -76,7 +76,7 @@ def scrub_format(path: PurePath, display: str) -> str:
 
 
 @dataclass(frozen=True)
-class LineBlock:
+class LineSpans:
     """Whole lines of an input: ``data``, starting at physical line ``first_line``."""
 
     data: memoryview
@@ -99,16 +99,16 @@ class LineBlock:
 
 
 @contextmanager
-def open_blocks(path: Path, display: str) -> Iterator[tuple[bool, Iterator[LineBlock]]]:
+def open_blocks(path: Path, display: str) -> Iterator[tuple[bool, Iterator[LineSpans]]]:
     """(whether the file starts with a UTF-8 BOM, its lines in blocks) for one pass that needs
     only a few lines: the rest are never split, let alone parsed."""
     with open_binary(path, display) as src:
 
-        def blocks() -> Iterator[LineBlock]:
+        def blocks() -> Iterator[LineSpans]:
             number = 1
             try:
                 for data in line_blocks(src.stream, BLOCK_BYTES):
-                    block = LineBlock(data, number)
+                    block = LineSpans(data, number)
                     yield block
                     number += block.lines
             except StreamError as exc:
@@ -117,7 +117,7 @@ def open_blocks(path: Path, display: str) -> Iterator[tuple[bool, Iterator[LineB
         yield src.bom_length > 0, blocks()
 
 
-def lines_in(block: LineBlock, wanted: list[int]) -> list[int]:
+def lines_in(block: LineSpans, wanted: list[int]) -> list[int]:
     """The line numbers of ``wanted`` (sorted) that lie in ``block``."""
     low = bisect.bisect_left(wanted, block.first_line)
     high = bisect.bisect_left(wanted, block.first_line + block.lines)
