@@ -152,7 +152,9 @@ CsvOpt = Annotated[Path | None, typer.Option("--csv", help="Write the table as C
 @app.command()
 def sweep(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Training files or folders.")],
-    field: Annotated[str | None, typer.Option(help="Text field of the training records.")] = None,
+    field: Annotated[
+        list[str] | None, typer.Option(help="Read only this field (repeatable; default: every string).")
+    ] = None,
     ns: NsOpt = None,
     plot: PlotOpt = None,
     csv: CsvOpt = None,
@@ -163,7 +165,7 @@ def sweep(
     from contam_guard.commands import analysis as analysis_cmd
 
     loaded = _config(config)
-    read = ReadOptions(field=field or loaded.config.scan.field)
+    read = ReadOptions(fields=tuple(field or loaded.config.scan.fields))
     _exit(
         analysis_cmd.run_sweep(
             loaded, paths, read, _parse_ns(ns), csv_path=csv, plot_path=plot, manifest_path=manifest
@@ -218,7 +220,13 @@ PathsArg = Annotated[
         metavar="PATH", help="Training files or folders. With --staged/--diff: only changes under these."
     ),
 ]
-FieldOpt = Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")]
+FieldOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Read only this field, e.g. completion or messages[].content (repeatable; "
+        "default: every string)."
+    ),
+]
 WholeFileOpt = Annotated[bool, typer.Option(help="A plain-text file is one document.")]
 EncodingOpt = Annotated[str, typer.Option(help="Text encoding of the inputs.")]
 ErrorsOpt = Annotated[str, typer.Option(help="Undecodable bytes: strict (error) or replace.")]
@@ -248,7 +256,7 @@ def _scan_request(
     loaded: LoadedConfig,
     paths: list[Path] | None,
     *,
-    field: str | None,
+    field: list[str] | None,
     whole_file: bool,
     encoding: str,
     errors: str,
@@ -278,7 +286,10 @@ def _scan_request(
     return scan_cmd.ScanRequest(
         paths=list(paths or []),
         read=ReadOptions(
-            field=field or loaded.config.scan.field, whole_file=whole_file, encoding=encoding, errors=errors
+            fields=tuple(field or loaded.config.scan.fields),
+            whole_file=whole_file,
+            encoding=encoding,
+            errors=errors,
         ),
         rule_overrides=_rule_overrides(_parse_n(n), disable or [], only or [], fail_on or [], warn_on or []),
         exit_zero=exit_zero,
@@ -463,7 +474,7 @@ def scrub(
         str | None,
         typer.Option(help="pieces, drop or auto (drop for chat/instruction records, else pieces)."),
     ] = None,
-    field: Annotated[str | None, typer.Option(help="Text field, e.g. text or messages[].content.")] = None,
+    field: FieldOpt = None,
     id_field: Annotated[str | None, typer.Option(help="Field holding each record's id (else id).")] = None,
     n: Annotated[int | None, typer.Option("--n", help="Words per colliding n-gram (default 13).")] = None,
     window: Annotated[int | None, typer.Option(help="Characters removed on each side (200).")] = None,
@@ -487,7 +498,7 @@ def scrub(
         log=log,
         dry_run=dry_run,
         in_place=in_place,
-        field=field,
+        fields=list(field or []),
         id_field=id_field,
         mode=mode,
         n=n,

@@ -86,8 +86,8 @@ class Rules(_Settings):
 
 
 class ScanSettings(_Settings):
-    field: str | None = None
-    """Text field of training records (None: detect the usual shapes)."""
+    fields: list[str] = []
+    """Fields of training records to read (``--field``); empty: every string of every record."""
     batch_chars: int = Field(1 << 20, ge=1024)
     """Characters hashed per vectorised batch: larger is faster up to cache size."""
 
@@ -266,7 +266,7 @@ rules:
   gpt4: {enabled: true, action: warn, mode: any_window, probability: 0.5}
 
 scan:
-  field: null        # text field of training records; null detects text/messages/alpaca/sharegpt
+  fields: []         # fields of training records to read (as --field); [] reads every string
   batch_chars: 1048576
 
 # Reviewed findings (contam-guard review writes them) and the inline record marker.

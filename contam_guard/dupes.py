@@ -80,6 +80,7 @@ def self_match(name: str, golden: GoldenSet, view_name: str) -> ScanResult:
                 source=f"{name}:{view_name} item {golden.ids[other]}",
                 record=other,
                 line=None,
+                field=view.field,
                 longest_run=int(table.longest[row]),
                 ngrams8_found=int(table.ngrams8_found[row]),
                 covered_l10=int(table.covered_l10[row]),

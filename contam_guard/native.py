@@ -73,3 +73,9 @@ def line_ends(block: bytes | memoryview) -> NDArray[np.int64]:
         ends = np.empty(lines, dtype=np.int64)
         compiled.line_ends(block, ends)
     return ends[:lines]
+
+
+def may_repeat_keys(line: bytes) -> bool:
+    """Whether some object of the JSON ``line`` may hold a key twice (orjson keeps only the last
+    value of a repeated key; the readers then parse the line keeping both)."""
+    return bool(module().may_repeat_keys(line))

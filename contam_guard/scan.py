@@ -30,6 +30,7 @@ from contam_guard.readers import (
     read_records,
 )
 from contam_guard.readers.blocks import LineBlock
+from contam_guard.readers.fields import general_path
 from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
@@ -62,12 +63,17 @@ class Snippet:
 
 @dataclass(frozen=True, slots=True)
 class PairRow:
-    """A notable (test item, training record) pair and its statistics against that record."""
+    """A notable (test item, training record) pair and its statistics against that record.
+
+    ``field`` is the path of the record's segment holding the snippet (the longest shared run,
+    or else the first shared window): ``completion``, ``messages[2].content``; "" for text.
+    """
 
     item: int
     source: str
     record: int
     line: int | None
+    field: str
     longest_run: int
     ngrams8_found: int
     covered_l10: int
@@ -86,6 +92,10 @@ class ScanResult:
     """Notices for files that were not scanned (unknown or binary type)."""
     records: int = 0
     chars: int = 0
+    fields: dict[str, set[str]] = field(default_factory=dict)
+    """Per file: the fields read (segment paths without list positions, ``messages[].content``)
+    as seen in the records that were parsed in Python: all of them on the exact path; on the
+    prefilter's path (which reads the same strings), the first records and the notable ones."""
 
     def item_stats(self, min_run: int = 10) -> ItemStats:
         return item_stats(self.index, self.totals, min_run)
@@ -168,12 +178,14 @@ def _scan_filtered(
 
     try:
         blocks = prefilter.blocks(source.path, source.display, options, lines)
-        for block in blocks:
+        for number, block in enumerate(blocks):
+            if number == 0:
+                _sample_fields(result, block)
             before = result.chars
             exact, failure = _read_exact_lines(block)
             limit = len(block.lines.status) if failure is None else failure[0]
             _take_filtered(result, block, limit, prefilter.windows)
-            exact_chars = sum(len(record.text) for record in exact)
+            exact_chars = sum(record.chars for record in exact)
             if on_chars is not None:
                 on_chars(result.chars - before + exact_chars)
             pending += exact
@@ -186,6 +198,18 @@ def _scan_filtered(
         flush()
         raise
     flush()
+
+
+_FIELD_SAMPLE = 100
+
+
+def _sample_fields(result: ScanResult, block: LineBlock[FilteredBlock]) -> None:
+    """Parse the first lines the filter read (valid, so this raises nothing) for the census of
+    fields: the filter reads the same strings, but never makes Python objects of them."""
+    read = np.flatnonzero(
+        (block.lines.status == prefilter_status.CLEAN) | (block.lines.status == prefilter_status.HITS)
+    )
+    count_fields(result, (block.record(int(k)) for k in read[:_FIELD_SAMPLE].tolist()))
 
 
 def _read_exact_lines(block: LineBlock[FilteredBlock]) -> tuple[list[Record], tuple[int, InputError] | None]:
@@ -215,9 +239,10 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
         return
     # Only a notable pair's record is read again: for its snippet, line and inline marker.
     wanted = sorted_unique(table.record[notable])
-    records = [block.record(int(hit_lines[r])) for r in wanted.tolist()]
-    features = extract_features([r.text for r in records], windows=windows)
-    _add_pairs(result, table, notable, records, features, np.searchsorted(wanted, table.record))
+    units = Units.of([block.record(int(hit_lines[r])) for r in wanted.tolist()])
+    features = extract_features(units.texts, windows=windows)
+    count_fields(result, units.records)
+    _add_pairs(result, table, notable, units, features, np.searchsorted(wanted, table.record))
 
 
 def order_pairs(result: ScanResult) -> None:
@@ -241,7 +266,7 @@ def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record
     try:
         for record in records:
             batch.append(record)
-            size += len(record.text)
+            size += record.chars
             if size >= batch_chars:
                 yield batch
                 batch, size = [], 0
@@ -253,13 +278,42 @@ def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record
         yield batch
 
 
+@dataclass(frozen=True)
+class Units:
+    """A batch of records as the engine's units: each segment is hashed on its own (a run never
+    spans two), and ``first_unit[r]`` is record r's first segment (``first_unit[-1]`` the count)."""
+
+    records: list[Record]
+    texts: list[str]
+    paths: list[str]
+    first_unit: NDArray[np.int64]
+
+    @classmethod
+    def of(cls, records: list[Record]) -> Units:
+        counts = np.fromiter((len(r.segments) for r in records), dtype=np.int64, count=len(records))
+        first_unit = np.zeros(len(records) + 1, dtype=np.int64)
+        np.cumsum(counts, out=first_unit[1:])
+        texts = [segment.text for record in records for segment in record.segments]
+        paths = [segment.path for record in records for segment in record.segments]
+        return cls(records, texts, paths, first_unit)
+
+
+def count_fields(result: ScanResult, records: Iterable[Record]) -> None:
+    """Add the records' segment paths to the per-file census (``ScanResult.fields``)."""
+    for record in records:
+        result.fields.setdefault(record.source, set()).update(
+            general_path(segment.path) for segment in record.segments
+        )
+
+
 def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, windows: bool) -> None:
-    texts = [r.text for r in batch]
-    features = extract_features(texts, key=key, windows=windows)
-    table = match_batch(result.index, features, result.totals)
+    units = Units.of(batch)
+    features = extract_features(units.texts, key=key, windows=windows)
+    table = match_batch(result.index, features, result.totals, groups=units.first_unit)
     result.records += len(batch)
-    result.chars += sum(len(t) for t in texts)
-    _add_pairs(result, table, _notable(table), batch, features, table.record)
+    result.chars += sum(len(t) for t in units.texts)
+    count_fields(result, batch)
+    _add_pairs(result, table, _notable(table), units, features, table.record)
 
 
 def _notable(table: PairTable) -> NDArray[np.int64]:
@@ -271,40 +325,48 @@ def _add_pairs(
     result: ScanResult,
     table: PairTable,
     rows: NDArray[np.int64],
-    records: list[Record],
+    units: Units,
     features: TextFeatures,
     feature_row: NDArray[np.int64],
 ) -> None:
-    """Append the pair rows ``rows`` of ``table``; row r's record is ``records[feature_row[r]]``,
-    hashed as record ``feature_row[r]`` of ``features``."""
+    """Append the pair rows ``rows`` of ``table``; row r's record is ``units.records[feature_row[r]]``,
+    hashed as the units of record ``feature_row[r]`` of ``features``."""
+    record_words = features.record_words[units.first_unit]
+    record_chars = features.record_chars[units.first_unit]
     for row in rows.tolist():
         at = int(feature_row[row])
-        record = records[at]
+        record = units.records[at]
+        if table.longest[row] >= 5:
+            first = int(record_words[at] + table.run_start[row])
+            unit = int(np.searchsorted(features.record_words, first, side="right")) - 1
+            start, end = (
+                int(features.word_start[first]),
+                int(features.word_end[first + int(table.longest[row]) - 1]),
+            )
+        else:
+            first = int(record_chars[at] + table.window_at[row])
+            unit = int(np.searchsorted(features.record_chars, first, side="right")) - 1
+            start = int(features.char_offset[first])
+            end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
         result.pairs.append(
             PairRow(
                 item=int(table.item[row]),
                 source=record.source,
                 record=record.index,
                 line=record.line,
+                field=units.paths[unit],
                 longest_run=int(table.longest[row]),
                 ngrams8_found=int(table.ngrams8_found[row]),
                 covered_l10=int(table.covered_l10[row]),
                 window_hits=int(table.window_hits[row]),
-                snippet=_snippet(record.text, features, at, table, row),
+                snippet=_snippet(units.texts[unit], start, end),
                 allowed_inline=record.allow,
             )
         )
 
 
-def _snippet(text: str, features: TextFeatures, record: int, table: PairTable, row: int) -> Snippet:
-    if table.longest[row] >= 5:
-        first = int(features.record_words[record] + table.run_start[row])
-        last = first + int(table.longest[row]) - 1
-        start, end = int(features.word_start[first]), int(features.word_end[last])
-    else:
-        first = int(features.record_chars[record] + table.window_at[row])
-        start = int(features.char_offset[first])
-        end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
+def _snippet(text: str, start: int, end: int) -> Snippet:
+    """The shared run ``text[start:end]`` with some context on each side."""
     return Snippet(
         before=text[max(start - SNIPPET_CONTEXT, 0) : start],
         run=text[start:end],

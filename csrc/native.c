@@ -527,7 +527,6 @@ typedef struct {
     const u8 *is_alnum;
     HashSet *grams;
     HashSet *windows; /* NULL: windows not asked for */
-    Buffer text;      /* the decoded text of the current record */
     Buffer alnum;     /* its alnum view */
     u32 *unknown;     /* code points met that are not classified yet, for the caller */
     Py_ssize_t unknown_capacity, unknown_count;
@@ -537,10 +536,12 @@ enum { TEXT_OK = 0, TEXT_EXACT = 1 };
 #define MAX_DEPTH 128         /* deeper JSON goes to the exact path (Python's own limit is ~1000) */
 #define MAX_NUMBER_CHARS 256  /* so does a longer number (Python limits integer digits) */
 
-/* The last five word hashes of a record; a word closing looks its 5-gram up. */
+/* The last five word hashes of a segment; a word closing looks its 5-gram up. ``base`` is the
+ * number of words of the record's earlier segments: positions count across a record's segments,
+ * while a 5-gram never spans two of them (the ring starts empty in each). */
 typedef struct {
     u64 w0, w1, w2, w3, w4;
-    i64 words;
+    i64 words, base;
 } WordRing;
 
 static inline void close_word(WordRing *r, u64 acc, i64 length, HashSet *grams, i64 line) {
@@ -550,19 +551,21 @@ static inline void close_word(WordRing *r, u64 acc, i64 length, HashSet *grams, 
     r->words++;
     if (r->words >= GRAM_N) {
         u64 gram = fmix64(r->w0 + r->w1 * p1 + r->w2 * p2 + r->w3 * p3 + r->w4 * p4);
-        find_hits(grams, gram, line, r->words - GRAM_N);
+        find_hits(grams, gram, line, r->base + r->words - GRAM_N);
     }
 }
 
-/* Hash the words, 5-grams and windows of one record's text and list its hits. TEXT_EXACT when
- * it holds a code point the exact path must handle (SPECIAL) or one not classified yet (those
- * are collected for the caller); the caller then drops the record's hits. The state lives in
- * locals so that the compiler keeps it in registers. */
-static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line) {
+/* Hash the words, 5-grams and windows of one segment's text and list its hits, positions offset
+ * by the record's earlier segments (*words, *alnum_chars: updated to include this one).
+ * TEXT_EXACT when it holds a code point the exact path must handle (SPECIAL) or one not
+ * classified yet (those are collected for the caller); the caller then drops the record's hits.
+ * The state lives in locals so that the compiler keeps it in registers. */
+static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 *words, i64 *alnum_chars) {
     const u8 *cls = ctx->cls;
     const u32 *lower = ctx->lower;
     HashSet *grams = ctx->grams;
     WordRing ring = {0};
+    ring.base = *words;
     u64 acc = 0, power = 1;
     i64 length = 0;
     Py_ssize_t i = 0;
@@ -591,6 +594,7 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line) {
         return TEXT_EXACT;
     }
     if (length > 0) close_word(&ring, acc, length, grams, line);
+    *words += ring.words;
     HashSet *windows = ctx->windows;
     if (windows == NULL) return TEXT_OK;
     if (reserve(&ctx->alnum, n) < 0) return TEXT_EXACT;
@@ -601,6 +605,8 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line) {
         alnum[count] = text[i];
         count += is_alnum[text[i]];
     }
+    i64 base = *alnum_chars;
+    *alnum_chars += count;
     if (count < WINDOW_CHARS) return TEXT_OK;
     const u64 top = window_top(), inverse = base_inverse();
     u64 h = 0, weight = 1;
@@ -609,7 +615,7 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line) {
         weight *= CHAR_BASE;
     }
     for (Py_ssize_t at = 0;; at++) {
-        find_hits(windows, fmix64(h), line, at);
+        find_hits(windows, fmix64(h), line, base + at);
         if (at + WINDOW_CHARS >= count) break;
         h = (h - (u64)alnum[at]) * inverse + (u64)alnum[at + WINDOW_CHARS] * top;
     }
@@ -817,32 +823,120 @@ static int read_literal(Cursor *c, const char *word, Py_ssize_t len) {
     return 0;
 }
 
-static int read_value(Cursor *c, int depth);
+/* The strings one record gives the scan, decoded end to end into ``text``: segment s is
+ * text[ends[s - 1], ends[s]). A shared run never spans two segments (each is hashed on its own). */
+typedef struct {
+    Buffer text;
+    Py_ssize_t used;
+    i64 *ends;
+    Py_ssize_t count, capacity;
+} Segments;
 
-static int read_container(Cursor *c, int depth, u8 close) {
+static int end_segment(Segments *g) {
+    if (g->count == g->capacity) {
+        Py_ssize_t capacity = g->capacity ? 2 * g->capacity : 64;
+        i64 *ends = realloc(g->ends, sizeof(i64) * (size_t)capacity);
+        if (ends == NULL) return -1;
+        g->ends = ends;
+        g->capacity = capacity;
+    }
+    g->ends[g->count++] = g->used;
+    return 0;
+}
+
+/* How a JSON line is read (the prefilter's ``mode``):
+ *   READ_ALL:  every string, object keys too, in document order (no --field);
+ *   READ_KEYS: the string values of the listed top-level keys, in the order listed (--field
+ *              with plain key names);
+ *   READ_TEXT: a plain-text line (no JSON).
+ * Anything the exact path reads differently (a listed key missing, repeated, escaped, or not a
+ * string) sends the line to the exact path. */
+enum { READ_TEXT = 0, READ_KEYS = 1, READ_ALL = 2 };
+#define MAX_KEYS 16          /* more --field names: the exact path */
+#define MAX_OBJECT_KEYS 32   /* a longer object is not checked for repeated keys: "maybe" */
+
+typedef struct {
+    int mode;
+    Segments *segs;     /* NULL: validate only */
+    int repeated;       /* some object may hold a key twice */
+    int key_count;
+    const u8 *key[MAX_KEYS];
+    Py_ssize_t key_len[MAX_KEYS];
+    const u8 *found[MAX_KEYS]; /* READ_KEYS: the opening quote of each listed key's value */
+} Walk;
+
+typedef struct {
+    const u8 *p;
+    Py_ssize_t n;
+} Span;
+
+/* A string; decoded into the segments when ``decode`` (and there are segments). */
+static int walk_string(Cursor *c, Walk *w, int decode) {
+    if (!decode || w->segs == NULL) return read_string(c, NULL, NULL, NULL, 0, NULL);
+    Segments *g = w->segs;
+    Py_ssize_t n = 0;
+    if (reserve(&g->text, g->used + (c->end - c->p)) < 0) return -1;
+    if (read_string(c, g->text.data + g->used, &n, NULL, 0, NULL) < 0) return -1;
+    g->used += n;
+    return end_segment(g);
+}
+
+static int walk_value(Cursor *c, int depth, Walk *w, int top);
+
+/* Which listed key ``key`` (raw bytes between the quotes) is, or -1. */
+static int listed_key(const Walk *w, Span key) {
+    for (int k = 0; k < w->key_count; k++) {
+        if (w->key_len[k] == key.n && memcmp(w->key[k], key.p, (size_t)key.n) == 0) return k;
+    }
+    return -1;
+}
+
+static int walk_object(Cursor *c, int depth, Walk *w, int top) {
     if (depth > MAX_DEPTH) return -1;
+    Span seen[MAX_OBJECT_KEYS];
+    int seen_n = 0;
     c->p++;
     skip_ws(c);
-    if (c->p < c->end && *c->p == close) {
+    if (c->p < c->end && *c->p == '}') {
         c->p++;
         return 0;
     }
     while (1) {
-        if (close == '}') {
-            skip_ws(c);
-            if (c->p >= c->end || *c->p != '"' || read_string(c, NULL, NULL, NULL, 0, NULL) < 0) return -1;
-            skip_ws(c);
-            if (c->p >= c->end || *c->p != ':') return -1;
-            c->p++;
+        skip_ws(c);
+        if (c->p >= c->end || *c->p != '"') return -1;
+        Span key = {c->p + 1, 0};
+        if (walk_string(c, w, w->mode == READ_ALL) < 0) return -1;
+        key.n = (c->p - 1) - key.p;
+        int escaped = memchr(key.p, '\\', (size_t)key.n) != NULL;
+        if (escaped || seen_n == MAX_OBJECT_KEYS) {
+            w->repeated = 1; /* cannot tell cheaply: say maybe */
+        } else {
+            for (int j = 0; j < seen_n; j++) {
+                if (seen[j].n == key.n && memcmp(seen[j].p, key.p, (size_t)key.n) == 0) w->repeated = 1;
+            }
+            seen[seen_n++] = key;
         }
-        if (read_value(c, depth + 1) < 0) return -1;
+        skip_ws(c);
+        if (c->p >= c->end || *c->p != ':') return -1;
+        c->p++;
+        if (top && w->mode == READ_KEYS) {
+            if (escaped) return -1; /* it may be a listed key written with escapes */
+            int k = listed_key(w, key);
+            if (k >= 0) {
+                skip_ws(c);
+                /* repeated (json keeps both here) or not a string (read as a container): exact */
+                if (w->found[k] != NULL || c->p >= c->end || *c->p != '"') return -1;
+                w->found[k] = c->p;
+            }
+        }
+        if (walk_value(c, depth + 1, w, 0) < 0) return -1;
         skip_ws(c);
         if (c->p >= c->end) return -1;
         if (*c->p == ',') {
             c->p++;
             continue;
         }
-        if (*c->p == close) {
+        if (*c->p == '}') {
             c->p++;
             return 0;
         }
@@ -850,13 +944,37 @@ static int read_container(Cursor *c, int depth, u8 close) {
     }
 }
 
-static int read_value(Cursor *c, int depth) {
+static int walk_array(Cursor *c, int depth, Walk *w) {
+    if (depth > MAX_DEPTH) return -1;
+    c->p++;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        return 0;
+    }
+    while (1) {
+        if (walk_value(c, depth + 1, w, 0) < 0) return -1;
+        skip_ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            continue;
+        }
+        if (*c->p == ']') {
+            c->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+static int walk_value(Cursor *c, int depth, Walk *w, int top) {
     skip_ws(c);
     if (c->p >= c->end) return -1;
     switch (*c->p) {
-        case '"': return read_string(c, NULL, NULL, NULL, 0, NULL);
-        case '{': return read_container(c, depth, '}');
-        case '[': return read_container(c, depth, ']');
+        case '"': return walk_string(c, w, w->mode == READ_ALL);
+        case '{': return walk_object(c, depth, w, top);
+        case '[': return walk_array(c, depth, w);
         case 't': return read_literal(c, "true", 4);
         case 'f': return read_literal(c, "false", 5);
         case 'n': return read_literal(c, "null", 4);
@@ -864,60 +982,52 @@ static int read_value(Cursor *c, int depth) {
     }
 }
 
-/* Read one line as a JSON object and decode the string at top-level ``key`` into ``text``.
- * 0 when the line is a valid JSON object with ``key`` exactly once and a string; -1 when the
- * exact path must read it (anything else, including an allocation failure). */
-static int read_record(Cursor *c, const u8 *key, Py_ssize_t key_len, Buffer *text, Py_ssize_t *text_n) {
+/* Read one line as one JSON value and collect its segments (``w->mode``). 0 when the line is
+ * valid JSON the filter reads as the exact path does; -1 when the exact path must read it
+ * (anything else, including an allocation failure). */
+static int read_record(Cursor *c, Walk *w) {
     skip_ws(c);
-    if (c->p >= c->end || *c->p != '{') return -1;
-    c->p++;
+    if (w->mode == READ_KEYS) {
+        if (c->p >= c->end || *c->p != '{') return -1;
+        for (int k = 0; k < w->key_count; k++) w->found[k] = NULL;
+    }
+    if (walk_value(c, 1, w, 1) < 0) return -1;
     skip_ws(c);
-    int found = 0;
-    if (c->p < c->end && *c->p == '}') {
-        c->p++;
-    } else {
-        while (1) {
-            skip_ws(c);
-            int equal = 0;
-            if (c->p >= c->end || *c->p != '"' || read_string(c, NULL, NULL, key, key_len, &equal) < 0) return -1;
-            skip_ws(c);
-            if (c->p >= c->end || *c->p != ':') return -1;
-            c->p++;
-            if (equal) {
-                skip_ws(c);
-                /* a second occurrence (json keeps the last) or a non-string value: exact path */
-                if (found || c->p >= c->end || *c->p != '"') return -1;
-                found = 1;
-                if (reserve(text, c->end - c->p) < 0 || read_string(c, text->data, text_n, NULL, 0, NULL) < 0) return -1;
-            } else if (read_value(c, 1) < 0) {
-                return -1;
-            }
-            skip_ws(c);
-            if (c->p >= c->end) return -1;
-            if (*c->p == ',') {
-                c->p++;
-                continue;
-            }
-            if (*c->p == '}') {
-                c->p++;
-                break;
-            }
-            return -1;
+    if (c->p != c->end) return -1;
+    if (w->mode != READ_KEYS) return 0;
+    for (int k = 0; k < w->key_count; k++) { /* the listed keys' strings, in the order listed */
+        if (w->found[k] == NULL) return -1;
+        Cursor at = {w->found[k], c->end};
+        if (walk_string(&at, w, 1) < 0) return -1;
+    }
+    return 0;
+}
+
+/* Split ``keys`` (NUL-separated UTF-8 key names) into ``w``; -1 for too many. */
+static int set_keys(Walk *w, const u8 *keys, Py_ssize_t len) {
+    w->key_count = 0;
+    Py_ssize_t start = 0;
+    for (Py_ssize_t i = 0; i <= len; i++) {
+        if (i == len || keys[i] == 0) {
+            if (w->key_count == MAX_KEYS) return -1;
+            w->key[w->key_count] = keys + start;
+            w->key_len[w->key_count] = i - start;
+            w->key_count++;
+            start = i + 1;
         }
     }
-    skip_ws(c);
-    return c->p == c->end && found ? 0 : -1;
+    return 0;
 }
 
 /* A plain-text line as the text reader takes it: the bytes before its "\n" or "\r\n", strict
- * UTF-8, into ``text``. -1 for bytes that are not UTF-8 (the exact path names the offset). */
-static int read_text_line(const u8 *p, const u8 *end, Buffer *text, Py_ssize_t *text_n) {
+ * UTF-8, as one segment. -1 for bytes that are not UTF-8 (the exact path names the offset). */
+static int read_text_line(const u8 *p, const u8 *end, Segments *g) {
     if (end > p && end[-1] == '\n') {
         end--;
         if (end > p && end[-1] == '\r') end--;
     }
-    if (reserve(text, end - p) < 0) return -1;
-    u32 *out = text->data;
+    if (reserve(&g->text, end - p) < 0) return -1;
+    u32 *out = g->text.data;
     Py_ssize_t n = 0;
     while (p < end) {
         if (*p < 0x80) {
@@ -930,8 +1040,28 @@ static int read_text_line(const u8 *p, const u8 *end, Buffer *text, Py_ssize_t *
         out[n++] = ch;
         p = c.p;
     }
-    *text_n = n;
-    return 0;
+    g->used = n;
+    return end_segment(g);
+}
+
+/* Hash every segment of a record (positions continue across them). On TEXT_EXACT the rest of
+ * the record is still looked through for code points never classified, so that one pass over
+ * a new alphabet classifies all of it. */
+static int hash_segments(Context *ctx, const Segments *g, i64 line) {
+    i64 words = 0, alnum_chars = 0;
+    Py_ssize_t start = 0, s = 0;
+    int result = TEXT_OK;
+    for (; s < g->count && result == TEXT_OK; s++) {
+        result = hash_text(ctx, g->text.data + start, g->ends[s] - start, line, &words, &alnum_chars);
+        start = g->ends[s];
+    }
+    for (Py_ssize_t i = start; i < g->used; i++) {
+        u32 ch = g->text.data[i];
+        if (ctx->cls[ch] == CLS_UNKNOWN && ctx->unknown_count < ctx->unknown_capacity) {
+            ctx->unknown[ctx->unknown_count++] = ch;
+        }
+    }
+    return result;
 }
 
 static int is_blank(const u8 *p, const u8 *end) {
@@ -967,23 +1097,25 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
 }
 
 /*
- * filter_jsonl(block, key, cls, lower, is_alnum,
+ * filter_jsonl(block, keys, cls, lower, is_alnum,
  *              gram_hashes, gram_slots, gram_chain, gram_bits, gram_line, gram_at, gram_posting,
  *              window_hashes, window_slots, window_chain, window_bits, window_line, window_at,
- *              window_posting, line_end, status, line_chars, unknown, use_windows, text_lines)
+ *              window_posting, line_end, status, line_chars, unknown, use_windows, mode)
  *   -> (lines, unknown_count, gram_hits, window_hits, overflow)
  *
- * ``block`` holds whole lines (the last may lack its newline): JSON Lines whose text is at
- * ``key``, or with ``text_lines`` plain-text lines, each (ending stripped) one record's text. For line k: line_end[k] is the
- * offset just past it, status[k] its LINE_* status, line_chars[k] the code points of its text
- * (meaningful for CLEAN and HITS). For every HITS line, each 5-gram (window) of its text that
- * is in the manifest gives one hit per posting: (line, word (alnum) position of the 5-gram
- * (window) in the record, posting). Code points not yet classified are written to
- * ``unknown``; the caller classifies them (their lines are EXACT). ``overflow``: the hit arrays
- * or the per-line arrays were too small; the caller runs the block again with larger ones.
+ * ``block`` holds whole lines (the last may lack its newline), read as ``mode`` says (READ_*):
+ * JSON Lines with every string read, or the listed top-level ``keys`` (NUL-separated), or
+ * plain-text lines (each, ending stripped, one record's text). For line k: line_end[k] is the
+ * offset just past it, status[k] its LINE_* status, line_chars[k] the code points of its
+ * segments (meaningful for CLEAN and HITS). For every HITS line, each 5-gram (window) of its
+ * text that is in the manifest gives one hit per posting: (line, word (alnum) position of the
+ * 5-gram (window) in the record, counted across its segments, posting). Code points not yet
+ * classified are written to ``unknown``; the caller classifies them (their lines are EXACT).
+ * ``overflow``: the hit arrays or the per-line arrays were too small; the caller runs the block
+ * again with larger ones.
  */
 static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
-    Arg a[] = {{"block", 0, 1},         {"key", 0, 1},           {"cls", 0, 1},
+    Arg a[] = {{"block", 0, 1},         {"keys", 0, 1},          {"cls", 0, 1},
                {"lower", 0, 4},         {"is_alnum", 0, 1},      {"gram_hashes", 0, 8},
                {"gram_slots", 0, 8},    {"gram_chain", 0, 8},    {"gram_bits", 0, 8},
                {"gram_line", 1, 8},     {"gram_at", 1, 8},       {"gram_posting", 1, 8},
@@ -997,9 +1129,21 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
         return NULL;
     }
     int use_windows = PyObject_IsTrue(objs[n]);
-    int text_lines = PyObject_IsTrue(objs[n + 1]);
-    if (use_windows < 0 || text_lines < 0) return NULL;
+    long mode = PyLong_AsLong(objs[n + 1]);
+    if (use_windows < 0 || (mode == -1 && PyErr_Occurred())) return NULL;
+    if (mode != READ_TEXT && mode != READ_KEYS && mode != READ_ALL) {
+        PyErr_SetString(PyExc_ValueError, "filter_jsonl: mode must be READ_TEXT, READ_KEYS or READ_ALL");
+        return NULL;
+    }
     if (take("filter_jsonl", objs, n, a, n) < 0) return NULL;
+    Walk walk;
+    memset(&walk, 0, sizeof walk);
+    walk.mode = (int)mode;
+    if (mode == READ_KEYS && set_keys(&walk, PTR(a[1], u8), COUNT(a[1])) < 0) {
+        PyErr_Format(PyExc_ValueError, "filter_jsonl: at most %d keys", MAX_KEYS);
+        release(a, n);
+        return NULL;
+    }
     HashSet grams, windows;
     Py_ssize_t capacity = COUNT(a[19]);
     if (check_tables("filter_jsonl", &a[2], 3) < 0 || hashset_from("filter_jsonl", &a[5], &grams) < 0 ||
@@ -1019,8 +1163,9 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     ctx.windows = use_windows ? &windows : NULL;
     ctx.unknown = PTR(a[22], u32);
     ctx.unknown_capacity = COUNT(a[22]);
-    const u8 *key = PTR(a[1], u8);
-    Py_ssize_t key_len = COUNT(a[1]);
+    Segments segs;
+    memset(&segs, 0, sizeof segs);
+    walk.segs = &segs;
     i64 *line_end = PTR(a[19], i64), *line_chars = PTR(a[21], i64);
     u8 *status = PTR(a[20], u8);
     Py_ssize_t lines = 0;
@@ -1037,9 +1182,11 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
             s = LINE_BLANK;
         } else {
             Cursor c = {p, stop};
-            int read = text_lines ? read_text_line(p, stop, &ctx.text, &chars)
-                                  : read_record(&c, key, key_len, &ctx.text, &chars);
-            if (read < 0 || hash_text(&ctx, ctx.text.data, chars, lines) != TEXT_OK) {
+            segs.used = 0;
+            segs.count = 0;
+            int read = mode == READ_TEXT ? read_text_line(p, stop, &segs) : read_record(&c, &walk);
+            chars = segs.used;
+            if (read < 0 || hash_segments(&ctx, &segs, lines) != TEXT_OK) {
                 s = LINE_EXACT;
             } else {
                 s = grams.hits > grams_before || windows.hits > windows_before ? LINE_HITS : LINE_CLEAN;
@@ -1057,7 +1204,8 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
         p = stop;
     }
     Py_END_ALLOW_THREADS
-    free(ctx.text.data);
+    free(segs.text.data);
+    free(segs.ends);
     free(ctx.alnum.data);
     Py_ssize_t unknown_n = ctx.unknown_count;
     int overflow = grams.overflow || windows.overflow || too_many_lines;
@@ -1066,19 +1214,71 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     return Py_BuildValue("nnnni", lines, unknown_n, gram_hits, window_hits, overflow);
 }
 
-/* For tests: the text of ``key`` as the filter decodes it, or None where the filter hands the
- * line to the exact path whatever its text (invalid JSON, key missing or repeated, not a string). */
-static PyObject *decode_field(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
-    Arg a[] = {{"line", 0, 1}, {"key", 0, 1}};
-    if (take("decode_field", objs, nargs, a, 2) < 0) return NULL;
-    Buffer text = {NULL, 0};
-    Py_ssize_t count = 0;
-    Cursor c = {PTR(a[0], u8), PTR(a[0], u8) + COUNT(a[0])};
-    int ok = read_record(&c, PTR(a[1], u8), COUNT(a[1]), &text, &count) == 0;
-    PyObject *result = ok ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, text.data, count) : Py_NewRef(Py_None);
-    free(text.data);
+/* For tests: the segments the filter reads from one line in ``mode`` (READ_ALL or READ_KEYS with
+ * NUL-separated ``keys``), as a list of str, or None where the filter hands the line to the
+ * exact path whatever its text (invalid JSON, a listed key missing, repeated or not a string). */
+static PyObject *decode_segments(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"line", 0, 1}, {"keys", 0, 1}};
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "decode_segments(line, keys, mode)");
+        return NULL;
+    }
+    long mode = PyLong_AsLong(objs[2]);
+    if (mode == -1 && PyErr_Occurred()) return NULL;
+    if (mode != READ_KEYS && mode != READ_ALL) {
+        PyErr_SetString(PyExc_ValueError, "decode_segments: mode must be READ_KEYS or READ_ALL");
+        return NULL;
+    }
+    if (take("decode_segments", objs, 2, a, 2) < 0) return NULL;
+    Walk walk;
+    Segments segs;
+    memset(&walk, 0, sizeof walk);
+    memset(&segs, 0, sizeof segs);
+    walk.mode = (int)mode;
+    walk.segs = &segs;
+    PyObject *result = NULL;
+    if (mode == READ_KEYS && set_keys(&walk, PTR(a[1], u8), COUNT(a[1])) < 0) {
+        PyErr_Format(PyExc_ValueError, "decode_segments: at most %d keys", MAX_KEYS);
+    } else {
+        Cursor c = {PTR(a[0], u8), PTR(a[0], u8) + COUNT(a[0])};
+        if (read_record(&c, &walk) < 0) {
+            result = Py_NewRef(Py_None);
+        } else if ((result = PyList_New(segs.count)) != NULL) {
+            Py_ssize_t start = 0;
+            for (Py_ssize_t i = 0; i < segs.count; i++) {
+                PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, segs.text.data + start,
+                                                           segs.ends[i] - start);
+                if (text == NULL) {
+                    Py_CLEAR(result);
+                    break;
+                }
+                PyList_SET_ITEM(result, i, text);
+                start = segs.ends[i];
+            }
+        }
+    }
+    free(segs.text.data);
+    free(segs.ends);
     release(a, 2);
     return result;
+}
+
+/* may_repeat_keys(line) -> bool: whether some object of the JSON line may hold a key twice
+ * (True also for a key with escapes, an object of many keys, and whatever the walk does not
+ * read, such as deep nesting: the caller then parses the line with every pair kept). */
+static PyObject *may_repeat_keys(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"line", 0, 1}};
+    if (take("may_repeat_keys", objs, nargs, a, 1) < 0) return NULL;
+    Walk walk;
+    memset(&walk, 0, sizeof walk);
+    walk.mode = READ_ALL; /* with no segments: validate only */
+    int maybe;
+    Py_BEGIN_ALLOW_THREADS
+    Cursor c = {PTR(a[0], u8), PTR(a[0], u8) + COUNT(a[0])};
+    maybe = read_record(&c, &walk) < 0 || walk.repeated;
+    Py_END_ALLOW_THREADS
+    release(a, 1);
+    return PyBool_FromLong(maybe);
 }
 
 /* line_ends(block, out) -> lines: the offset just past each line of ``block`` (a last line
@@ -1135,7 +1335,8 @@ static PyMethodDef methods[] = {
     {"filter_jsonl", (PyCFunction)(void (*)(void))filter_jsonl, METH_FASTCALL, "The scan's JSONL prefilter."},
     {"line_ends", (PyCFunction)(void (*)(void))line_ends, METH_FASTCALL, "Offsets just past each line."},
     {"count_lines", (PyCFunction)(void (*)(void))count_lines, METH_FASTCALL, "Newlines and blank lines."},
-    {"decode_field", (PyCFunction)(void (*)(void))decode_field, METH_FASTCALL, "The filter's decoding of one field (tests)."},
+    {"decode_segments", (PyCFunction)(void (*)(void))decode_segments, METH_FASTCALL, "The filter's segments of one line (tests)."},
+    {"may_repeat_keys", (PyCFunction)(void (*)(void))may_repeat_keys, METH_FASTCALL, "Whether a JSON line may repeat a key."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1157,7 +1358,10 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddIntConstant(m, "LINE_BLANK", LINE_BLANK) < 0 ||
         PyModule_AddIntConstant(m, "LINE_CLEAN", LINE_CLEAN) < 0 ||
         PyModule_AddIntConstant(m, "LINE_HITS", LINE_HITS) < 0 ||
-        PyModule_AddIntConstant(m, "LINE_EXACT", LINE_EXACT) < 0) {
+        PyModule_AddIntConstant(m, "LINE_EXACT", LINE_EXACT) < 0 ||
+        PyModule_AddIntConstant(m, "READ_TEXT", READ_TEXT) < 0 ||
+        PyModule_AddIntConstant(m, "READ_KEYS", READ_KEYS) < 0 ||
+        PyModule_AddIntConstant(m, "READ_ALL", READ_ALL) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from contam_guard.findings import Finding
-from contam_guard.manifest.build import AUTO_VIEW
+from contam_guard.manifest.build import AUTO_VIEW, golden_options, golden_texts
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.views import hash_view
-from contam_guard.readers import ReadOptions, read_records
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.text.hashing import HashKey
 
@@ -39,8 +38,8 @@ def golden_lookup(manifest: Manifest, root: Path, key: HashKey | None) -> Golden
             path = _inside(root, golden_file.path)
             if path is None or not path.is_file():
                 return None
-            options = ReadOptions(field=field, id_field=golden.id_field)
-            texts += [r.text for r in read_records(path, golden_file.path, options)]
+            options = golden_options(field, golden.id_field)
+            texts += [text for _, text in golden_texts(path, golden_file.path, options)]
         if len(texts) != golden.items or hash_view(view, texts, key).digest != golden.views[view].digest:
             return None
         return dict(zip(golden.ids, texts))

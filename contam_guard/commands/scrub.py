@@ -8,7 +8,7 @@ name. ``--in-place`` replaces each input instead (atomically). ``--dry-run`` wri
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -33,7 +33,7 @@ class ScrubRequest:
     log: Path | None = None
     dry_run: bool = False
     in_place: bool = False
-    field: str | None = None
+    fields: list[str] = field(default_factory=list)
     id_field: str | None = None
     mode: str | None = None
     n: int | None = None
@@ -109,11 +109,11 @@ def plan_jobs(request: ScrubRequest) -> list[Job]:
 def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None = None) -> int:
     started = time.perf_counter()
     settings = settings_for(loaded, request)
-    field = request.field or loaded.config.scan.field
-    if settings.mode == "pieces" and field is not None and "[]" in field:
+    fields = tuple(request.fields or loaded.config.scan.fields)
+    if settings.mode == "pieces" and (len(fields) > 1 or any("[]" in f for f in fields)):
         raise ConfigError(
-            f"--mode pieces cannot cut the list field {field!r} into pieces",
-            hint="use --mode drop (the default for list fields)",
+            f"--mode pieces cuts one string field into pieces, not {', '.join(fields)}",
+            hint="use --mode drop (the default for several or list fields), or one --field",
         )
     jobs = plan_jobs(request)
     if request.log is not None and any(_same(request.log, p) for j in jobs for p in (j.path, j.output) if p):
@@ -129,7 +129,7 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
         min_piece_chars=settings.min_piece_chars,
         max_pieces=settings.max_pieces,
         max_doc_freq=settings.max_doc_freq,
-        read=ReadOptions(field=field, id_field=request.id_field),
+        read=ReadOptions(fields=fields, id_field=request.id_field),
         batch_chars=loaded.config.scan.batch_chars,
     )
     scrub_plan = plan(ManifestIndex.from_manifest(manifest), jobs, options, key)

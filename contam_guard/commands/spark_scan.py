@@ -122,7 +122,7 @@ def run_request(
 def run(
     loaded: LoadedConfig,
     paths: Sequence[str | Path],
-    field: str | None,
+    fields: Sequence[str],
     master: str | None,
     outputs: ScanOutputs,
     *,
@@ -139,7 +139,7 @@ def run(
     """``run_request`` with plain arguments (``paths`` may be URLs: ``s3a://bucket/train.jsonl``)."""
     request = ScanRequest(
         paths=[Path(p) for p in paths],  # a URL survives: run_request restores its "//"
-        read=ReadOptions(field=field or loaded.config.scan.field, encoding=encoding, errors=errors),
+        read=ReadOptions(fields=tuple(fields or loaded.config.scan.fields), encoding=encoding, errors=errors),
         rule_overrides=rule_overrides or {},
         exit_zero=exit_zero,
         show_golden=show_golden,

@@ -133,21 +133,24 @@ def match_batch(
     features: TextFeatures,
     totals: ItemTotals,
     record_item: IntArray | None = None,
+    groups: IntArray | None = None,
 ) -> PairTable:
     """Match one batch against the index, update ``totals``, and return its pair rows.
 
+    ``groups``: when the features' units are the segments of records, record r is units
+    ``[groups[r], groups[r + 1])``; a pair is an (item, record) pair and positions count across
+    the record's segments (a 5-gram or window never spans two: the features mark those invalid).
     ``record_item`` maps each record of the batch to the global item it *is*, when the
     records are the golden items themselves (``dupes``): an item is never matched with itself.
     """
-    grams = lookup_hits(
-        index.grams, features.gram_hash, features.gram_valid, features.record_words, record_item
-    )
+    words, chars, records = features.record_words, features.record_chars, features.n_records
+    if groups is not None:
+        words, chars, records = words[groups], chars[groups], int(groups.size) - 1
+    grams = lookup_hits(index.grams, features.gram_hash, features.gram_valid, words, record_item)
     windows = NO_HITS  # without windows (GPT-4's rule off), the window table is never built
     if features.window_hash.size:
-        windows = lookup_hits(
-            index.windows, features.window_hash, features.window_valid, features.record_chars, record_item
-        )
-    return match_hits(index, grams, windows, features.n_records, totals)
+        windows = lookup_hits(index.windows, features.window_hash, features.window_valid, chars, record_item)
+    return match_hits(index, grams, windows, records, totals)
 
 
 def match_hits(

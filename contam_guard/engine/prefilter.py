@@ -1,12 +1,13 @@
 """The scan's prefilter: one compiled pass per block of lines that reads, hashes and looks up.
 
 ``csrc/native.c`` (``filter_jsonl``) reads a block of JSON Lines (validating each line as strict
-JSON and decoding the text field) or of plain-text lines, hashes each record's words, 5-grams
-and (for GPT-4's rule) 50-character windows on the fly, and looks every hash up in the
-manifest's tables. Per line it says BLANK, CLEAN (no hash in the manifest), HITS (and lists
-every hit: line, position, posting) or EXACT (anything it does not handle: invalid JSON, the
-text elsewhere than one top-level string field, a code point whose lowercase form is not one
-code point, one never classified before, bytes that are not UTF-8).
+JSON and decoding every string of the record, or the strings of the ``--field`` top-level keys)
+or of plain-text lines, hashes each segment's words, 5-grams and (for GPT-4's rule)
+50-character windows on the fly, and looks every hash up in the manifest's tables. Per line it
+says BLANK, CLEAN (no hash in the manifest), HITS (and lists every hit: line, position,
+posting) or EXACT (anything it does not handle: invalid JSON, a ``--field`` path that is not a
+plain top-level key holding a string, a code point whose lowercase form is not one code point,
+one never classified before, bytes that are not UTF-8).
 
 A CLEAN line cannot produce a pair: the exact engine computes the same hashes (same code
 points, same tables, same arithmetic; the tests compare the two on random text) and none is
@@ -80,31 +81,43 @@ class FilteredBlock:
 
 @dataclass(frozen=True)
 class LineFormat:
-    """How the filter reads a file's lines: JSONL with the text at top-level ``key``, or plain
-    text (``key`` None: each line, its ending stripped, is a record's text)."""
+    """How the filter reads a file's lines (``mode``, one of the ``_native.READ_*``): JSONL with
+    every string read, JSONL with the strings of the top-level ``keys``, or plain text (each
+    line, its ending stripped, a record's text)."""
 
-    key: bytes | None
+    mode: int
+    keys: tuple[str, ...] = ()
 
     def parser(self, display: str, options: ReadOptions) -> LineParser:
         """The exact reader of one line, for the lines the filter leaves to it."""
-        if self.key is None:
+        if self.mode == _native.READ_TEXT:
             return TextLineParser(display, options)
         return JsonLineParser(display, options)
+
+    @property
+    def packed_keys(self) -> bytes:
+        return b"\0".join(key.encode("utf-8") for key in self.keys)
+
+
+_MAX_KEYS = 16  # csrc/native.c MAX_KEYS
 
 
 def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
     """How the filter reads a file of format ``fmt``, or None where only the exact path can:
-    the filter reads UTF-8 strictly, and JSONL text from one top-level string field."""
+    the filter reads UTF-8 strictly, and JSONL records whole or by top-level keys."""
     encoding = options.encoding.replace("_", "-").lower()
     if encoding not in ("utf-8", "utf8") or options.errors != "strict":
         return None
     if fmt == "text":
-        return None if options.whole_file else LineFormat(None)
-    if fmt != "jsonl" or options.id_field is not None:
+        return None if options.whole_file else LineFormat(_native.READ_TEXT)
+    if fmt != "jsonl" or options.id_field is not None or options.detect_shape:
         return None
-    if options.field is None:
-        return LineFormat(b"text")  # a string "text" field is the first shape detected; others go exact
-    return LineFormat(options.field.encode()) if options.field.isidentifier() else None
+    if not options.fields:
+        return LineFormat(_native.READ_ALL)
+    plain = all(field.isidentifier() for field in options.fields)
+    if not plain or len(options.fields) > _MAX_KEYS or len(set(options.fields)) != len(options.fields):
+        return None
+    return LineFormat(_native.READ_KEYS, options.fields)
 
 
 _NO_POSTINGS = Postings.build(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
@@ -144,11 +157,11 @@ class Prefilter:
     ) -> Iterator[LineBlock[FilteredBlock]]:
         """The file's blocks of lines, each filtered (``readers.blocks.read_line_blocks``)."""
         parser = lines.parser(display, options)
-        return read_line_blocks(path, display, options, parser, functools.partial(self.filter, key=lines.key))
+        return read_line_blocks(path, display, options, parser, functools.partial(self.filter, lines=lines))
 
-    def filter(self, block: bytes | memoryview, key: bytes | None) -> FilteredBlock:
-        """The status of every line of ``block`` (whole lines; the last may lack its newline):
-        JSON Lines with the text at top-level ``key``, or plain-text lines (``key`` None)."""
+    def filter(self, block: bytes | memoryview, lines: LineFormat) -> FilteredBlock:
+        """The status of every line of ``block`` (whole lines; the last may lack its newline),
+        read as ``lines`` says."""
         end, status, chars = self._line_arrays(len(block))
         tables = normalise.TABLES
         g, w = self._grams, self._windows
@@ -156,7 +169,7 @@ class Prefilter:
         while True:
             count, unknown, gram_hits, window_hits, overflow = _native.filter_jsonl(
                 block,
-                b"" if key is None else key,
+                lines.packed_keys,
                 tables.cls,
                 tables.lower,
                 tables.is_alnum,
@@ -179,7 +192,7 @@ class Prefilter:
                 chars,
                 self._unknown,
                 self.windows,
-                key is None,
+                lines.mode,
             )
             # Code points never seen before: classify them, so later blocks hash their lines. The
             # lines holding them went to the exact path, which is correct but slower; when there

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,11 +10,26 @@ from contam_guard.errors import InputError
 from contam_guard.manifest.digests import golden_set_digest
 from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
 from contam_guard.manifest.views import hash_view
-from contam_guard.readers import ReadOptions, read_records
+from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.text.hashing import HashKey
 
 AUTO_VIEW = "text"
 """View name when no field is given and the text field is detected."""
+
+
+def golden_options(field: str | None, id_field: str | None) -> ReadOptions:
+    """How a golden file is read for one view: the one ``field`` (its strings joined by
+    newlines make the item's text), or without one the usual shapes' text (``text``, chat
+    ``messages``, Alpaca, ...): never every string, which would mix ids and answers in."""
+    return ReadOptions(
+        fields=() if field is None else (field,), detect_shape=field is None, id_field=id_field
+    )
+
+
+def golden_texts(path: Path, display: str, options: ReadOptions) -> Iterator[tuple[Record, str]]:
+    """Each golden record of ``path`` with its item text (its segments joined)."""
+    for record in read_records(path, display, options):
+        yield record, record.joined()
 
 
 @dataclass(frozen=True)
@@ -70,10 +85,10 @@ def _read_field(
     ids: list[str] = []
     counts: list[int] = []
     first_seen: dict[str, str] = {}
-    options = ReadOptions(field=field, id_field=id_field)
+    options = golden_options(field, id_field)
     for source in sources:
         before = len(texts)
-        for record in read_records(source.path, source.display, options):
+        for record, text in golden_texts(source.path, source.display, options):
             item_id = record.item_id if id_field else str(len(texts))
             assert item_id is not None
             where = f"{source.display}:{record.line}" if record.line else source.display
@@ -85,7 +100,7 @@ def _read_field(
                     hint="item ids must be unique within a set; pick another --id-field",
                 )
             first_seen[item_id] = where
-            texts.append(record.text)
+            texts.append(text)
             ids.append(item_id)
         counts.append(len(texts) - before)
     if not texts:

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import Reader, ReadOptions, Record, UnsupportedFileError
+from contam_guard.readers.base import Reader, ReadOptions, Record, Segment, UnsupportedFileError
 from contam_guard.readers.csv_reader import read_csv, read_tsv
-from contam_guard.readers.fields import extract_id, extract_text
+from contam_guard.readers.fields import extract_id, segments_of
 from contam_guard.readers.json_array import read_json_array
 from contam_guard.readers.jsonl import read_jsonl
 from contam_guard.readers.opener import COMPRESSED_SUFFIXES
@@ -95,10 +95,10 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "Record",
+    "Segment",
     "UnsupportedFileError",
     "detect_format",
     "extract_id",
-    "extract_text",
     "read_csv",
     "read_json_array",
     "read_jsonl",
@@ -106,4 +106,5 @@ __all__ = [
     "read_records",
     "read_text",
     "read_tsv",
+    "segments_of",
 ]

@@ -11,24 +11,44 @@ from contam_guard.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
+class Segment:
+    """One string of a record, read on its own: a shared run never spans two segments.
+
+    ``path`` names where the string sits in the record (``completion``, ``messages[2].content``,
+    ``meta{key}`` for a key of the object ``meta``); it is ``""`` for a plain-text line or file.
+    """
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
-    """One training (or golden) document.
+    """One training (or golden) document: its strings, each a ``Segment``.
 
     ``index`` is the 0-based record number within ``source``; ``line`` the 1-based line on
     which the record starts (None for formats without lines, such as Parquet).
     ``raw`` holds the record's exact bytes where the format has them (a JSONL or text line,
     line ending included), so a scrub can copy untouched records byte for byte.
     ``allow`` is set when the record carries the inline marker ``"contam_guard": "allow"``.
-    ``fields`` is the record's top-level field names (for messages about missing fields).
     """
 
     source: str
     index: int
     line: int | None
-    text: str
+    segments: tuple[Segment, ...]
     raw: bytes | None = None
     allow: bool = False
     item_id: str | None = None
+
+    @property
+    def chars(self) -> int:
+        """Characters of text in the record (every segment)."""
+        return sum(len(segment.text) for segment in self.segments)
+
+    def joined(self) -> str:
+        """The segments joined by newlines: a golden item's text for one view."""
+        return "\n".join(segment.text for segment in self.segments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +70,17 @@ class Window:
 class ReadOptions:
     """How to take text out of a file.
 
-    ``field``: a dotted path (``a.b``, ``messages[].content``) or None to detect the usual
-    shapes. ``id_field``: where to take an item id from (golden sets). ``whole_file``: a
-    plain-text file is one document instead of one per line. ``encoding``/``errors``: how to
-    decode bytes (strict by default: undecodable bytes are an error with their offset).
+    ``fields``: the paths to read (``text``, ``a.b``, ``messages[].content``; a CSV or Parquet
+    column name); empty: every string of the record, at any depth, each its own segment.
+    ``detect_shape``: with no ``fields``, take the one text of the usual shapes instead
+    (``text``, chat ``messages``, Alpaca, ...): golden sets registered without ``--field``.
+    ``id_field``: where to take an item id from (golden sets). ``whole_file``: a plain-text file
+    is one document instead of one per line. ``encoding``/``errors``: how to decode bytes
+    (strict by default: undecodable bytes are an error with their offset).
     """
 
-    field: str | None = None
+    fields: tuple[str, ...] = ()
+    detect_shape: bool = False
     id_field: str | None = None
     whole_file: bool = False
     encoding: str = "utf-8"

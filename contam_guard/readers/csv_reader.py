@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.base import ReadOptions, Record, Segment
 from contam_guard.readers.decoding import check_encoding, decoded_lines
 from contam_guard.readers.fields import ALLOW_KEY, ALLOW_VALUE
 from contam_guard.readers.opener import open_binary
@@ -32,18 +32,33 @@ def _column(header: list[str], name: str, what: str, display: str, line: int) ->
     return header.index(name)
 
 
-def _text_column(header: list[str], options: ReadOptions, display: str, line: int) -> int:
-    if options.field is not None:
-        return _column(header, options.field, "text", display, line)
+def _text_columns(header: list[str], options: ReadOptions, display: str, line: int) -> list[int]:
+    """The columns read as text: those named by ``fields`` (every column of a repeated name),
+    else every column, else (``detect_shape``, golden sets) the first usual text column."""
+    if options.fields:
+        return [i for name in options.fields for i in _columns(header, name, display, line)]
+    if not options.detect_shape:
+        return list(range(len(header)))
     for name in SIMPLE_TEXT_KEYS:
         if name in header:
-            return header.index(name)
+            return [header.index(name)]
     raise InputError(
         display,
         f"no text column found (looked for {', '.join(SIMPLE_TEXT_KEYS)}); columns: {', '.join(header)}",
         line=line,
         hint="pass --field with the name of the text column",
     )
+
+
+def _columns(header: list[str], name: str, display: str, line: int) -> list[int]:
+    found = [i for i, column in enumerate(header) if column == name]
+    if not found:
+        raise InputError(
+            display,
+            f"text column {name!r} not found; columns: {', '.join(header)}",
+            line=line,
+        )
+    return found
 
 
 def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: str) -> Iterator[Record]:
@@ -55,7 +70,7 @@ def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: s
         # strict: a stray quote is an error instead of silently merging fields or rows.
         reader = csv.reader(lines, delimiter=delimiter, strict=True)
         header: list[str] | None = None
-        text_col = 0
+        text_cols: list[int] = []
         id_col: int | None = None
         allow_col: int | None = None
         index = 0
@@ -71,7 +86,7 @@ def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: s
                 continue
             if header is None:
                 header = row
-                text_col = _text_column(header, options, display, start)
+                text_cols = _text_columns(header, options, display, start)
                 if options.id_field is not None:
                     id_col = _column(header, options.id_field, "id", display, start)
                 allow_col = header.index(ALLOW_KEY) if ALLOW_KEY in header else None
@@ -87,7 +102,7 @@ def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: s
                 source=display,
                 index=index,
                 line=start,
-                text=row[text_col],
+                segments=tuple(Segment(header[i], row[i]) for i in text_cols),
                 allow=allow_col is not None and row[allow_col] == ALLOW_VALUE,
                 item_id=None if id_col is None else row[id_col],
             )
@@ -97,8 +112,9 @@ def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: s
 def read_csv(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per data row of a CSV file with a header row.
 
-    Text comes from the ``--field`` column, else the first of text/question/prompt/content.
-    ``line`` is the line on which the row starts; ``raw`` is None.
+    Every cell is read (each a segment named by its column; a repeated column name is read
+    every time), or only the ``--field`` columns. ``line`` is the line on which the row starts;
+    ``raw`` is None.
     """
     return _read_delimited(path, display, options, ",")
 

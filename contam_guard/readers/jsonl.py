@@ -10,18 +10,15 @@ import json
 import json.scanner
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 
+from contam_guard import native
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
-from contam_guard.readers.fields import record_from_object
-
-if TYPE_CHECKING:
-    pass
+from contam_guard.readers.fields import keeping_decoder, loads_keeping_duplicates, record_from_object
 
 _JSON_WS = " \t\r\n"
 
@@ -52,11 +49,43 @@ NOT_PARSED = object()
 def fast_parse(raw: bytes) -> object:
     """orjson parses UTF-8 bytes about 6x faster than json. Whatever it refuses (bad bytes,
     lone surrogates, NaN, huge integers, real errors) returns ``NOT_PARSED``: the exact path then
-    decides, so results and error messages are json's."""
+    decides, so results and error messages are json's. So does an object that may hold a key
+    twice: orjson keeps only the last value, the exact path keeps both (``DupObject``)."""
     try:
-        return orjson.loads(raw)
+        obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return NOT_PARSED
+    if isinstance(obj, (dict, list)) and native.may_repeat_keys(raw):
+        return NOT_PARSED
+    return obj
+
+
+def json_scanner() -> Callable[[str, int], tuple[object, int]]:
+    """json's C scanner, keeping every value of a repeated key (one per file: its key memo is
+    per-object state, so it is not shared across threads)."""
+    decoder = keeping_decoder()
+    # typeshed types the context as another scanner; a JSONDecoder is what json passes.
+    return json.scanner.make_scanner(decoder)  # type: ignore[arg-type]
+
+
+def parse_json_text(
+    text: str, scan: Callable[[str, int], tuple[object, int]], display: str, line: int | None
+) -> object:
+    """One JSON line's decoded text, parsed json's way (repeated keys kept, integers of any
+    length read); an ``InputError`` naming ``display`` and ``line`` when it is not valid JSON."""
+    try:
+        return exact_parse(text, scan, loads_keeping_duplicates)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            display,
+            f"invalid JSON: {exc.msg} at column {exc.colno}",
+            line=line,
+            hint="each line must hold exactly one JSON object",
+        ) from exc
+    except ValueError as exc:
+        raise InputError(display, f"invalid JSON: {exc}", line=line) from exc
+    except RecursionError as exc:
+        raise InputError(display, "JSON nested too deeply", line=line) from exc
 
 
 class JsonLineParser:
@@ -68,40 +97,32 @@ class JsonLineParser:
         check_encoding(options, display, line_based=True)
         self._display = display
         self._options = options
-        # One scanner per file: its key memo is per-object state, so don't share across threads.
-        # (typeshed types the context as another scanner; a JSONDecoder is what json passes.)
-        self._scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+        self._scan = json_scanner()
         encoding = options.encoding.replace("_", "-").lower()
         self._fast = encoding in ("utf-8", "utf8") and options.errors == "strict"
 
     def check_head(self, head: bytes) -> None:
         """Nothing to sniff: a JSONL file is read line by line."""
 
-    def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record:
-        """``raw`` is the line with its ending; ``offset`` its file offset (for decode errors)."""
-        display, options = self._display, self._options
+    def value(self, raw: bytes, *, line: int, offset: int) -> object:
+        """The JSON value of one line (``raw`` with its ending; ``offset``: its file offset, for
+        decode errors), json's way: repeated keys kept, integers of any length read."""
+        options = self._options
         obj = fast_parse(raw) if self._fast else NOT_PARSED
         if obj is NOT_PARSED:
             try:
                 text = raw.decode(options.encoding, options.errors)
             except UnicodeDecodeError as exc:
                 raise decode_failure(
-                    display, exc, line=line, line_offset=offset, encoding=options.encoding
+                    self._display, exc, line=line, line_offset=offset, encoding=options.encoding
                 ) from exc
-            try:
-                obj = exact_parse(text, self._scan, json.loads)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    display,
-                    f"invalid JSON: {exc.msg} at column {exc.colno}",
-                    line=line,
-                    hint="each line must hold exactly one JSON object",
-                ) from exc
-            except ValueError as exc:  # e.g. an integer beyond int_max_str_digits
-                raise InputError(display, f"invalid JSON: {exc}", line=line) from exc
-            except RecursionError as exc:
-                raise InputError(display, "JSON nested too deeply", line=line) from exc
-        return record_from_object(obj, options, source=display, index=index, line=line, raw=raw)
+            obj = parse_json_text(text, self._scan, self._display, line)
+        return obj
+
+    def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record:
+        """``raw`` is the line with its ending; ``offset`` its file offset (for decode errors)."""
+        obj = self.value(raw, line=line, offset=offset)
+        return record_from_object(obj, self._options, source=self._display, index=index, line=line, raw=raw)
 
 
 def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:

@@ -9,6 +9,8 @@ def json_type(value: object) -> str:
     """The JSON name of a decoded value's type, for error messages."""
     if value is None:
         return "null"
+    if type(value).__name__ == "LongNumber":  # readers.fields.LongNumber: digits of a long integer
+        return "number"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, (int, float)):

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record, UnsupportedFileError
+from contam_guard.readers.base import ReadOptions, Record, Segment, UnsupportedFileError
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.opener import Source, StreamError, open_binary
@@ -39,7 +39,7 @@ def _whole_file(src: Source, display: str, options: ReadOptions) -> Iterator[Rec
             line_offset=src.bom_length,
             encoding=options.encoding,
         ) from exc
-    yield Record(source=display, index=0, line=1, text=text, raw=data)
+    yield Record(source=display, index=0, line=1, segments=(Segment("", text),), raw=data)
 
 
 class TextLineParser:
@@ -74,15 +74,21 @@ class TextLineParser:
             raise decode_failure(
                 self._display, exc, line=line, line_offset=offset, encoding=options.encoding
             ) from exc
-        return Record(source=self._display, index=index, line=line, text=_strip_ending(text), raw=raw)
+        return Record(
+            source=self._display,
+            index=index,
+            line=line,
+            segments=(Segment("", _strip_ending(text)),),
+            raw=raw,
+        )
 
 
 def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per non-blank line (ending stripped), or one for the whole file.
 
-    ``options.whole_file`` selects the latter. ``field``/``id_field`` do not apply to
-    plain text and are ignored. A file with a NUL byte in its first 8 KiB is binary:
-    ``UnsupportedFileError``.
+    ``options.whole_file`` selects the latter. ``fields``/``id_field`` do not apply to
+    plain text and are ignored (the segment's path is ""). A file with a NUL byte in its first
+    8 KiB is binary: ``UnsupportedFileError``.
     """
     if options.whole_file:
         check_encoding(options, display, line_based=False)

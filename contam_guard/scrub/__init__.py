@@ -23,10 +23,13 @@ Definitions (all numbers are settings; defaults in brackets):
   record's number, id and the piece's offsets); shorter pieces are discarded; a record split
   into more than ``max_pieces`` [10] pieces (counting the short ones) is dropped whole.
 - Mode ``drop``: a record with any collision is dropped whole.
-- Mode ``auto`` (default) chooses per record: ``drop`` for chat and instruction records
-  (OpenAI ``messages``, Alpaca, ShareGPT: a cut would break their structure) and for a
-  ``--field`` that is nested (``a.b``) or a list (``a[].b``); ``pieces`` for a top-level string
-  field (``text``, ``question``, ...) and plain-text files.
+- Mode ``auto`` (default) chooses per record: ``pieces`` for plain-text files, for a JSONL
+  record holding one string besides its id (``{"id": ..., "text": ...}``: a document) and
+  for a record whose one ``--field`` is a top-level string; ``drop`` for a record of several
+  strings (a prompt and its completion, chat turns, instruction fields: a cut would break how
+  they fit together) and for a nested (``a.b``) or list (``a[].b``) field.
+- Every string a scan reads is scrubbed: without ``--field`` an n-gram in any string of a
+  record counts, each string hashed on its own (an n-gram never spans two).
 
 Rounds. Cutting can change the counts: a common n-gram (left alone) can lose occurrences to
 other n-grams' windows and fall to ``max_doc_freq`` or fewer records, and a cut through a word
@@ -40,7 +43,7 @@ and every golden n-gram left in the output occurs in more than ``max_doc_freq`` 
 
 Formats: JSONL and plain text (one document per line), optionally ``.gz``/``.zst``; the output
 keeps the input's format (compressed by its own name). Untouched records and blank lines are
-copied byte for byte; a JSONL piece is the original object with the text field replaced by the
+copied byte for byte; a JSONL piece is the original object with the named field replaced by the
 piece and a field ``"contam_guard_piece": {"source_record", "id", "start", "end"}``. CSV,
 Parquet and JSON-array inputs are refused (convert to JSONL first).
 

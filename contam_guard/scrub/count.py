@@ -118,7 +118,7 @@ def _every_record(
 ) -> Iterator[list[Record]]:
     for batch in batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
         totals.records += len(batch)
-        totals.chars += sum(len(r.text) for r in batch)
+        totals.chars += sum(r.chars for r in batch)
         totals.bytes += sum(len(r.raw or b"") for r in batch)
         yield batch
 
@@ -147,7 +147,7 @@ def _prefiltered(
         totals.chars += int(lines.chars[hashed].sum())
         totals.bytes += int(np.diff(lines.end, prepend=0)[record].sum())
         wanted = [block.record(k) for k in np.flatnonzero(lines.status == prefilter_status.EXACT).tolist()]
-        totals.chars += sum(len(r.text) for r in wanted)
+        totals.chars += sum(r.chars for r in wanted)
         hit_lines, grams, _ = lines.hit_records()
         if hit_lines.size:
             table = match_hits(golden.index, grams, NO_HITS, int(hit_lines.size), scratch)
@@ -166,7 +166,7 @@ class _Counter:
         self.remembered = _Remembered()
 
     def add(self, number: int, batch: list[Record]) -> None:
-        hits = self.golden.find([r.text for r in batch], self.key)
+        hits = self.golden.find_segmented([[s.text for s in r.segments] for r in batch], self.key)
         if not len(hits):
             return
         # Distinct (n-gram, record) pairs: a batch never splits a record, so summing over

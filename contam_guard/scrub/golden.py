@@ -115,16 +115,32 @@ class GoldenNgrams:
 
     def find(self, texts: Sequence[str], key: HashKey | None) -> Hits:
         """Every occurrence of a golden n-gram in ``texts`` (one record or piece each)."""
+        return self.find_segmented([(text,) for text in texts], key)
+
+    def find_segmented(self, docs: Sequence[Sequence[str]], key: HashKey | None) -> Hits:
+        """Every occurrence of a golden n-gram in ``docs``, each a record's segments: an n-gram
+        never spans two segments, and ``start``/``end`` count characters of the doc's segments
+        joined by newlines (``scrub.lines.Parsed.text``)."""
+        texts = [text for doc in docs for text in doc]
         if not texts or self.size == 0:
             return Hits.empty()
+        counts = np.fromiter((len(doc) for doc in docs), dtype=np.int64, count=len(docs))
+        unit_doc = np.repeat(np.arange(len(docs), dtype=np.int64), counts)
+        lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        # Where each segment starts in its doc's joined text: after the earlier ones and a newline each.
+        ends = np.cumsum(lengths + 1)
+        first = np.cumsum(counts) - counts
+        unit_offset = (ends - lengths - 1) - np.repeat(
+            (ends - lengths - 1)[first[counts > 0]], counts[counts > 0]
+        )
         features = extract_features(texts, key=key, windows=False)
         n = self.n
         positions = features.word_record.size - n + 1
         if positions <= 0:
             return Hits.empty()
-        word_record = features.word_record
-        # Valid where the n words lie in one text; gram hashes past a text's end are padding.
-        valid = word_record[:positions] == word_record[n - 1 :]
+        word_unit = features.word_record
+        # Valid where the n words lie in one segment; gram hashes past a segment's end are padding.
+        valid = word_unit[:positions] == word_unit[n - 1 :]
         ngram = hash_grams(features.gram_hash, n - GRAM_N + 1)[:positions]
         maybe = valid & self.present[ngram >> np.uint64(64 - self.bits)]
         where = np.flatnonzero(maybe)
@@ -132,9 +148,10 @@ class GoldenNgrams:
         found = np.minimum(found, self.size - 1)
         hit = self.keys[found] == ngram[where]
         where, found = where[hit], found[hit]
+        unit = word_unit[where]
         return Hits(
-            doc=word_record[where],
+            doc=unit_doc[unit],
             key=found.astype(np.int64),
-            start=features.word_start[where],
-            end=features.word_end[where + n - 1],
+            start=features.word_start[where] + unit_offset[unit],
+            end=features.word_end[where + n - 1] + unit_offset[unit],
         )

@@ -27,9 +27,9 @@ from contam_guard.atomic import atomic_writer
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, detect_format
 from contam_guard.readers.blocks import BLOCK_BYTES, line_blocks
-from contam_guard.readers.fields import parse_field, record_from_object
+from contam_guard.readers.fields import KEY_MARK, DupObject, parse_field, record_from_object, strings_in
+from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
-from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
 
 FORMATS = ("jsonl", "text")
 PIECE_FIELD = "contam_guard_piece"
@@ -50,15 +50,25 @@ class Line:
 
 @dataclass(frozen=True)
 class Parsed:
-    """A touched record, parsed again: its text, line ending and (JSONL) object."""
+    """A touched record, parsed again: its segments' texts, line ending and (JSONL) object.
 
-    text: str
+    Offsets into a record (kept pieces, removals) count characters of ``text``, its segments
+    joined by newlines; n-grams are found per segment (``GoldenNgrams.find_segmented``), never
+    across two.
+    """
+
+    segments: tuple[str, ...]
     ending: bytes
     obj: dict[str, object] | None
     target: tuple[str, ...] | None
-    """Keys leading to the one string field that holds the text; None when the text is joined
-    from several places (chat turns, Alpaca fields, a list) and cannot be cut into pieces."""
+    """Keys leading to the one string field that holds the text (one ``--field`` naming a
+    string); None when the record's text is several strings (every string read, chat turns, a
+    list) and cannot be cut into pieces."""
     item_id: object
+
+    @cached_property
+    def text(self) -> str:
+        return "\n".join(self.segments)
 
 
 def scrub_format(path: PurePath, display: str) -> str:
@@ -152,30 +162,28 @@ def _ending(raw: bytes) -> bytes:
     return b"\n" if raw.endswith(b"\n") else b""
 
 
-def detected_target(obj: dict[str, object]) -> str | None:
-    """The key ``readers.shapes.detect_text`` takes the text from, when it is one string field.
+def field_target(
+    obj: dict[str, object], fields: tuple[str, ...], id_field: str | None = None
+) -> tuple[str, ...] | None:
+    """Keys to the one string holding the text, or None (see ``Parsed.target``).
 
-    Mirrors its order: ``text``; then chat ``messages``, Alpaca ``instruction`` and ShareGPT
-    ``conversations`` (joined from several places: None); then ``question``, ``prompt``,
-    ``content``. A test checks the two agree on every shape.
+    With one ``--field``: its path, when it has no list step and ends at a string. Without: the
+    record's one string value besides its id (``{"id": ..., "text": ...}``), when it sits at a
+    top-level key; a record of several strings (a prompt and its completion, chat turns) has
+    none. Never in an object with a repeated key (a piece is the object written again, which
+    would keep only one of the two values).
     """
-    if isinstance(obj.get("text"), str):
-        return "text"
-    if (
-        isinstance(obj.get("messages"), list)
-        or isinstance(obj.get("instruction"), str)
-        or isinstance(obj.get("conversations"), list)
-    ):
+    if _repeats_a_key(obj):
         return None
-    return next((k for k in SIMPLE_TEXT_KEYS[1:] if isinstance(obj.get(k), str)), None)
-
-
-def field_target(obj: dict[str, object], field: str | None) -> tuple[str, ...] | None:
-    """Keys to the one string holding the text, or None (see ``Parsed.target``)."""
-    if field is None:
-        key = detected_target(obj)
-        return None if key is None else (key,)
-    steps = parse_field(field)
+    if not fields:
+        ids = {"id"} if id_field is None else {id_field}
+        values = [s for s in strings_in(obj) if not s.path.endswith(KEY_MARK) and s.path not in ids]
+        if len(values) == 1 and values[0].path in obj and isinstance(obj[values[0].path], str):
+            return (values[0].path,)
+        return None
+    if len(fields) != 1:
+        return None
+    steps = parse_field(fields[0])
     if any(step.each for step in steps):
         return None
     value: object = obj
@@ -186,25 +194,40 @@ def field_target(obj: dict[str, object], field: str | None) -> tuple[str, ...] |
     return tuple(step.key for step in steps) if isinstance(value, str) else None
 
 
+def _repeats_a_key(value: object) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DupObject):
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def parse_line(fmt: str, line: Line, display: str, read: ReadOptions) -> Parsed:
-    """Parse a record line again (it was validated by the first pass)."""
+    """Parse a record line again (it was validated by the first pass), as the readers do."""
     ending = _ending(line.raw)
     try:
-        text = line.raw.decode(read.encoding, read.errors)
         if fmt == "text":
-            return Parsed(text[: len(text) - len(ending)], ending, None, None, None)
-        obj = json.loads(text)
+            text = line.raw.decode(read.encoding, read.errors)
+            return Parsed((text[: len(text) - len(ending)],), ending, None, None, None)
+        obj = JsonLineParser(display, read).value(line.raw, line=line.number, offset=0)
         record = record_from_object(
-            obj, read, source=display, index=line.record or 0, line=line.number, raw=line.raw
+            obj, read, source=display, index=line.record or 0, line=line.number, raw=None
         )
-    except (ValueError, InputError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+    except (ValueError, InputError) as exc:  # UnicodeDecodeError is a ValueError
         raise changed_error(display, line.number) from exc
-    assert isinstance(obj, dict)  # record_from_object checked it
+    if not isinstance(obj, dict):
+        return Parsed(tuple(s.text for s in record.segments), ending, None, None, None)
     item_id: object = record.item_id
     if read.id_field is None:
         found = obj.get("id")
         item_id = found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
-    return Parsed(record.text, ending, obj, field_target(obj, read.field), item_id)
+    segments = tuple(s.text for s in record.segments)
+    return Parsed(segments, ending, obj, field_target(obj, read.fields, read.id_field), item_id)
 
 
 def changed_error(display: str, line: int | None = None) -> InputError:

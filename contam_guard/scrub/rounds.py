@@ -84,9 +84,10 @@ def record_mode(fmt: str, parsed: Parsed, setting: ModeSetting, display: str, li
             raise InputError(
                 display,
                 "--mode pieces needs the text in one string field, but this record's text is "
-                "joined from several (chat turns, instruction fields or a list)",
+                "several strings (every string is read without --field; chat turns; a list)",
                 line=line,
-                hint="use --mode drop (the default for such records), or --field with one string field",
+                hint="use --mode drop (the default for such records), or name one string field, "
+                "e.g. --field text",
             )
         return "pieces"
     return "pieces" if parsed.target is not None and len(parsed.target) == 1 else "drop"
@@ -170,7 +171,7 @@ class _Round:
         others: list[tuple[int, int, Parsed]],
     ) -> None:
         if others:  # find records holding an n-gram that has just become rare
-            hits = self.golden.find([p.text for _, _, p in others], self.key)
+            hits = self.golden.find_segmented([p.segments for _, _, p in others], self.key)
             found = sorted_unique(hits.doc[self.active[hits.key]])
             for doc in found.tolist():
                 record, line, parsed = others[doc]
@@ -188,8 +189,16 @@ class _Round:
         # The n-grams of the current pieces of every touched record in the batch.
         fresh_ids = {id(s) for s, _ in fresh}
         docs: list[tuple[RecordState, int, int]] = [(s, a, b) for s, _ in batch for a, b in s.kept]
+        parsed_of = {id(s): p for s, p in batch}
         texts = {id(s): p.text for s, p in batch}
-        hits = self.golden.find([texts[id(s)][a:b] for s, a, b in docs], self.key)
+        # A whole record is hashed segment by segment; a piece (of a one-string record) as it is.
+        hits = self.golden.find_segmented(
+            [
+                parsed_of[id(s)].segments if (a, b) == (0, s.length) else (texts[id(s)][a:b],)
+                for s, a, b in docs
+            ],
+            self.key,
+        )
         # A record entering the touched set (its one piece is still the whole record) no longer
         # counts as an untouched input record for the n-grams it holds.
         entering = np.array([id(s) in fresh_ids for s, _, _ in docs], dtype=np.bool_)[hits.doc]

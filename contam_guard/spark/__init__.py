@@ -69,7 +69,7 @@ def scan_dataframe(
 def scan_files(
     spark: SparkSession,
     paths: Sequence[str | Path],
-    field: str | None,
+    fields: str | Sequence[str] | None,
     manifest: Manifest,
     *,
     key: HashKey | None = None,
@@ -85,7 +85,7 @@ def scan_files(
     report = scan_files_report(
         spark,
         paths,
-        field,
+        fields,
         manifest,
         key=key,
         rules=rules,

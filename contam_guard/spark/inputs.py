@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
@@ -31,8 +31,8 @@ from pyspark.sql import types as st
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, UnsupportedFileError, detect_format, read_records
 from contam_guard.readers.decoding import check_encoding
-from contam_guard.readers.fields import ALLOW_KEY, parse_field
-from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
+from contam_guard.readers.fields import ALLOW_KEY
+from contam_guard.readers.parquet import ColumnSource, text_sources
 
 FRAME_KEY = ""
 """The ``file`` key of rows that come from a DataFrame."""
@@ -62,17 +62,17 @@ def canonical(path: str) -> str:
 class InputFile:
     """One input as the workers and the driver see it.
 
-    ``fmt`` is ``jsonl``, ``text``, ``parquet`` or ``frame``; ``nested`` marks a Parquet text
-    field that is a path into a nested column (its value arrives as JSON in ``raw``).
-    ``absolute``: the input gives record numbers itself (``row``), else they are counted.
+    ``fmt`` is ``jsonl``, ``text``, ``parquet`` or ``frame``; ``sources`` are the columns (or
+    paths into them) read as text: a Parquet row's arrive as JSON in ``raw``, a DataFrame's one
+    text column in ``text``. ``absolute``: the input gives record numbers itself (``row``),
+    else they are counted.
     """
 
     key: str
     display: str
     fmt: str
     order: int
-    field: str | None = None
-    nested: bool = False
+    sources: tuple[ColumnSource, ...] = ()
     absolute: bool = False
 
 
@@ -199,7 +199,7 @@ def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
         key = os.path.abspath(canonical(source.location)) if source.is_local else source.location
         if key in files:
             continue  # named twice: scanned once, as the local engine's folder walk would
-        files[key] = InputFile(key, source.display, fmt, order, field=read.field, absolute=fmt == "parquet")
+        files[key] = InputFile(key, source.display, fmt, order, absolute=fmt == "parquet")
     return InputPlan(files, read, tuple(notices))
 
 
@@ -216,55 +216,46 @@ def _text_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
     )
 
 
-def _parquet_column(frame: DataFrame, file: InputFile) -> tuple[str, bool]:
-    """The column holding the text (and whether ``--field`` is a path into it), as the local
-    Parquet reader chooses it."""
-    names = frame.columns
-    if file.field is None:
-        found = next((n for n in SIMPLE_TEXT_KEYS if n in names), None)
-        if found is None:
-            raise InputError(
-                file.display,
-                f"no text column found (looked for {', '.join(SIMPLE_TEXT_KEYS)}); "
-                f"columns: {', '.join(names)}",
-                hint="pass --field with a column name or a path such as messages[].content",
-            )
-        column, nested = found, False
-    elif file.field in names:
-        column, nested = file.field, False
-    else:
-        try:
-            first = parse_field(file.field)[0].key
-        except ValueError as exc:
-            raise InputError(file.display, str(exc)) from exc
-        if first not in names or first == file.field:
-            raise InputError(file.display, f"text column {first!r} not found; columns: {', '.join(names)}")
-        column, nested = first, True
-    dtype = frame.schema[column].dataType
-    if not nested and not isinstance(dtype, st.StringType):
-        raise InputError(
-            file.display, f"text column {column!r} has type {dtype.simpleString()}, expected string"
-        )
-    return column, nested
+def _holds_strings(dtype: st.DataType) -> bool:
+    """Whether values of ``dtype`` can hold text (as ``readers.parquet`` judges Arrow types)."""
+    if isinstance(dtype, st.StringType):
+        return True
+    if isinstance(dtype, st.ArrayType):
+        return _holds_strings(dtype.elementType)
+    if isinstance(dtype, st.StructType):
+        return any(_holds_strings(f.dataType) for f in dtype.fields)
+    if isinstance(dtype, st.MapType):
+        return _holds_strings(dtype.keyType) or _holds_strings(dtype.valueType)
+    return False
 
 
-def _parquet_rows(spark: SparkSession, file: InputFile) -> tuple[DataFrame, InputFile]:
+def _parquet_sources(frame: DataFrame, file: InputFile, read: ReadOptions) -> tuple[ColumnSource, ...]:
+    """The columns (or paths into them) read as text, as the local Parquet reader chooses them."""
+
+    def holds_strings(column: str) -> str | None:
+        dtype = frame.schema[column].dataType
+        return None if _holds_strings(dtype) else dtype.simpleString()
+
+    return tuple(text_sources(frame.columns, holds_strings, read, file.display))
+
+
+def _parquet_rows(spark: SparkSession, file: InputFile, read: ReadOptions) -> tuple[DataFrame, InputFile]:
     frame = spark.read.parquet(file.key)
-    column, nested = _parquet_column(frame, file)
+    sources = _parquet_sources(frame, file, read)
+    columns = list(dict.fromkeys(src.column for src in sources))
     allow = (sf.col(ALLOW_KEY) == sf.lit("allow")) if ALLOW_KEY in frame.columns else sf.lit(False)
-    # Nulls kept: the field path must see {"content": null} as the local reader does, not a gap.
-    as_json = sf.to_json(sf.struct(sf.col(column)), {"ignoreNullFields": "false"})
-    value = as_json.cast("binary") if nested else sf.lit(None).cast("binary")
+    # Nulls kept: a field path must see {"content": null} as the local reader does, not a gap.
+    as_json = sf.to_json(sf.struct(*(sf.col(c) for c in columns)), {"ignoreNullFields": "false"})
     rows = frame.select(
         sf.lit(file.key).alias("file"),
         sf.lit(None).cast("long").alias("block"),
-        value.alias("raw"),
-        (sf.lit(None).cast("string") if nested else sf.col(column)).alias("text"),
+        (as_json if columns else sf.lit("{}")).cast("binary").alias("raw"),
+        sf.lit(None).cast("string").alias("text"),
         # _metadata.row_index: the row's number in its file, whatever the splits (Spark >= 3.5).
         sf.col("_metadata.row_index").alias("row"),
         sf.coalesce(allow, sf.lit(False)).alias("allow"),
     )
-    return rows, InputFile(file.key, file.display, file.fmt, file.order, file.field, nested, True)
+    return rows, replace(file, sources=sources, absolute=True)
 
 
 def file_frame(spark: SparkSession, plan: InputPlan) -> tuple[DataFrame, InputPlan]:
@@ -279,7 +270,7 @@ def file_frame(spark: SparkSession, plan: InputPlan) -> tuple[DataFrame, InputPl
             continue
         if file.key.startswith("/") and os.path.getsize(file.key) == 0:
             continue  # an empty file has no records (and Spark could not read it)
-        rows, files[file.key] = _parquet_rows(spark, file)
+        rows, files[file.key] = _parquet_rows(spark, file, plan.read)
         frames.append(rows)
     if not frames:
         return spark.createDataFrame([], INPUT_SCHEMA), plan
@@ -315,5 +306,5 @@ def dataframe_frame(
         (sf.col(record_col).cast("long") if record_col else sf.lit(None).cast("long")).alias("row"),
         sf.coalesce(allow, sf.lit(False)).alias("allow"),
     )
-    file = InputFile(FRAME_KEY, source, "frame", 0, field=text_col, absolute=record_col is not None)
+    file = InputFile(FRAME_KEY, source, "frame", 0, (ColumnSource(text_col, None),), record_col is not None)
     return frame, InputPlan({FRAME_KEY: file})

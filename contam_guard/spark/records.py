@@ -1,8 +1,9 @@
 """Rows of the input frame to ``Record``s, inside a task, with the local readers' rules.
 
-A JSONL line is parsed as ``readers.jsonl`` parses it (orjson first; whatever orjson refuses
-goes through ``json`` for its exact error message) and its text is taken out by
-``readers.fields.record_from_object``: the same field detection, the same errors. Blank lines
+A JSONL line is parsed as ``readers.jsonl`` parses it (orjson first; whatever orjson refuses, or
+a line that may repeat a key, goes through ``json`` for its exact error message) and its
+segments are taken out by ``readers.fields.record_from_object``; a Parquet row's by
+``readers.parquet.row_segments``: the same fields, the same errors. Blank lines
 are skipped as the local readers skip them (``bytes.isspace`` of the line with its ``\\n``);
 a UTF-8 byte-order mark at the start of a file is dropped.
 
@@ -13,14 +14,14 @@ until the driver offsets them (``splits.py``).
 from __future__ import annotations
 
 import json
-import json.scanner
 from dataclasses import dataclass
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
-from contam_guard.readers.fields import extract_text, record_from_object
-from contam_guard.readers.jsonl import NOT_PARSED, exact_parse, fast_parse
+from contam_guard.readers.base import ReadOptions, Record, Segment
+from contam_guard.readers.fields import record_from_object
+from contam_guard.readers.jsonl import NOT_PARSED, fast_parse, json_scanner, parse_json_text
 from contam_guard.readers.opener import UTF8_BOM
+from contam_guard.readers.parquet import row_segments
 from contam_guard.spark.failures import TaskError, TaskInputError
 from contam_guard.spark.inputs import InputFile
 
@@ -59,8 +60,7 @@ class RowReader:
     def __init__(self, read: ReadOptions) -> None:
         self.read = read
         self.fast = read.encoding.replace("_", "-").lower() in ("utf-8", "utf8") and read.errors == "strict"
-        # (typeshed types the context as another scanner; a JSONDecoder is what json itself passes.)
-        self.scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+        self.scan = json_scanner()
 
     def line_record(self, file: InputFile, split: SplitCounter, raw: bytes, source: str) -> Record | None:
         """The record of one JSONL or text line, or None for a blank line.
@@ -79,14 +79,14 @@ class RowReader:
             if file.fmt == "text":
                 text = self._decode(raw, file, split, line, offset)
                 text = text[:-2] if text.endswith("\r\n") else text[:-1]
-                record = Record(source=source, index=split.records, line=line, text=text)
+                record = Record(source=source, index=split.records, line=line, segments=(Segment("", text),))
             else:
                 record = self._json(raw, file, split, line, offset, source)
         except InputError as exc:
             error = TaskError(split.file, split.block, exc.problem, line=line, hint=exc.hint)
             raise TaskInputError(error) from None
         split.records += 1
-        split.chars += len(record.text)
+        split.chars += record.chars
         return record
 
     def _decode(self, raw: bytes, file: InputFile, split: SplitCounter, line: int, offset: int) -> str:
@@ -104,18 +104,7 @@ class RowReader:
         obj = fast_parse(raw) if self.fast else NOT_PARSED
         if obj is NOT_PARSED:
             text = self._decode(raw, file, split, line, offset)
-            try:
-                obj = exact_parse(text, self.scan, json.loads)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    file.display,
-                    f"invalid JSON: {exc.msg} at column {exc.colno}",
-                    hint="each line must hold exactly one JSON object",
-                ) from exc
-            except ValueError as exc:  # e.g. an integer beyond int_max_str_digits
-                raise InputError(file.display, f"invalid JSON: {exc}") from exc
-            except RecursionError as exc:
-                raise InputError(file.display, "JSON nested too deeply") from exc
+            obj = parse_json_text(text, self.scan, file.display, None)
         return record_from_object(obj, self.read, source=source, index=split.records, line=line, raw=None)
 
     def row_record(
@@ -125,23 +114,29 @@ class RowReader:
         row: tuple[str | None, bytes | None, int | None, bool],
         source: str,
     ) -> Record:
-        """The record of a Parquet or DataFrame row, given as (text, raw, row number, allow).
-
-        Rows have no lines: ``line`` is None.
+        """The record of a Parquet or DataFrame row, given as (text, raw, row number, allow):
+        a DataFrame's text column in ``text``; a Parquet row's text columns as JSON in ``raw``,
+        read by the local Parquet reader's ``row_segments``. Rows have no lines: ``line`` is None.
         """
         text, raw, number, allow = row
         index = split.records if number is None else number
         try:
             if file.absolute and number is None:
                 raise InputError(file.display, "the record column is null")
-            if file.nested:
-                assert raw is not None and file.field is not None
-                text = extract_text(json.loads(raw), file.field, path=file.display, line=None)
-            elif text is None:
-                raise InputError(file.display, f"column {file.field or 'text'!r} is null")
+            if file.fmt == "frame":
+                column = file.sources[0].column
+                if text is None:
+                    raise InputError(file.display, f"column {column!r} is null")
+                segments: tuple[Segment, ...] = (Segment(column, text),)
+            else:
+                assert raw is not None
+                values = json.loads(raw)
+                named = bool(self.read.fields)
+                segments = row_segments(list(file.sources), values, named, file.display, index)
         except InputError as exc:
             error = TaskError(split.file, split.block, exc.problem, record=index, hint=exc.hint)
             raise TaskInputError(error) from None
+        record = Record(source=source, index=index, line=None, segments=segments, allow=allow)
         split.records += 1
-        split.chars += len(text)
-        return Record(source=source, index=index, line=None, text=text, allow=allow)
+        split.chars += record.chars
+        return record

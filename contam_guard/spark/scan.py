@@ -113,6 +113,7 @@ def _pairs(table: pa.Table, plan: InputPlan, offsets: Offsets) -> list[PairRow]:
                 source=file.display,
                 record=row["record"] if file.absolute else before.records + row["record"],
                 line=None if line is None else before.lines + line,
+                field=row["field"],
                 longest_run=row["longest_run"],
                 ngrams8_found=row["ngrams8_found"],
                 covered_l10=row["covered_l10"],
@@ -214,10 +215,15 @@ def scan_sources(
     return scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars)
 
 
+def _field_tuple(fields: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``fields`` as a tuple: one path, several, or none (every string)."""
+    return (fields,) if isinstance(fields, str) else tuple(fields or ())
+
+
 def scan_files_report(
     spark: SparkSession,
     paths: Sequence[str | Path],
-    field: str | None,
+    fields: str | Sequence[str] | None,
     manifest: Manifest,
     *,
     key: HashKey | None = None,
@@ -229,10 +235,12 @@ def scan_files_report(
     """Scan JSONL, text and Parquet files with Spark and apply the rules.
 
     Local folders are walked like ``contam-guard scan`` walks them; URLs (``hdfs://``,
-    ``s3a://``) go to Spark as they are. Records are named as the local engine names them: the
-    file's display name, the 0-based record number and the 1-based line.
+    ``s3a://``) go to Spark as they are. ``fields``: the paths to read (one or several), or None
+    for every string of every record, as ``contam-guard scan --field``. Records are named as the
+    local engine names them: the file's display name, the 0-based record number and the 1-based
+    line.
     """
-    read = ReadOptions(field=field, encoding=encoding, errors=errors)
+    read = ReadOptions(fields=_field_tuple(fields), encoding=encoding, errors=errors)
     windows = (rules or Rules()).gpt4.enabled
     result = scan_sources(
         spark, sources_for(paths), read, manifest, key=key, windows=windows, batch_chars=batch_chars

@@ -161,7 +161,7 @@ def round_task(payload: Broadcast[EnginePayload], spec: Broadcast[RoundSpec]) ->
                 dumped = round_spec.states.get(record)
                 if dumped is None and not round_spec.locate:
                     continue
-                parsed = Parsed(text, b"", None, None, item_id)
+                parsed = Parsed((text,), b"", None, None, item_id)
                 if dumped is None:
                     others.append((record, 0, parsed))
                 else:

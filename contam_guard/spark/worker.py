@@ -43,6 +43,7 @@ _FIELDS: list[tuple[str, pa.DataType, st.DataType]] = [
     ("item", pa.int64(), st.LongType()),
     ("record", pa.int64(), st.LongType()),
     ("line", pa.int64(), st.LongType()),
+    ("field", pa.string(), st.StringType()),
     ("longest_run", pa.int64(), st.LongType()),
     ("ngrams8_found", pa.int64(), st.LongType()),
     ("covered_l10", pa.int64(), st.LongType()),
@@ -125,7 +126,7 @@ class PartitionScan:
             if record is None:
                 continue
             self.batch.append(record)
-            self.size += len(record.text)
+            self.size += record.chars
             if self.size >= self.payload.batch_chars:
                 self.flush()
 
@@ -172,6 +173,7 @@ class PartitionScan:
                 "item": [p.item for p in pairs],
                 "record": [p.record for p in pairs],
                 "line": [p.line for p in pairs],
+                "field": [p.field for p in pairs],
                 "longest_run": [p.longest_run for p in pairs],
                 "ngrams8_found": [p.ngrams8_found for p in pairs],
                 "covered_l10": [p.covered_l10 for p in pairs],

@@ -1,23 +1,97 @@
-"""Unit tests for field extraction from decoded JSON records."""
+"""Unit tests for taking segments (field path, text) and ids out of decoded JSON records."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from contam_guard.errors import InputError
-from contam_guard.readers.fields import extract_id, extract_text
+from contam_guard.readers.base import ReadOptions
+from contam_guard.readers.fields import (
+    DupObject,
+    LongNumber,
+    extract_id,
+    general_path,
+    loads_keeping_duplicates,
+    segments_of,
+)
 
 P = "data.jsonl"
 
 
+def _options(field: str | None, detect: bool) -> ReadOptions:
+    return ReadOptions(fields=() if field is None else (field,), detect_shape=detect)
+
+
+def segments(obj: object, field: str | None = None, line: int | None = 7) -> list[tuple[str, str]]:
+    """(path, text) of every segment ``--field field`` reads (None: every string)."""
+    return [(s.path, s.text) for s in segments_of(obj, _options(field, False), path=P, line=line)]
+
+
 def text(obj: object, field: str | None = None, line: int | None = 7) -> str:
-    return extract_text(obj, field, path=P, line=line)
+    """The text one field (or, without one, the detected shape) gives, segments joined."""
+    found = segments_of(obj, _options(field, field is None), path=P, line=line)
+    return "\n".join(s.text for s in found)
 
 
-def error(obj: object, field: str | None = None, line: int | None = 7) -> InputError:
+def error(obj: object, field: str | None = None, line: int | None = 7, detect: bool = True) -> InputError:
     with pytest.raises(InputError) as info:
-        extract_text(obj, field, path=P, line=line)
+        segments_of(obj, _options(field, detect and field is None), path=P, line=line)
     return info.value
+
+
+# Every string, by default: each its own segment, named by its path, keys included.
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"prompt": "Solve.", "completion": "LEAK"}, [("prompt", "Solve."), ("completion", "LEAK")]),
+        (
+            {"messages": [{"role": "user", "content": "q"}], "response": "LEAK"},
+            [("messages[0].role", "user"), ("messages[0].content", "q"), ("response", "LEAK")],
+        ),
+        ({"data": {"body": "LEAK"}}, [("data.body", "LEAK")]),
+        (["first", "LEAK"], [("[0]", "first"), ("[1]", "LEAK")]),
+        ("LEAK", [("", "LEAK")]),
+        (
+            {"chosen": ["a", {"x": "LEAK"}], "n": 3, "ok": True, "z": None},
+            [("chosen[0]", "a"), ("chosen[1].x", "LEAK")],
+        ),
+        ({"odd key": "LEAK"}, [('["odd key"]', "LEAK")]),
+        (
+            {"tool_calls": [{"function": {"arguments": '{"q": "LEAK"}'}}]},
+            [("tool_calls[0].function.arguments", '{"q": "LEAK"}')],
+        ),
+    ],
+)
+def test_every_string_is_a_segment(record: object, expected: list[tuple[str, str]]) -> None:
+    values = [(path, text) for path, text in segments(record) if not path.endswith("{key}")]
+    assert values == expected
+
+
+def test_keys_are_segments_too_in_document_order() -> None:
+    got = segments({"a": "x", "b": {"c": "y"}})
+    assert got == [("{key}", "a"), ("a", "x"), ("{key}", "b"), ("b{key}", "c"), ("b.c", "y")]
+
+
+def test_a_repeated_key_keeps_both_values() -> None:
+    obj = loads_keeping_duplicates('{"text": "LEAK", "text": "clean"}')
+    assert isinstance(obj, DupObject)
+    assert [s for s in segments(obj) if s[0] == "text"] == [("text", "LEAK"), ("text", "clean")]
+    assert segments(obj, "text") == [("text", "LEAK"), ("text", "clean")]
+
+
+def test_a_long_integer_is_read_as_a_number() -> None:
+    digits = "9" * 5000
+    obj = loads_keeping_duplicates(f'{{"id": {digits}, "text": "t"}}')
+    assert isinstance(obj, dict) and isinstance(obj["id"], LongNumber)
+    assert [s for s in segments(obj) if not s[0].endswith("{key}")] == [("text", "t")]
+    assert extract_id(obj, "id", path=P, line=1) == digits
+    assert json.loads('{"a": 1}') == loads_keeping_duplicates('{"a": 1}')
+
+
+def test_general_path_drops_positions() -> None:
+    assert general_path("messages[12].content[0].text") == "messages[].content[].text"
 
 
 def test_explicit_top_level_field() -> None:
@@ -28,9 +102,9 @@ def test_explicit_dotted_field() -> None:
     assert text({"meta": {"body": "deep"}}, "meta.body") == "deep"
 
 
-def test_explicit_list_step_joins_with_newline() -> None:
+def test_explicit_list_step_gives_one_segment_per_element() -> None:
     obj = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}
-    assert text(obj, "messages[].content") == "q\na"
+    assert segments(obj, "messages[].content") == [("messages[0].content", "q"), ("messages[1].content", "a")]
 
 
 def test_explicit_sharegpt_path() -> None:
@@ -38,8 +112,12 @@ def test_explicit_sharegpt_path() -> None:
     assert text(obj, "conversations[].value") == "x\ny"
 
 
-def test_explicit_list_of_strings_is_joined() -> None:
-    assert text({"paras": ["p1", "p2"]}, "paras") == "p1\np2"
+def test_explicit_list_of_strings_is_one_segment_each() -> None:
+    assert segments({"paras": ["p1", "p2"]}, "paras") == [("paras[0]", "p1"), ("paras[1]", "p2")]
+
+
+def test_explicit_object_reads_every_string_under_it() -> None:
+    assert segments({"body": {"a": "b"}}, "body") == [("body{key}", "a"), ("body.a", "b")]
 
 
 @pytest.mark.parametrize(
@@ -49,7 +127,6 @@ def test_explicit_list_of_strings_is_joined() -> None:
         (2.5, "a number"),
         (None, "null"),
         (True, "a boolean"),
-        ({"a": "b"}, "an object"),
     ],
 )
 def test_explicit_field_of_wrong_type(value: object, kind: str) -> None:
@@ -60,10 +137,8 @@ def test_explicit_field_of_wrong_type(value: object, kind: str) -> None:
     assert kind in err.problem
 
 
-def test_explicit_field_list_of_numbers() -> None:
-    err = error({"body": [1, 2]}, "body")
-    assert "'body'" in err.problem
-    assert "array containing a number" in err.problem
+def test_explicit_field_list_of_numbers_holds_no_text() -> None:
+    assert segments({"body": [1, 2]}, "body") == []
 
 
 def test_explicit_field_missing_lists_fields_present() -> None:
@@ -99,10 +174,15 @@ def test_invalid_field_path() -> None:
     ("obj", "kind"), [(5, "a number"), ([1, 2], "an array"), ("s", "a string"), (None, "null")]
 )
 def test_record_not_an_object(obj: object, kind: str) -> None:
-    for field in (None, "text"):
+    for field in (None, "text"):  # a named field, or the shapes of a golden set
         err = error(obj, field)
         assert f"record is {kind}, not a JSON object" in err.problem
         assert err.line == 7
+
+
+def test_any_json_value_is_read_without_a_field() -> None:
+    assert segments(["a", 5, None]) == [("[0]", "a")]
+    assert segments(5) == []
 
 
 def test_detect_text() -> None:

@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from contam_guard.config import DEFAULT_CONFIG_TEXT, Config, ScrubSettings
-from contam_guard.readers.shapes import detect_text
+from contam_guard.readers.fields import loads_keeping_duplicates
 from contam_guard.scrub.cuts import CutSettings, Removal, decide, merge
-from contam_guard.scrub.lines import detected_target, field_target
+from contam_guard.scrub.lines import field_target
 
 SETTINGS = CutSettings(window=200, min_piece_chars=200, max_pieces=10)
 
@@ -70,35 +70,35 @@ def test_merge_joins_overlapping_and_adjacent_spans_per_group_only() -> None:
     assert of_row.tolist() == [0, 0, 1, 3, 3, 2]
 
 
-SHAPES: list[dict[str, object]] = [
-    {"text": "a b"},
-    {"messages": [{"role": "user", "content": "a"}]},
-    {"instruction": "do", "input": "", "output": "x"},
-    {"conversations": [{"from": "human", "value": "a"}]},
-    {"question": "q"},
-    {"prompt": "p", "content": "c"},
-    {"content": "c"},
-    {"text": 5, "question": "q"},
-    {"messages": "not a list", "prompt": "p"},
+# (record, --field, id field, the target auto mode cuts into pieces; None: dropped whole)
+TARGETS: list[tuple[dict[str, object], tuple[str, ...], str | None, tuple[str, ...] | None]] = [
+    ({"id": "d1", "text": "t"}, (), None, ("text",)),  # a document: one string besides its id
+    ({"text": "t", "n": 3, "ok": True}, (), None, ("text",)),
+    ({"doc": 7, "body": "t"}, (), "doc", ("body",)),
+    ({"prompt": "p", "completion": "c"}, (), None, None),  # several strings: drop
+    ({"text": "t", "url": "u"}, (), None, None),
+    ({"messages": [{"role": "user", "content": "a"}]}, (), None, None),
+    ({"meta": {"body": "t"}}, (), None, None),  # not a top-level field
+    ({"a": {"b": "x", "c": ["y"]}, "t": "z"}, ("a.b",), None, ("a", "b")),
+    ({"a": {"b": "x", "c": ["y"]}, "t": "z"}, ("t",), None, ("t",)),
+    ({"a": {"b": "x", "c": ["y"]}, "t": "z"}, ("a.c",), None, None),  # a list: not one string
+    ({"m": [{"content": "x"}]}, ("m[].content",), None, None),
+    ({"p": "x", "c": "y"}, ("p", "c"), None, None),  # two fields
 ]
 
 
-@pytest.mark.parametrize("obj", SHAPES)
-def test_detected_target_agrees_with_the_reader(obj: dict[str, object]) -> None:
-    text = detect_text(obj, "f", 1)
-    key = detected_target(obj)
-    if key is None:
-        assert any(k in obj for k in ("messages", "instruction", "conversations"))
-    else:
-        assert obj[key] == text
+@pytest.mark.parametrize(("obj", "fields", "id_field", "target"), TARGETS)
+def test_field_target(
+    obj: dict[str, object], fields: tuple[str, ...], id_field: str | None, target: tuple[str, ...] | None
+) -> None:
+    assert field_target(obj, fields, id_field) == target
 
 
-def test_field_target() -> None:
-    obj: dict[str, object] = {"a": {"b": "x", "c": ["y"]}, "t": "z"}
-    assert field_target(obj, "a.b") == ("a", "b")
-    assert field_target(obj, "t") == ("t",)
-    assert field_target(obj, "a.c") is None  # a list of strings is joined: not one field
-    assert field_target(obj, "m[].content") is None
+def test_no_target_in_an_object_with_a_repeated_key() -> None:
+    obj = loads_keeping_duplicates('{"text": "a", "meta": {"k": 1, "k": 2}}')
+    assert isinstance(obj, dict)
+    assert field_target(obj, ("text",)) is None
+    assert field_target(obj, ()) is None
 
 
 def test_default_config_text_lists_the_scrub_defaults() -> None:

@@ -1,8 +1,10 @@
-"""The prefilter's JSON reading (``_native.decode_field``) against Python's ``json``.
+"""The prefilter's JSON reading (``_native.decode_segments``) against Python's ``json``.
 
-``decode_field(line, key)`` is the text the C filter decodes for top-level ``key``, or None
-where it hands the line to the exact path whatever its text. It must never accept a line the
-exact path refuses nor decode a text other than json's: a clean line is counted, never re-read.
+``decode_segments(line, keys, READ_KEYS)`` is the strings the C filter decodes for the listed
+top-level keys, ``decode_segments(line, b"", READ_ALL)`` every string of the line (keys too, in
+document order), or None where it hands the line to the exact path whatever its text. It must
+never accept a line the exact path refuses nor decode a text other than the readers': a clean
+line is counted, never re-read.
 """
 
 from __future__ import annotations
@@ -17,9 +19,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.native import module
+from contam_guard.native import may_repeat_keys, module
+from contam_guard.readers.fields import loads_keeping_duplicates, strings_in
 
-decode_field = module().decode_field
+_native = module()
+
+
+def decode_field(line: bytes, key: bytes) -> str | None:
+    """The text the filter reads for the one top-level ``key`` (``--field key``), or None."""
+    got = _native.decode_segments(line, key, _native.READ_KEYS)
+    if got is None:
+        return None
+    assert len(got) == 1
+    return str(got[0])
+
+
+def decode_all(line: bytes) -> list[str] | None:
+    """Every string the filter reads without ``--field``, or None."""
+    got = _native.decode_segments(line, b"", _native.READ_ALL)
+    return None if got is None else list(got)
+
+
+def readers_strings(line: bytes) -> list[str]:
+    """Every string the readers take from a line json reads (repeated keys kept)."""
+    return [segment.text for segment in strings_in(loads_keeping_duplicates(line.decode("utf-8")))]
 
 # ------------------------------------------------------------------------------------------
 # Random valid lines
@@ -158,8 +181,11 @@ def _dump(value: object, rnd: random.Random, ascii_only: bool) -> str:
 
 def _check_decodes(line: bytes) -> None:
     expected = json.loads(line.decode("utf-8"))["text"]
+    assert decode_all(line) == readers_strings(line)
     got = decode_field(line, b"text")
-    assert got is not None, line
+    if got is None:  # a top-level key written with escapes may be "text": left to the exact path
+        assert b"\\" in line, line
+        return
     assert got == expected
     # The exact path parses with orjson first (json when orjson refuses): the same text too.
     try:
@@ -209,8 +235,19 @@ def _mutate(line: bytes, rnd: random.Random, count: int) -> bytes:
 
 
 def _check_strict(line: bytes) -> bool:
-    """Whenever the filter decodes ``line``, json reads it, strictly, to the same text.
-    Returns whether it decoded."""
+    """Whenever the filter decodes ``line``, json reads it, strictly, to the same text (every
+    string too). Returns whether it decoded the text field."""
+    strings = decode_all(line)
+    if strings is not None:
+        assert strings == readers_strings(line)  # json reads it (strictly: it raises otherwise)
+    pairs_seen: list[list[tuple[str, object]]] = []
+    try:
+        json.loads(line.decode("utf-8"), object_pairs_hook=lambda kv: pairs_seen.append(kv) or dict(kv))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        pass
+    else:
+        if any(len({k for k, _ in kv}) < len(kv) for kv in pairs_seen):
+            assert may_repeat_keys(line), line
     got = decode_field(line, b"text")
     if got is None:
         return False
@@ -370,8 +407,6 @@ def test_lines_the_filter_leaves_to_the_exact_path(line: bytes) -> None:
 
 
 DECODED = {
-    "escaped key": (b'{"\\u0074ext": "hi"}', "hi"),
-    "escaped key, upper-case hex": (b'{"te\\u0078\\u0054": 1, "te\\u0078t": "hi"}', "hi"),
     "emoji as a surrogate pair escape": (b'{"text": "\\ud83d\\ude00"}', "\U0001f600"),
     "surrogate pair, upper-case hex": (b'{"text": "\\uD83D\\uDE00!"}', "\U0001f600!"),
     "U+10FFFF as escapes": (b'{"text": "\\udbff\\udfff"}', "\U0010ffff"),
@@ -380,7 +415,6 @@ DECODED = {
     "escaped NUL and controls": (b'{"text": "\\u0000\\u001f\\u007f"}', "\x00\x1f\x7f"),
     "raw DEL": (b'{"text": "a\x7fb"}', "a\x7fb"),
     "non-ASCII key before text": ('{"ключ": 1, "text": "x"}'.encode(), "x"),
-    "escaped non-ASCII key before text": (b'{"\\u043a\\u043b": [1], "text": "x"}', "x"),
     "raw 2-, 3- and 4-byte UTF-8": ('{"text": "é€😀\U0010ffff"}'.encode(), "é€😀\U0010ffff"),
     "edges of the BMP": (
         '{"text": "\ud7ff\ue000\uffff\u0080\u07ff\u0800"}'.encode(),
@@ -412,6 +446,51 @@ DECODED = {
 def test_lines_the_filter_decodes(line: bytes, expected: str) -> None:
     assert json.loads(line.decode("utf-8"))["text"] == expected  # the table itself is right
     assert decode_field(line, b"text") == expected
+
+
+# Valid lines the filter leaves to the exact path by choice, in READ_KEYS mode: a top-level key
+# written with escapes might be a listed key in disguise (or repeat one).
+LEFT_EXACT = {
+    "escaped key": b'{"\\u0074ext": "hi"}',
+    "escaped key, upper-case hex": b'{"te\\u0078\\u0054": 1, "te\\u0078t": "hi"}',
+    "escaped non-ASCII key before text": b'{"\\u043a\\u043b": [1], "text": "x"}',
+}
+
+
+@pytest.mark.parametrize("line", list(LEFT_EXACT.values()), ids=list(LEFT_EXACT))
+def test_escaped_keys_go_exact_with_a_field_but_are_read_without(line: bytes) -> None:
+    assert decode_field(line, b"text") is None
+    assert decode_all(line) == readers_strings(line)
+
+
+def test_several_keys_in_the_order_listed() -> None:
+    line = b'{"prompt": "p", "id": 3, "completion": "c"}'
+    assert _native.decode_segments(line, b"completion\0prompt", _native.READ_KEYS) == ["c", "p"]
+    assert _native.decode_segments(line, b"completion\0missing", _native.READ_KEYS) is None
+
+
+def test_every_string_in_document_order_with_repeated_keys() -> None:
+    line = b'{"a": "x", "b": ["y", {"c": "z"}], "a": "w", "n": [1, null, true]}'
+    assert decode_all(line) == ["a", "x", "b", "y", "c", "z", "a", "w", "n"]
+    assert decode_all(line) == readers_strings(line)
+    assert decode_all(b'["s", 1, "t"]') == ["s", "t"]
+    assert decode_all(b'"bare"') == ["bare"]
+    assert decode_all(b"5") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "maybe"),
+    [
+        (b'{"a": 1, "b": 2}', False),
+        (b'{"a": 1, "b": {"a": 2}}', False),  # the same key in two objects
+        (b'{"a": 1, "a": 2}', True),
+        (b'{"x": [{"k": 1, "k": 2}]}', True),
+        (b'{"\\u0061": 1}', True),  # escaped: cannot tell cheaply
+        (b'{"a": 1,', True),  # not read: the caller parses it with every pair kept
+    ],
+)
+def test_may_repeat_keys(line: bytes, maybe: bool) -> None:
+    assert may_repeat_keys(line) is maybe
 
 
 def test_other_keys() -> None:
