@@ -81,6 +81,11 @@ class PairRow:
     snippet: Snippet
     allowed_inline: bool
 
+    @property
+    def in_field(self) -> str:
+        """``, field messages[2].content`` for reports; "" for a plain-text record."""
+        return f", field {self.field}" if self.field else ""
+
 
 @dataclass
 class ScanResult:

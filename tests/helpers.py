@@ -48,13 +48,20 @@ def write(path: Path, data: bytes) -> Path:
     return path
 
 
-def read(path: Path, **opts: object) -> list[Record]:
-    return list(read_records(path, path.name, ReadOptions(**opts)))  # type: ignore[arg-type]
+def read(path: Path, field: str | None = None, *, every: bool = False, **opts: object) -> list[Record]:
+    """The records of ``path``: its ``field``; or without one, the usual shapes' one text (as
+    a golden set is read), or with ``every`` every string (as a scan reads training data)."""
+    options = ReadOptions(
+        fields=() if field is None else (field,),
+        detect_shape=field is None and not every,
+        **opts,  # type: ignore[arg-type]
+    )
+    return list(read_records(path, path.name, options))
 
 
-def fail(path: Path, **opts: object) -> InputError:
+def fail(path: Path, field: str | None = None, **opts: object) -> InputError:
     """The InputError reading ``path`` raises (it must name the file as given)."""
     with pytest.raises(InputError) as info:
-        read(path, **opts)
+        read(path, field, **opts)
     assert info.value.path == path.name
     return info.value

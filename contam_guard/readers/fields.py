@@ -219,15 +219,22 @@ def _resolve(
 def _selected(record: dict[str, object], field: str, path: str, line: int | None) -> list[Segment]:
     segments: list[Segment] = []
     for where, value in _resolve(record, field, "field", path, line):
-        if isinstance(value, (str, dict, list)) and not isinstance(value, LongNumber):
-            segments += strings_in(value, where)
-        else:
+        found = strings_in(value, where) if isinstance(value, (dict, list)) else []
+        if isinstance(value, str) and not isinstance(value, LongNumber):
+            found = [Segment(where, value)]
+        elif not any(not s.path.endswith(KEY_MARK) for s in found) and not (
+            isinstance(value, (dict, list)) and not value
+        ):
+            # A named field must hold text: a number, a boolean, null, or a container of
+            # nothing but those is a wrong --field, not a record without text (empty is fine).
             raise InputError(
                 path,
-                f"field {field!r} is {describe(value)}, expected a string "
-                "(or an object or array holding strings)",
+                f"field {field!r} is {describe(value)}"
+                + (" holding no string" if isinstance(value, (dict, list)) else "")
+                + ", expected a string (or an object or array holding strings)",
                 line=line,
             )
+        segments += found
     return segments
 
 

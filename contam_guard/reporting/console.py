@@ -101,7 +101,7 @@ def _summary(report: Report, out: Console) -> None:
             pair = finding.pairs[0]
             line = f":{pair.line}" if pair.line is not None else ""
             more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
-            where = f" in {pair.source}{line} (record {pair.record}){more}"
+            where = f" in {pair.source}{line} (record {pair.record}{pair.in_field}){more}"
         out.print(
             f"[{style}]{action.upper():7}[/] {finding.rule:6} {finding.target.label} item "
             f"{escape(finding.item_id)} (#{finding.test_index}){escape(where)}: {escape(finding.detail)}"
@@ -124,8 +124,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
     for pair in finding.pairs[:3]:
         line = f", line {pair.line}" if pair.line is not None else ""
         err.print(
-            f"  training: {pair.source} record {pair.record}{line}: longest run {pair.longest_run} "
-            f"words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in runs of 10+, "
+            f"  training: {pair.source} record {pair.record}{line}{pair.in_field}: longest run "
+            f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in runs of 10+, "
             f"{pair.window_hits} windows",
             markup=False,
         )

@@ -37,7 +37,7 @@ def annotation(finding: Finding) -> str:
         props.append(f"file={escape_property(pair.source)}")
         if pair.line is not None:
             props.append(f"line={pair.line}")
-        message += f" (record {pair.record}"
+        message += f" (record {pair.record}{pair.in_field}"
         more = len(finding.pairs) - 1
         message += f", and {more} more record(s))" if more else ")"
     if finding.confirmed:

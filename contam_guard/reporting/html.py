@@ -84,7 +84,8 @@ def _pair(pair: PairRow) -> str:
     marker = "<dd>record marked contam_guard: allow</dd>" if pair.allowed_inline else ""
     return (
         '<div class="pair">'
-        f"<div><div><code>{escape(pair.source)}</code> record {pair.record}{line}</div>"
+        f"<div><div><code>{escape(pair.source)}</code> record {pair.record}{line}"
+        f"{escape(pair.in_field)}</div>"
         f'<div class="snippet">{snippet}</div></div>'
         '<dl class="numbers">'
         f"<dt>longest shared run</dt><dd>{pair.longest_run} words</dd>"

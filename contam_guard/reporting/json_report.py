@@ -18,6 +18,7 @@ def _pair(pair: PairRow) -> dict[str, Any]:
         "source": pair.source,
         "record": pair.record,
         "line": pair.line,
+        "field": pair.field,
         "longest_run": pair.longest_run,
         "ngrams8_found": pair.ngrams8_found,
         "tokens_covered_L10": pair.covered_l10,

@@ -111,7 +111,7 @@ def _where(finding: Finding) -> str:
     pair = finding.pairs[0]
     more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
     line = f":{pair.line}" if pair.line is not None else ""
-    return f"{pair.source}{line} record {pair.record}{more}"
+    return f"{pair.source}{line} record {pair.record}{pair.in_field}{more}"
 
 
 def _section(number: int, finding: Finding, golden: GoldenText | None) -> list[str]:
@@ -127,7 +127,7 @@ def _section(number: int, finding: Finding, golden: GoldenText | None) -> list[s
     for pair in finding.pairs[:MAX_PAIRS_SHOWN]:
         line = f", line {pair.line}" if pair.line is not None else ""
         out.append(
-            f"- training: `{pair.source}` record {pair.record}{line}: longest run "
+            f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
             f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
             f"in runs of 10+, {pair.window_hits} windows"
             + (" (record marked `contam_guard: allow`)" if pair.allowed_inline else "")

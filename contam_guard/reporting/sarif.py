@@ -51,6 +51,8 @@ def _message(finding: Finding) -> str:
         f"Training data overlaps golden item {finding.item_id} (test index {finding.test_index}) of "
         f"{target.label} v{target.version}: {finding.rule}, {finding.detail}."
     )
+    if finding.pairs and finding.pairs[0].field:
+        text += f" Training field: {finding.pairs[0].field}."
     if len(finding.pairs) > 1:
         text += f" {len(finding.pairs)} training records contribute."
     if finding.note:
@@ -88,7 +90,13 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
             "itemId": finding.item_id,
             "testIndex": finding.test_index,
             "records": [
-                {"source": p.source, "record": p.record, "line": p.line, "longestRun": p.longest_run}
+                {
+                    "source": p.source,
+                    "record": p.record,
+                    "line": p.line,
+                    "field": p.field,
+                    "longestRun": p.longest_run,
+                }
                 for p in finding.pairs
             ],
         },

@@ -33,6 +33,7 @@ PAIR_COLUMNS = [
     "sub50_hits",
     "view",
     "line",
+    "field",
 ]
 
 
@@ -87,6 +88,7 @@ def pairs_csv(report: Report) -> str:
                 pair.window_hits,
                 target.view,
                 "" if pair.line is None else pair.line,
+                pair.field,
             ]
         )
     rows.sort(key=lambda r: (r[0], r[9], r[2], r[3], r[4]))

@@ -30,6 +30,7 @@ from contam_guard.readers.blocks import BLOCK_BYTES, line_blocks
 from contam_guard.readers.fields import KEY_MARK, DupObject, parse_field, record_from_object, strings_in
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
+from contam_guard.text.hashing import GRAM_N
 
 FORMATS = ("jsonl", "text")
 PIECE_FIELD = "contam_guard_piece"
@@ -177,10 +178,15 @@ def field_target(
         return None
     if not fields:
         ids = {"id"} if id_field is None else {id_field}
-        values = [s for s in strings_in(obj) if not s.path.endswith(KEY_MARK) and s.path not in ids]
-        if len(values) == 1 and values[0].path in obj and isinstance(obj[values[0].path], str):
-            return (values[0].path,)
-        return None
+        strings = strings_in(obj)
+        values = [s for s in strings if not s.path.endswith(KEY_MARK) and s.path not in ids]
+        if len(values) != 1 or values[0].path not in obj or not isinstance(obj[values[0].path], str):
+            return None
+        # Every other string (keys, the id) must be too short to hold an n-gram of the rule
+        # (5 words at least), or cutting only the one field could leave a collision behind.
+        if any(len(s.text.split()) >= GRAM_N for s in strings if s is not values[0]):
+            return None
+        return (values[0].path,)
     if len(fields) != 1:
         return None
     steps = parse_field(fields[0])
@@ -226,8 +232,13 @@ def parse_line(fmt: str, line: Line, display: str, read: ReadOptions) -> Parsed:
     if read.id_field is None:
         found = obj.get("id")
         item_id = found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+    target = field_target(obj, read.fields, read.id_field)
+    if target is not None and not read.fields:  # one string besides keys and id: scrub that one
+        value = obj[target[0]]
+        assert isinstance(value, str)
+        return Parsed((value,), ending, obj, target, item_id)
     segments = tuple(s.text for s in record.segments)
-    return Parsed(segments, ending, obj, field_target(obj, read.fields, read.id_field), item_id)
+    return Parsed(segments, ending, obj, target, item_id)
 
 
 def changed_error(display: str, line: int | None = None) -> InputError:

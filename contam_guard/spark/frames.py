@@ -22,6 +22,7 @@ PAIR_FIELDS = [
     st.StructField("source", _TEXT, False),
     st.StructField("record", _LONG, False),
     st.StructField("line", _LONG, True),
+    st.StructField("field", _TEXT, False),
     st.StructField("longest_run", _LONG, False),
     st.StructField("ngrams8_found", _LONG, False),
     st.StructField("tokens_covered_L10", _LONG, False),
@@ -65,6 +66,7 @@ def _pair_values(pair: PairRow) -> tuple[object, ...]:
         pair.source,
         pair.record,
         pair.line,
+        pair.field,
         pair.longest_run,
         pair.ngrams8_found,
         pair.covered_l10,
@@ -124,7 +126,7 @@ def pairs_frame(spark: SparkSession, report: Report) -> DataFrame:
                 pair.snippet.run,
             )
         )
-    rows.sort(key=lambda r: (r[0], r[1], r[4], r[5], r[6]))
+    rows.sort(key=lambda r: (r[0], r[1], r[4], r[5], r[6]))  # set, view, test index, source, record
     return spark.createDataFrame(rows, PAIRS_SCHEMA)
 
 

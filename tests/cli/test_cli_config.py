@@ -24,7 +24,7 @@ def fifteen(registered: Any, leak_text: Any) -> Path:
         ("rulez:\n  gpt3: {n: 13}\n", ["'rulez'", "did you mean 'rules'"]),
         ("rules:\n  gtp3: {n: 13}\n", ["'rules.gtp3'", "did you mean 'rules.gpt3'"]),
         ("rules:\n  gpt3: {nn: 13}\n", ["'rules.gpt3.nn'", "'rules.gpt3.n'"]),
-        ("scan:\n  feild: text\n", ["'scan.feild'", "'scan.field'"]),
+        ("scan:\n  feild: text\n", ["'scan.feild'", "'scan.fields'"]),
         ('rules:\n  gpt3: {n: "thirteen"}\n', ["rules.gpt3.n"]),
         ("rules:\n  gpt3: {n: 3}\n", ["rules.gpt3.n", "at least 5"]),
         ("rules:\n  palm: {threshold: -0.5}\n", ["rules.palm.threshold", "greater than or equal to 0"]),

@@ -126,10 +126,10 @@ def test_unknown_file_type_is_skipped_with_a_notice(registered: Any, verbatim: P
     ("lines", "where"),
     [
         (['{"text": "fine"}', '{"text": "broken'], "bad.jsonl:2"),
-        (['{"text": "fine"}', "", '["not", "an", "object"]'], "bad.jsonl:3"),
+        (['{"text": "fine"}', "", '{"text": "a" "b"}'], "bad.jsonl:3"),
         (['{"text": "fine"}', "{,}"], "bad.jsonl:2"),
     ],
-    ids=["unterminated", "not-an-object", "bad-syntax"],
+    ids=["unterminated", "missing-comma", "bad-syntax"],
 )
 def test_malformed_json_line_exits_2_naming_file_and_line(
     registered: Any, tmp_path: Path, lines: list[str], where: str

@@ -64,7 +64,7 @@ def test_windows_start_at_lines_and_count_records(
 def test_two_processes_equal_one(setup: tuple[Path, Path]) -> None:
     manifest_path, train = setup
     sources = [Source(train, "train.jsonl")]
-    options = ReadOptions(field="text")
+    options = ReadOptions(fields=("text",))
     one = scan(ManifestIndex.from_manifest(store.load(manifest_path)), sources, options)
     two = scan_parallel(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
     assert (one.records, one.chars, one.files) == (two.records, two.chars, two.files)
@@ -93,7 +93,7 @@ def test_a_bom_alone_on_the_first_line_numbers_records_as_one_process(setup: tup
     data = train.read_bytes()
     train.write_bytes(b"\xef\xbb\xbf\n" + data[3:])  # the BOM now alone on line 1
     sources = [Source(train, "train.jsonl")]
-    options = ReadOptions(field="text")
+    options = ReadOptions(fields=("text",))
     one = scan(ManifestIndex.from_manifest(store.load(manifest_path)), sources, options)
     two = scan_parallel(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
     assert len(one.pairs) > 5 and one.pairs[0].line is not None and one.pairs[0].line > 1

@@ -26,11 +26,13 @@ from numpy.typing import NDArray
 import contam_guard.scan as scan_module
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import Hits, lookup_hits
-from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, Prefilter
+from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, LineFormat, Prefilter
 from contam_guard.errors import InputError
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import blocks as block_reader
+from contam_guard.native import module
 from contam_guard.readers.base import ReadOptions, Window
+from contam_guard.readers.fields import strings_in
 from contam_guard.scan import ScanResult, Source, scan
 from contam_guard.text import normalise
 from contam_guard.text.features import extract_features
@@ -63,11 +65,22 @@ def hit_rows(hits: Hits, line_of_record: NDArray[np.int64]) -> NDArray[np.int64]
     return rows
 
 
-def exact_hits(index: ManifestIndex, texts: list[str], lines: list[int]) -> tuple[NDArray[np.int64], ...]:
-    """The exact engine's 5-gram and window hits of ``texts`` (on ``lines`` of a block)."""
+_native = module()
+TEXT_KEY = LineFormat(_native.READ_KEYS, ("text",))
+EVERY_STRING = LineFormat(_native.READ_ALL)
+TEXT_LINES = LineFormat(_native.READ_TEXT)
+
+
+def exact_hits(
+    index: ManifestIndex, records: list[list[str]], lines: list[int]
+) -> tuple[NDArray[np.int64], ...]:
+    """The exact engine's 5-gram and window hits of ``records`` (each its segments' texts, on
+    ``lines`` of a block), positions counted across a record's segments as the scan does."""
+    texts = [text for segments in records for text in segments]
+    groups = np.concatenate([[0], np.cumsum([len(segments) for segments in records])]).astype(np.int64)
     f = extract_features(texts, windows=True)
-    grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words, None)
-    windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars, None)
+    grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words[groups], None)
+    windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars[groups], None)
     line_of = np.asarray(lines, dtype=np.int64)
     return hit_rows(grams, line_of), hit_rows(windows, line_of)
 
@@ -164,7 +177,20 @@ def record_text(draw: st.DrawFn, items: list[list[str]]) -> str:
 @dataclass
 class Block:
     data: bytes
-    lines: list[str | None]  # the text of each line; None for a blank line
+    lines: list[str | None]  # the text field of each line; None for a blank line
+    strings: list[list[str] | None] | None = None
+    """Every string of each line (keys too, in document order), as read without --field."""
+
+    def segments(self, lines: LineFormat) -> list[list[str] | None]:
+        if lines.mode == _native.READ_ALL:
+            if self.strings is None:
+                raw = self.data.splitlines()
+                return [
+                    None if t is None else [s.text for s in strings_in(json.loads(r))]
+                    for t, r in zip(self.lines, raw)
+                ]
+            return self.strings
+        return [None if text is None else [text] for text in self.lines]
 
 
 @st.composite
@@ -197,20 +223,25 @@ def cases(draw: st.DrawFn) -> tuple[list[str], Block]:
     return [separator.join(item) for item in items], draw(blocks(items))
 
 
-def check_block(index: ManifestIndex, block: Block, windows: bool) -> FilteredBlock:
-    """Filter ``block`` and compare every line with the exact engine; returns the filter's output."""
+def check_block(
+    index: ManifestIndex, block: Block, windows: bool, lines: LineFormat = TEXT_KEY
+) -> FilteredBlock:
+    """Filter ``block`` (read as ``lines`` says) and compare every line with the exact engine;
+    returns the filter's output."""
     known = normalise.TABLES.cls.copy()  # before the filter classifies what it meets
-    out = Prefilter(index, windows=windows).filter(block.data, b"text")  # first: code points unseen
+    out = Prefilter(index, windows=windows).filter(block.data, lines)  # first: code points unseen
+    records = block.segments(lines)
     assert out.status.size == out.end.size == out.chars.size == len(block.lines)
     # Line ends: just past each line's newline.
     ends = np.cumsum([len(line) for line in block.data.splitlines(keepends=True)])
     assert out.end.tolist() == ends.tolist()
 
     status = out.status.tolist()
-    for k, text in enumerate(block.lines):
-        if text is None:
+    for k, segments in enumerate(records):
+        if segments is None:
             assert status[k] == BLANK
             continue
+        text = "".join(segments)
         # EXACT when the text holds a code point only the exact path handles; a code point seen
         # for the first time may also send its line there (the block is hashed again only when
         # it brings many); never anything else.
@@ -225,8 +256,8 @@ def check_block(index: ManifestIndex, block: Block, windows: bool) -> FilteredBl
             assert int(out.chars[k]) == len(text)
 
     # The hits of the lines the filter decides: exactly the exact engine's.
-    decided = [k for k, text in enumerate(block.lines) if text is not None and status[k] != EXACT]
-    expected_grams, expected_windows = exact_hits(index, [block.lines[k] or "" for k in decided], decided)
+    decided = [k for k, segments in enumerate(records) if segments is not None and status[k] != EXACT]
+    expected_grams, expected_windows = exact_hits(index, [records[k] or [] for k in decided], decided)
     if not windows:
         expected_windows = expected_windows[:0]
     identity = np.arange(len(block.lines), dtype=np.int64)
@@ -244,12 +275,47 @@ def check_block(index: ManifestIndex, block: Block, windows: bool) -> FilteredBl
 def test_filter_equals_the_exact_engine_line_by_line(case: tuple[list[str], Block]) -> None:
     items, block = case
     index = build_index([("text", items)])
-    for windows in (True, False):
-        out = check_block(index, block, windows)
+    for windows, lines in itertools.product((True, False), (TEXT_KEY, EVERY_STRING)):
+        out = check_block(index, block, windows, lines)
         # The verbatim copy of item 0 is in every block: hits of both kinds must be listed.
         assert (out.status == HITS).any()
         assert out.grams.record.size > 0
         assert out.windows.record.size > 0 if windows else out.windows.record.size == 0
+
+
+@st.composite
+def two_field_blocks(draw: st.DrawFn, items: list[list[str]]) -> Block:
+    """Records of two text fields, a prompt and a completion; the leak in either, or split
+    between them (a run must not span the two)."""
+    lines: list[str | None] = []
+    strings: list[list[str] | None] = []
+    data = b""
+    for _ in range(draw(st.integers(1, 6))):
+        prompt, completion = draw(record_text(items)), draw(record_text(items))
+        if draw(st.booleans()):
+            words = items[0]
+            cut = draw(st.integers(0, len(words)))
+            prompt, completion = " ".join(words[:cut]), " ".join(words[cut:])
+        record = {"prompt": prompt, "n": 1, "completion": completion}
+        data += json.dumps(record, ensure_ascii=draw(st.booleans())).encode() + b"\n"
+        lines.append(prompt)
+        strings.append(["prompt", prompt, "n", "completion", completion])
+    data += json.dumps({"completion": " ".join(items[0])}).encode() + b"\n"
+    lines.append("")
+    strings.append(["completion", " ".join(items[0])])
+    return Block(data, lines, strings)
+
+
+@settings(max_examples=150, deadline=None)
+@given(golden_items(), st.data())
+def test_every_string_mode_equals_the_exact_engine_over_segments(
+    items: list[list[str]], data: st.DataObject
+) -> None:
+    index = build_index([("text", [" ".join(item) for item in items])])
+    block = data.draw(two_field_blocks(items))
+    for windows in (True, False):
+        out = check_block(index, block, windows, EVERY_STRING)
+        assert out.status[-1] == HITS
 
 
 def test_plain_vocabulary_lines_are_never_exact() -> None:
@@ -429,8 +495,8 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> FilterSpy:
     seen = FilterSpy([], [])
     original = Prefilter.filter
 
-    def spying(self: Prefilter, block: bytes, key: bytes) -> FilteredBlock:
-        out = original(self, block, key)
+    def spying(self: Prefilter, block: bytes, lines: LineFormat) -> FilteredBlock:
+        out = original(self, block, lines)
         seen.blocks.append(len(block))
         seen.statuses.extend(out.status.tolist())
         return out
@@ -487,7 +553,7 @@ def test_scan_equals_the_exact_path(
     notes = tmp_path / "notes.xyz"
     notes.write_text("not data")
     sources = [Source(first, "first.jsonl"), Source(notes, "notes.xyz"), Source(second, "sub/second.jsonl")]
-    options = ReadOptions(field=field)
+    options = ReadOptions(fields=() if field is None else (field,))
     filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, options, windows=windows))
     assert_same(filtered, exact)
 
@@ -551,21 +617,24 @@ def test_scan_of_file_windows_equals_the_exact_path(
 # ------------------------------------------------------------------------------------------
 # Errors: the same message, and the same results before it with --skip-unreadable
 
-BAD_LINES = {
-    "invalid JSON": b'{"text": "a",}',
-    "invalid UTF-8": b'{"text": "caf\xc3"}',
+# Errors with --field text only: without it, every JSON value is read (these are records).
+FIELD_BAD_LINES = {
     "not an object": b'["text", "a"]',
     "text not a string": b'{"text": 5}',
     "no text field": b'{"body": "a"}',
+}
+BAD_LINES = {
+    "invalid JSON": b'{"text": "a",}',
+    "invalid UTF-8": b'{"text": "caf\xc3"}',
     "two objects": b'{"text": "a"} {"text": "b"}',
-    "huge integer": b'{"x": ' + b"9" * 5000 + b', "text": "a"}',
     "nested too deeply": b'{"x": ' + b"[" * 100000 + b"]" * 100000 + b', "text": "a"}',
 }
 
 
-def _file_with_bad_line(path: Path, bad: bytes) -> int:
-    """Write the lines with ``bad`` in the middle; returns its line number."""
-    rows = _lines_text_key()
+def _file_with_bad_line(path: Path, bad: bytes, rows: list[bytes] | None = None) -> int:
+    """Write the lines (default: ``_lines_text_key()``) with ``bad`` in the middle; returns
+    its line number."""
+    rows = rows or _lines_text_key()
     before = b"".join(rows[: len(rows) * 3 // 4])
     path.write_bytes(before + bad + b"\n" + b"".join(rows[len(rows) * 3 // 4 :]))
     return before.count(b"\n") + 1
@@ -584,14 +653,17 @@ def errors_both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], ScanResult]) 
     return messages[0], messages[1]
 
 
-@pytest.mark.parametrize("bad", list(BAD_LINES.values()), ids=list(BAD_LINES))
+CASES = [(bad, ()) for bad in BAD_LINES.values()] + [(bad, ("text",)) for bad in FIELD_BAD_LINES.values()]
+
+
+@pytest.mark.parametrize(("bad", "fields"), CASES, ids=[*BAD_LINES, *FIELD_BAD_LINES])
 def test_errors_are_the_exact_paths(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int, bad: bytes
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int, bad: bytes, fields: tuple[str, ...]
 ) -> None:
     path = tmp_path / "train.jsonl"
-    line = _file_with_bad_line(path, bad)
+    line = _file_with_bad_line(path, bad, _lines_field_key("text")[1:-1] * 3 if fields else None)
     sources = [Source(path, "train.jsonl")]
-    options = ReadOptions()
+    options = ReadOptions(fields=fields)
     errors = errors_both(monkeypatch, lambda: scan(INDEX, sources, options))
     assert errors[0] == errors[1]
     assert errors[0].startswith(f"train.jsonl:{line}:")
@@ -601,7 +673,7 @@ def test_errors_are_the_exact_paths(
 
     filtered, exact = run_both(monkeypatch, skipping)
     assert_same(filtered, exact)
-    assert filtered.records > 50 and len(filtered.pairs) >= 8 and len(filtered.skipped) == 1
+    assert filtered.records > 50 and len(filtered.pairs) >= 4 and len(filtered.skipped) == 1
     assert filtered.files == []
 
 
@@ -755,7 +827,7 @@ def test_text_lines_filter_equals_the_exact_engine(
     texts[0] = " ".join(items[0])  # a verbatim copy: grams and windows must hit
     endings = [data.draw(st.sampled_from([b"\n", b"\r\n"])) for _ in texts]
     raw = [t.encode() + e for t, e in zip(texts, endings)]
-    out = Prefilter(index, windows=True).filter(b"".join(raw), None)
+    out = Prefilter(index, windows=True).filter(b"".join(raw), TEXT_LINES)
     blank = [line.isspace() for line in raw]  # what the text reader skips
     assert [s == BLANK for s in out.status.tolist()] == blank
     for k, text in enumerate(texts):
@@ -763,7 +835,7 @@ def test_text_lines_filter_equals_the_exact_engine(
             assert out.status[k] == EXACT
     decided = [k for k in range(len(texts)) if not blank[k] and out.status[k] != EXACT]
     assert 0 in decided
-    expected_grams, expected_windows = exact_hits(index, [texts[k] for k in decided], decided)
+    expected_grams, expected_windows = exact_hits(index, [[texts[k]] for k in decided], decided)
     identity = np.arange(len(texts), dtype=np.int64)
     assert np.array_equal(hit_rows(out.grams, identity), expected_grams)
     assert np.array_equal(hit_rows(out.windows, identity), expected_windows)

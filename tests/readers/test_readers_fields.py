@@ -137,8 +137,15 @@ def test_explicit_field_of_wrong_type(value: object, kind: str) -> None:
     assert kind in err.problem
 
 
-def test_explicit_field_list_of_numbers_holds_no_text() -> None:
-    assert segments({"body": [1, 2]}, "body") == []
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, [None, {"b": True}]])
+def test_explicit_field_holding_no_string_is_an_error(value: object) -> None:
+    err = error({"body": value}, "body")
+    assert "'body'" in err.problem and "holding no string" in err.problem
+
+
+@pytest.mark.parametrize("value", [[], {}])
+def test_explicit_field_that_is_empty_holds_no_text(value: object) -> None:
+    assert segments({"body": value}, "body") == []
 
 
 def test_explicit_field_missing_lists_fields_present() -> None:

@@ -19,7 +19,7 @@ def test_json_array_round_trip(tmp_path: Path, name: str) -> None:
     data = b'\xef\xbb\xbf \n[{"text": "x", "id": 1},\n {"question": "y", "id": "b",'
     data += b' "contam_guard": "allow"}]\n'
     records = read(write(tmp_path / name, data), id_field="id")
-    assert [(r.index, r.line, r.text, r.item_id, r.allow) for r in records] == [
+    assert [(r.index, r.line, r.joined(), r.item_id, r.allow) for r in records] == [
         (0, None, "x", "1", False),
         (1, None, "y", "b", True),
     ]
@@ -58,12 +58,12 @@ def test_json_array_element_not_object(tmp_path: Path) -> None:
 
 def test_json_array_other_encoding_and_offset(tmp_path: Path) -> None:
     path = write(tmp_path / "a.json", b'[{"text": "caf\xe9"}]')
-    assert [r.text for r in read(path, encoding="latin-1")] == ["caf\u00e9"]
+    assert [r.joined() for r in read(path, encoding="latin-1")] == ["caf\u00e9"]
     # 0x81 is undefined in cp1252; it sits at offset 2 (leading spaces) + 12.
     bad = write(tmp_path / "b.json", b'  [{"text": "a\x81"}]')
     err = fail(bad, encoding="cp1252")
     assert "byte offset 14" in err.problem
-    assert [r.text for r in read(bad, encoding="cp1252", errors="replace")] == ["a\ufffd"]
+    assert [r.joined() for r in read(bad, encoding="cp1252", errors="replace")] == ["a\ufffd"]
 
 
 def test_json_array_invalid_utf8(tmp_path: Path) -> None:
@@ -80,18 +80,18 @@ CSV = b'id,text\r\n1,"first line\r\nsecond line"\r\n\r\n2,"say ""hi"", then, ""b
 def test_csv_embedded_newlines_quotes_and_lines(tmp_path: Path, name: str) -> None:
     records = read(write(tmp_path / name, CSV), id_field="id")
     assert [(r.index, r.line, r.item_id) for r in records] == [(0, 2, "1"), (1, 5, "2"), (2, 6, "3")]
-    assert records[0].text == "first line\r\nsecond line"
-    assert records[1].text == 'say "hi", then, "bye"'
-    assert records[2].text == "plain"
+    assert records[0].joined() == "first line\r\nsecond line"
+    assert records[1].joined() == 'say "hi", then, "bye"'
+    assert records[2].joined() == "plain"
     assert all(r.raw is None for r in records)
 
 
 def test_tsv_and_field_column(tmp_path: Path) -> None:
     data = b"\xef\xbb\xbfprompt\tbody\nignored\thello\n"
     records = read(write(tmp_path / "d.tsv", data), field="body")
-    assert [(r.text, r.line) for r in records] == [("hello", 2)]
+    assert [(r.joined(), r.line) for r in records] == [("hello", 2)]
     records = read(write(tmp_path / "e.tsv.gz", data))
-    assert [r.text for r in records] == ["ignored"]
+    assert [r.joined() for r in records] == ["ignored"]
 
 
 def test_csv_missing_text_column_lists_columns(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_csv_empty_and_header_only(tmp_path: Path) -> None:
 def test_csv_field_larger_than_default_limit(tmp_path: Path) -> None:
     big = "w" * 300_000
     records = read(write(tmp_path / "d.csv", f"text\n{big}\n".encode()))
-    assert [len(r.text) for r in records] == [300_000]
+    assert [len(r.joined()) for r in records] == [300_000]
 
 
 # ---------------------------------------------------------------- Parquet
@@ -151,7 +151,7 @@ def test_parquet_round_trip_with_id(tmp_path: Path) -> None:
         }
     )
     records = read(write_parquet(tmp_path / "d.parquet", table), id_field="qid")
-    assert [(r.index, r.line, r.text, r.item_id, r.allow) for r in records] == [
+    assert [(r.index, r.line, r.joined(), r.item_id, r.allow) for r in records] == [
         (0, None, "a", "10", False),
         (1, None, "b", "11", True),
         (2, None, "c", "12", False),
@@ -162,7 +162,7 @@ def test_parquet_many_batches(tmp_path: Path) -> None:
     table = pa.table({"text": [f"t{i}" for i in range(3000)]})
     records = read(write_parquet(tmp_path / "d.parquet", table))
     assert [r.index for r in records] == list(range(3000))
-    assert records[2999].text == "t2999"
+    assert records[2999].joined() == "t2999"
 
 
 def test_parquet_missing_column_lists_schema(tmp_path: Path) -> None:
@@ -188,7 +188,7 @@ def test_parquet_nested_field(tmp_path: Path) -> None:
     messages = [[{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]]
     path = write_parquet(tmp_path / "d.parquet", pa.table({"messages": messages}))
     records = read(path, field="messages[].content")
-    assert [r.text for r in records] == ["q\na"]
+    assert [r.joined() for r in records] == ["q\na"]
     err = fail(path, field="messages[].role_missing")
     assert err.problem.startswith("row 0: field 'messages[].role_missing' not found")
 
@@ -201,8 +201,8 @@ def test_parquet_large_string_and_dictionary(tmp_path: Path) -> None:
         }
     )
     path = write_parquet(tmp_path / "d.parquet", table)
-    assert [r.text for r in read(path)] == ["x", "y"]
-    assert [r.text for r in read(path, field="content")] == ["p", "q"]
+    assert [r.joined() for r in read(path)] == ["x", "y"]
+    assert [r.joined() for r in read(path, field="content")] == ["p", "q"]
 
 
 def test_not_a_parquet_file(tmp_path: Path) -> None:
@@ -227,7 +227,7 @@ def test_empty_parquet_file(tmp_path: Path) -> None:
 def test_text_lines(tmp_path: Path, name: str) -> None:
     data = b"\xef\xbb\xbfone\r\n\n  \ntwo\nthree"
     records = read(write(tmp_path / name, data))
-    assert [(r.index, r.line, r.text, r.raw) for r in records] == [
+    assert [(r.index, r.line, r.joined(), r.raw) for r in records] == [
         (0, 1, "one", b"one\r\n"),
         (1, 4, "two", b"two\n"),
         (2, 5, "three", b"three"),
@@ -237,7 +237,7 @@ def test_text_lines(tmp_path: Path, name: str) -> None:
 def test_text_whole_file(tmp_path: Path) -> None:
     data = b"para one\n\npara two\n"
     records = read(write(tmp_path / "d.md", data), whole_file=True)
-    assert [(r.index, r.line, r.text, r.raw) for r in records] == [(0, 1, "para one\n\npara two\n", data)]
+    assert [(r.index, r.line, r.joined(), r.raw) for r in records] == [(0, 1, "para one\n\npara two\n", data)]
     assert read(write(tmp_path / "e.md", b" \n\n"), whole_file=True) == []
 
 

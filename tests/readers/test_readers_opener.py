@@ -15,7 +15,7 @@ from contam_guard.readers import opener as opener_module
 
 
 def read(path: Path, display: str = "shown/name", fmt: str | None = None) -> list[Record]:
-    return list(read_records(path, display, ReadOptions(), format_name=fmt))
+    return list(read_records(path, display, ReadOptions(detect_shape=True), format_name=fmt))
 
 
 def fail(path: Path, fmt: str | None = None) -> InputError:
@@ -158,8 +158,8 @@ def test_unknown_type_is_input_error(tmp_path: Path) -> None:
 def test_format_override(tmp_path: Path) -> None:
     path = tmp_path / "data.log"
     path.write_bytes(b'{"text": "x"}\n')
-    assert [r.text for r in read(path, fmt="jsonl")] == ["x"]
-    assert [r.text for r in read(path, fmt="text")] == ['{"text": "x"}']
+    assert [r.joined() for r in read(path, fmt="jsonl")] == ["x"]
+    assert [r.joined() for r in read(path, fmt="text")] == ['{"text": "x"}']
     assert fail(path, fmt="yaml").problem == "unknown format 'yaml'"
 
 

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import zstandard
 
+from contam_guard.readers.fields import strings_in
+
 WINDOW = 200
 
 
@@ -107,10 +109,9 @@ def test_pieces_and_drop_by_shape_with_an_exact_log(cli: Any, train: dict[str, A
     summary = result.out.strip().splitlines()[-1]
     assert "4 records read" in summary and "2 touched" in summary and "1 dropped" in summary
     assert "2 pieces written" in summary and "MB/s" in summary
-    assert (
-        f"{e - s + 2 * WINDOW + len(json.loads(raw[3])['messages'][0]['content']):,} characters removed"
-        in summary
-    )
+    # A record dropped whole loses every string read from it (keys too), joined by newlines.
+    dropped = len("\n".join(segment.text for segment in strings_in(json.loads(raw[3]))))
+    assert f"{e - s + 2 * WINDOW + dropped:,} characters removed" in summary
 
     # The scrubbed file passes the GPT-3 rule at 13 words; the input does not.
     assert cli("scan", "train.jsonl", "--only", "gpt3", "--n", "13").code == 1

@@ -281,7 +281,7 @@ def cases(draw: st.DrawFn) -> tuple[list[str], list[str], Params, int, str]:
 
 
 def read_back(paths: list[Path]) -> list[str]:
-    return [r.text for p in paths for r in read_records(p, p.name, ReadOptions())]
+    return [r.joined() for p in paths for r in read_records(p, p.name, ReadOptions(detect_shape=True))]
 
 
 # ---------------------------------------------------------------- the properties

@@ -44,6 +44,7 @@ def readers_strings(line: bytes) -> list[str]:
     """Every string the readers take from a line json reads (repeated keys kept)."""
     return [segment.text for segment in strings_in(loads_keeping_duplicates(line.decode("utf-8")))]
 
+
 # ------------------------------------------------------------------------------------------
 # Random valid lines
 
