@@ -102,7 +102,7 @@ def _percent(row: SweepRow) -> tuple[list[float], list[float]]:
 
 def test_sweep_train_row_matches_the_article(manifest_path: Path) -> None:
     index = ManifestIndex.from_manifest(store.load(manifest_path))
-    result = scan(index, [Source(GSM8K / "train.jsonl", "train")], ReadOptions(field="question"))
+    result = scan(index, [Source(GSM8K / "train.jsonl", "train")], ReadOptions(fields=("question",)))
     (row,) = sweep(result, Rules())
     any_hit, rules = _percent(row)
     assert any_hit == [67.9, 34.8, 5.8, 0.7, 0.2, 0.1, 0.0, 0.0]

@@ -125,8 +125,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         line = f", line {pair.line}" if pair.line is not None else ""
         err.print(
             f"  training: {pair.source} record {pair.record}{line}{pair.in_field}: longest run "
-            f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in runs of 10+, "
-            f"{pair.window_hits} windows",
+            f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in "
+            f"runs of 10+, {pair.window_hits} windows",
             markup=False,
         )
         snip = pair.snippet

@@ -115,7 +115,10 @@ def test_commit_adding_a_leak_is_refused_with_the_review(framework: Repo, hook_e
     assert proc.returncode != 0
     output = proc.stdout + proc.stderr
     assert "contam-guard scan" in output and "Failed" in output
-    assert "FAIL    gpt3   bench:question item q-02" in output and "data/train.jsonl:3 (record 2)" in output
+    assert (
+        "FAIL    gpt3   bench:question item q-02" in output
+        and "data/train.jsonl:3 (record 2, field text)" in output
+    )
     assert framework.head() == before
 
 
@@ -255,7 +258,10 @@ def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hoo
     if proc.returncode == 3 and "An unexpected error has occurred" in output:
         pytest.fail(f"pre-commit could not install the hook (network?):\n{output[-3000:]}")
     assert proc.returncode == 1, output
-    assert "FAIL    gpt3   bench:question item q-04" in output and "data/train.jsonl:3 (record 2)" in output
+    assert (
+        "FAIL    gpt3   bench:question item q-04" in output
+        and "data/train.jsonl:3 (record 2, field text)" in output
+    )
 
     repo.write("data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", "more"]))
     repo.git("add", "-A")

@@ -29,8 +29,8 @@ from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, LineFormat, Prefilter
 from contam_guard.errors import InputError
 from contam_guard.manifest.views import hash_view
-from contam_guard.readers import blocks as block_reader
 from contam_guard.native import module
+from contam_guard.readers import blocks as block_reader
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.fields import strings_in
 from contam_guard.scan import ScanResult, Source, scan

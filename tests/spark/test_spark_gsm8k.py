@@ -54,7 +54,7 @@ def test_spark_gsm8k_items_csv_is_byte_identical(
     on_spark = scan_files_report(spark, ["train.jsonl"], "question", manifest)
 
     index = ManifestIndex.from_manifest(manifest)
-    result = scan(index, [Source(Path("train.jsonl"), "train.jsonl")], ReadOptions(field="question"))
+    result = scan(index, [Source(Path("train.jsonl"), "train.jsonl")], ReadOptions(fields=("question",)))
     local = evaluate(result, Rules())
     assert items_csv(on_spark) == items_csv(local)
     assert pairs_csv(on_spark) == pairs_csv(local)

@@ -46,7 +46,8 @@ def manifest_of(project: Path) -> Manifest:
 def local_report(manifest: Manifest, names: list[str], field: str | None) -> Report:
     """The local engine on files named relative to the current folder."""
     index = ManifestIndex.from_manifest(manifest)
-    result = scan(index, [Source(Path(n), n) for n in names], ReadOptions(field=field))
+    read = ReadOptions(fields=() if field is None else (field,))
+    result = scan(index, [Source(Path(n), n) for n in names], read)
     return evaluate(result, Rules())
 
 
@@ -66,6 +67,7 @@ def findings(report: Report, *, lines: bool = True) -> list[tuple[Any, ...]]:
                     p.source,
                     p.record,
                     p.line if lines else None,
+                    p.field,
                     p.longest_run,
                     p.ngrams8_found,
                     p.covered_l10,

@@ -66,7 +66,9 @@ def test_spark_scrub_matches_local_on_the_example(
     path = tmp_path / "train.jsonl"
     path.write_bytes((examples / "data" / "train.jsonl").read_bytes())
     manifest = store.load(project / ".contam-guard" / "manifest.json")
-    options = scrub.ScrubOptions(read=ReadOptions(field="text", id_field="id"), window=20, min_piece_chars=50)
+    options = scrub.ScrubOptions(
+        read=ReadOptions(fields=("text",), id_field="id"), window=20, min_piece_chars=50
+    )
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
     expected, log, plan = local_scrub(path, manifest, options)
@@ -117,7 +119,7 @@ def test_spark_scrub_matches_local_over_several_rounds(spark: SparkSession, tmp_
         min_piece_chars=4,
         max_pieces=3,
         max_doc_freq=3,
-        read=ReadOptions(field="text", id_field="id"),
+        read=ReadOptions(fields=("text",), id_field="id"),
         batch_chars=256,
     )
     # The first corpus (in a fixed order of seeds) whose local scrub needs a second round.
