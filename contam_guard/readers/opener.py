@@ -224,11 +224,14 @@ def empty_container(kind: str, display: str) -> InputError:
 def transcodes(path: Path, encoding: str) -> bool:
     """Whether ``open_binary`` reads the uncompressed file ``path`` through a transcoder (so its
     bytes are not the readers' bytes, and it cannot be cut into byte windows)."""
-    with open(path, "rb") as handle:
-        head = handle.read(transcode.SNIFF_BYTES)
-    bom = transcode.bom_of(head)
-    rest = head[bom[1] :] if bom else head
-    return transcode.source_codec(rest, bom[0] if bom else None, encoding) is not None
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(transcode.SNIFF_BYTES)
+        bom = transcode.bom_of(head)
+        rest = head[bom[1] :] if bom else head
+        return transcode.source_codec(rest, bom[0] if bom else None, encoding) is not None
+    except (OSError, LookupError):
+        return False  # the reader reports an unreadable file or an unknown encoding
 
 
 @contextmanager

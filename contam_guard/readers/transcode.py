@@ -84,14 +84,14 @@ def _is_text(sample: bytes, codec: str) -> bool:
 def sniff(head: bytes) -> str | None:
     """The BOM-less UTF-16/32 variant ``head`` (which holds NUL bytes) is text in, or None.
 
-    In UTF-32 every character below U+10000 has zero bytes 2-3 (LE) or 0-1 (BE); in UTF-16 the
-    zero bytes of ASCII-range characters fall on odd (LE) or even (BE) offsets. The candidate the
-    zeros point to must then decode to text.
+    In UTF-32 every code unit's most significant byte is zero and the next at most 0x10 (code
+    points end at U+10FFFF); in UTF-16 the zero bytes of ASCII-range characters fall on odd (LE)
+    or even (BE) offsets. The candidate the zeros point to must then decode to text.
     """
     units = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
-    if units and all(u[2:] == b"\0\0" for u in units) and _is_text(head, "utf-32-le"):
+    if units and all(u[3] == 0 and u[2] <= 0x10 for u in units) and _is_text(head, "utf-32-le"):
         return "utf-32-le"
-    if units and all(u[:2] == b"\0\0" for u in units) and _is_text(head, "utf-32-be"):
+    if units and all(u[0] == 0 and u[1] <= 0x10 for u in units) and _is_text(head, "utf-32-be"):
         return "utf-32-be"
     even = head[0::2].count(0)
     odd = head[1::2].count(0)
