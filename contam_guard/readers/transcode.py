@@ -41,6 +41,8 @@ BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xff", "utf-16-be"),
 )
 _CHUNK = 1 << 16
+_UTF16_ZEROS = 0.2
+"""BOM-less UTF-16 is sniffed when at least this share of the high bytes are zero (ASCII-range)."""
 # Characters that do not occur in text: C0 controls other than tab, LF, VT, FF, CR.
 _NOT_TEXT = frozenset(chr(c) for c in range(32)) - set("\t\n\x0b\x0c\r")
 
@@ -86,15 +88,20 @@ def sniff(head: bytes) -> str | None:
 
     In UTF-32 every code unit's most significant byte is zero and the next at most 0x10 (code
     points end at U+10FFFF); in UTF-16 the zero bytes of ASCII-range characters fall on odd (LE)
-    or even (BE) offsets. The candidate the zeros point to must then decode to text.
+    or even (BE) offsets, at least a fifth of them and four times as often as on the other. The
+    candidate the zeros point to must then decode to text.
     """
     units = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
     if units and all(u[3] == 0 and u[2] <= 0x10 for u in units) and _is_text(head, "utf-32-le"):
         return "utf-32-le"
     if units and all(u[0] == 0 and u[1] <= 0x10 for u in units) and _is_text(head, "utf-32-be"):
         return "utf-32-be"
-    even = head[0::2].count(0)
-    odd = head[1::2].count(0)
+    even = head[0::2].count(0) / max(len(head[0::2]), 1)
+    odd = head[1::2].count(0) / max(len(head[1::2]), 1)
+    # Systematic, not stray: ASCII-range characters put a zero in every other byte. A few NULs
+    # in ASCII text would otherwise read as CJK and hide the text (and a leak) from the scan.
+    if max(odd, even) < _UTF16_ZEROS or min(odd, even) * 4 > max(odd, even):
+        return None
     codec = "utf-16-le" if odd > even else "utf-16-be"
     return codec if _is_text(head, codec) else None
 

@@ -193,6 +193,7 @@ CASES: dict[str, Case] = {
         data_file("a.txt", U16 + LEAK_TEXT.encode("utf-16-le"), "--jobs", "2"), 1, "a.txt:1", 0
     ),
     "binary-txt": Case(data_file("b.txt", bytes(range(256)) * 4), 2, "--encoding", 0),
+    "stray-nul-txt": Case(data_file("n.txt", LEAK_TEXT.encode() + b"\x00\n"), 2, "n.txt: binary data", 0),
     # Containers: zero bytes is a failed write or download, not an empty file.
     "empty-gz": Case(data_file("e.jsonl.gz", b""), 2, "empty gzip file: not a valid gzip stream", 0),
     "empty-zst": Case(data_file("e.jsonl.zst", b""), 2, "empty zstd file: not a valid zstd stream", 0),

@@ -92,6 +92,8 @@ def test_bomless_utf16_and_utf32_are_sniffed(tmp_path: Path, name: str, codec: s
         (bytes(range(256)), None),  # control characters: binary
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", None),
         (b"text\x00\x00\x00\x00more", None),
+        (b"ASCII text with one stray NUL\x00 in it, which must not read as CJK\n", None),
+        (("plain English " * 3 + "\u4e00\u4e01\u4e03" * 2).encode("utf-16-le"), "utf-16-le"),
     ],
 )
 def test_sniff(head: bytes, expected: str | None) -> None:
