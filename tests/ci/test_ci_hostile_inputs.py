@@ -215,3 +215,24 @@ def test_hostile_input(repo: Repo, name: str) -> None:
     assert "Traceback" not in result.output
     if case.code == 2:
         assert "hint:" in result.err  # every refusal says what to do
+
+
+@pytest.mark.parametrize("name", ["a.jsonl", "a.txt"])
+def test_utf16_scans_find_what_utf8_scans_find(repo: Repo, name: str) -> None:
+    """The transcoded file goes through the same fast path and numbering as its UTF-8 twin."""
+    texts = [FILLER, leak(0), "clean", "", leak(1) + " and ünïcödé", leak(2)]
+    body = jsonl(texts) if name.endswith(".jsonl") else "".join(t + "\n" for t in texts)
+    (repo.root / "data" / f"utf8-{name}").write_text(body, encoding="utf-8")
+    (repo.root / "data" / f"utf16-{name}").write_bytes(body.encode("utf-16"))
+    found = {}
+    for variant in ("utf8", "utf16"):
+        out = repo.root.parent / f"{variant}.json"
+        result = repo.cg("scan", f"data/{variant}-{name}", "--review-json", out)
+        assert result.code == 1, result.output
+        findings = json.loads(out.read_text(encoding="utf-8"))["findings"]
+        found[variant] = sorted(
+            (f["rule"], f["item_id"], p["line"], p["record"], p["longest_run"])
+            for f in findings
+            for p in f["pairs"]
+        )
+    assert found["utf8"] == found["utf16"] and len(found["utf8"]) >= 3
