@@ -309,10 +309,7 @@ def _open_content(
                 offset=guarded.bom_length,
                 error_type=StreamError,
             )
-            try:
-                head = transcoder.prime(head_size)
-            except StreamError as exc:
-                raise InputError(display, exc.problem, line=1, hint=exc.hint) from exc
+            head = transcoder.prime(head_size)  # a failure waits for the read that reaches it
             raw = transcoder
         stream = io.BufferedReader(raw, _BUFFER_SIZE)
         stack.callback(stream.close)

@@ -175,7 +175,12 @@ class Transcoder(ChunkedRaw):
     def _fill(self) -> None:
         if self._failure is not None:
             raise self._failure
-        chunk = self._source.read(_CHUNK) or b""
+        try:
+            chunk = self._source.read(_CHUNK) or b""
+        except self._error_type as exc:  # corrupt compression: after the text before it
+            self._failure = exc
+            self._out, self._pos = b"", 0
+            return
         pending = self._decoder.getstate()[0]
         try:
             text = self._decoder.decode(chunk, final=not chunk)

@@ -7,6 +7,7 @@ mangled a byte could not read it back.
 from __future__ import annotations
 
 import codecs
+import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -206,3 +207,22 @@ def test_errors_are_input_errors_naming_the_file(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         read(write(tmp_path / "x.jsonl", codecs.BOM_UTF32_LE + b"\x00\x00\x11\x00"))  # beyond U+10FFFF
     assert info.value.path == "x.jsonl"
+
+
+@pytest.mark.parametrize(("lines", "level"), [(20000, 9), (300, 0)])  # (300, 0): cut within the head
+def test_corrupt_compression_under_utf16_names_the_line_after_the_good_ones(
+    tmp_path: Path, lines: int, level: int
+) -> None:
+    body = "".join(f"line {i} of the text\n" for i in range(lines)).encode("utf-16")
+    blob = gzip.compress(body, compresslevel=level)
+    path = tmp_path / "a.txt.gz"
+    path.write_bytes(blob[: len(blob) // 2])  # cut off: the first half decompresses
+    with pytest.raises(InputError) as info:
+        list(read_records(path, "a.txt.gz", ReadOptions()))
+    err = info.value
+    assert "gzip data is corrupt or truncated" in err.problem
+    records = []
+    with pytest.raises(InputError):
+        for record in read_records(path, "a.txt.gz", ReadOptions()):
+            records.append(record)
+    assert err.line == len(records) + 1 > lines // 3  # every whole line before the cut was read
