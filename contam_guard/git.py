@@ -5,8 +5,12 @@ hunk headers of ``git diff -U0`` (``@@ -a,b +c,d @@``): with no context lines, t
 ``c .. c+d-1`` of each hunk are exactly the added ones. New content is read from git's object
 store by blob id, never from the working tree, so unstaged edits do not leak into a staged scan.
 
-Deleted files are ignored; a rename without a content change (``R100``) is not rescanned; a
-binary or compressed file, and any format without lines, is scanned whole when it changed.
+Deleted files are ignored. Renames and copies are not detected (``--no-renames``): a file that
+appears at a path is added content there, whatever it was called before (``git mv
+golden/test.jsonl data/extra.jsonl`` adds a test set to the training data), so it is scanned
+whole, like every added file. A binary or compressed file, any format without lines, and a Git
+LFS file (whose lines in git are the pointer's) are scanned whole when they changed; an LFS
+pointer is exported as its object's content (``contam_guard.lfs``).
 git runs without a shell, with fixed arguments; revisions from the user are checked first.
 """
 
@@ -21,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from contam_guard import lfs
 from contam_guard.errors import GitError
 from contam_guard.readers import detect_format
 from contam_guard.readers.opener import COMPRESSED_SUFFIXES
@@ -80,7 +85,7 @@ class Selection:
     changes: list[Change] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     touched: set[str] = field(default_factory=set)
-    """Every path the range touches (changed, renamed or deleted), data file or not."""
+    """Every path the range touches (added, changed or deleted), data file or not."""
     same_commit: bool = False
     """BASE and HEAD are one commit: there is nothing to compare."""
 
@@ -160,40 +165,50 @@ def select(root: Path, rng: Range, *, whole_file: bool = False) -> Selection:
         selection.notices.append(f"BASE and HEAD are the same commit ({ends[0][:12]}): nothing to scan")
         selection.same_commit = True
         return selection
-    raw = run_git(root, ["diff", "--raw", "-z", "--no-abbrev", "-M", "--no-ext-diff", *ends, "--"])
-    for status, old, new, blob, mode in _parse_raw(raw):
-        selection.touched.update({old, new})
-        if status == "D" or detect_format(PurePosixPath(new)) is None:
+    raw = run_git(root, ["diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", *ends, "--"])
+    for entry in _parse_raw(raw):
+        path = entry.path
+        selection.touched.add(path)
+        if entry.status == "D" or detect_format(PurePosixPath(path)) is None:
             continue
-        if status == "U":
-            raise GitError(f"{new}: unmerged (a merge conflict); resolve it before scanning")
-        if mode not in _REGULAR_MODES:
-            selection.notices.append(f"{new}: not a regular file in git (mode {mode}); not scanned")
+        if entry.status == "U":
+            raise GitError(f"{path}: unmerged (a merge conflict); resolve it before scanning")
+        if entry.mode not in _REGULAR_MODES:
+            selection.notices.append(f"{path}: not a regular file in git (mode {entry.mode}); not scanned")
             continue
-        if status == "R100":
-            continue  # renamed, content unchanged: scanned when it was added
         lines = None
-        if status.startswith(("M", "R")) and _line_based(new, whole_file):
-            lines = _added_lines(root, ends, old, new)
-        selection.changes.append(Change(new, blob, lines))
+        if (
+            entry.status == "M"
+            and _line_based(path, whole_file)
+            and not any(lfs.blob_is_pointer(root, blob) for blob in (entry.old_blob, entry.blob))
+        ):
+            lines = _added_lines(root, ends, path)
+        selection.changes.append(Change(path, entry.blob, lines))
     return selection
 
 
-def _parse_raw(raw: bytes) -> Iterator[tuple[str, str, str, str, str]]:
-    """``(status, old path, new path, new blob, new mode)`` from ``git diff --raw -z``."""
+@dataclass(frozen=True)
+class _RawEntry:
+    status: str
+    path: str
+    old_blob: str
+    blob: str
+    mode: str
+
+
+def _parse_raw(raw: bytes) -> Iterator[_RawEntry]:
+    """The entries of ``git diff --raw -z --no-renames`` (one path each)."""
     parts = raw.split(b"\0")
     i = 0
     while i < len(parts) and parts[i]:
         meta = parts[i].decode("ascii").lstrip(":").split()
-        _, new_mode, _, new_blob, status = meta
-        old = os.fsdecode(parts[i + 1])
-        if status[0] in "RC":
-            new = os.fsdecode(parts[i + 2])
+        _, new_mode, old_blob, new_blob, status = meta
+        if status[0] in "RC":  # not asked for; kept readable should a config force them
+            yield _RawEntry("A", os.fsdecode(parts[i + 2]), "0" * len(new_blob), new_blob, new_mode)
             i += 3
-        else:
-            new = old
-            i += 2
-        yield status, old, new, new_blob, new_mode
+            continue
+        yield _RawEntry(status, os.fsdecode(parts[i + 1]), old_blob, new_blob, new_mode)
+        i += 2
 
 
 def _line_based(path: str, whole_file: bool) -> bool:
@@ -202,11 +217,11 @@ def _line_based(path: str, whole_file: bool) -> bool:
     return detect_format(PurePosixPath(path)) in LINE_FORMATS
 
 
-def _added_lines(root: Path, ends: list[str], old: str, new: str) -> frozenset[int] | None:
-    """The added line numbers of ``new``; None (scan it whole) when git sees it as binary."""
+def _added_lines(root: Path, ends: list[str], path: str) -> frozenset[int] | None:
+    """The added line numbers of ``path``; None (scan it whole) when git sees it as binary."""
     patch = run_git(
         root,
-        ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", *ends, "--", old, new],
+        ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", *ends, "--", path],
     )
     if b"\nBinary files " in patch or patch.startswith(b"Binary files "):
         return None
@@ -220,7 +235,8 @@ def _added_lines(root: Path, ends: list[str], old: str, new: str) -> frozenset[i
 @contextmanager
 def exported(root: Path, changes: Sequence[Change]) -> Iterator[dict[str, Path]]:
     """Write each change's new content to a temporary file (keeping its name, so its format is
-    detected as usual); yield ``{repo path: temporary file}``; delete them afterwards."""
+    detected as usual; a Git LFS pointer becomes a link to its object, or an ``InputError`` with
+    the fix); yield ``{repo path: temporary file}``; delete them afterwards."""
     with tempfile.TemporaryDirectory(prefix="contam-guard-") as tmp:
         files: dict[str, Path] = {}
         for number, change in enumerate(changes):
@@ -237,6 +253,7 @@ def exported(root: Path, changes: Sequence[Change]) -> Iterator[dict[str, Path]]
             if proc.returncode != 0:
                 problem = proc.stderr.decode("utf-8", "replace").strip()
                 raise GitError(f"{change.path}: cannot read its content from git ({problem})")
+            lfs.resolve_export(root, target, change.path)
             files[change.path] = target
         yield files
 

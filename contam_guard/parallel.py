@@ -33,7 +33,7 @@ from contam_guard.manifest.model import Manifest
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
-from contam_guard.readers.opener import compression_of, open_binary
+from contam_guard.readers.opener import compression_of, open_binary, transcodes
 from contam_guard.scan import PairRow, ScanResult, Source, order_pairs, scan
 
 MIN_WINDOW_BYTES = 4 << 20
@@ -88,6 +88,7 @@ def planned(
             and compression_of(source.path) == "plain"
             and not options.whole_file
             and source.path.is_file()
+            and not transcodes(source.path, options.encoding)  # UTF-16/32: bytes are not lines
         )
         size = source.path.stat().st_size if splittable else 0
         pieces = min(WINDOWS_PER_JOB * jobs, size // min_window_bytes)

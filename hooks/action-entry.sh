@@ -3,7 +3,8 @@
 # variable, never inside the script text). It scans what the pull request (or push) adds, then
 # writes, in this order: annotations (stdout), the job summary ($GITHUB_STEP_SUMMARY), the review
 # files and SARIF (in $CG_OUT_DIR), the step outputs ($GITHUB_OUTPUT). Only then does it exit with
-# the scan's exit code: 0 clean, 1 contamination, 2 usage/config/git error (e.g. a shallow clone).
+# the scan's exit code: 0 clean, 1 contamination, 2 usage/config/git error (e.g. a shallow clone,
+# or Git LFS files checked out without their objects: `actions/checkout` needs `lfs: true`).
 #
 # Inputs (all optional):
 #   CG_PATHS        files or folders, one per line (with a range: only changes under them)

@@ -22,7 +22,7 @@ from contam_guard.errors import GitError
 from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
-from contam_guard.readers import ReadOptions, detect_format
+from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
 from contam_guard.scan import Snippet, Source, check_readable, scan
 
@@ -107,20 +107,15 @@ def excluded_paths(loaded: LoadedConfig, manifest: Manifest) -> _Excluded:
 def expand(
     paths: list[Path], excluded: _Excluded | None = None, notices: list[str] | None = None
 ) -> list[Source]:
-    """Files as given; folders walked (sorted) for the data files they hold, leaving out the
-    guard's folder and registered golden files (each with a notice)."""
-    sources: list[Source] = []
-    for path in paths:
-        if not path.is_dir():
-            sources.append(Source(path, display_path(path)))
-            continue
-        for found in sorted(p for p in path.rglob("*") if p.is_file() and detect_format(p) is not None):
-            why = excluded.why(found) if excluded is not None else None
-            if why is None:
-                sources.append(Source(found, display_path(found)))
-            elif notices is not None and not why.startswith("contam-guard"):
-                notices.append(f"{display_path(found)}: {why}; not scanned")
-    return sources
+    """Files as given; folders walked (sorted, symlinks followed: ``contam_guard.walk``) for the
+    data files they hold, leaving out the guard's folder and registered golden files (each golden
+    file, loop and broken link with a notice)."""
+    from contam_guard.walk import data_files
+
+    found = data_files(paths, excluded.why if excluded is not None else None)
+    if notices is not None:
+        notices += [f"{display_path(notice.path)}: {notice.reason}" for notice in found.notices]
+    return [Source(path, display_path(path)) for path in found.files]
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 
+from contam_guard import lfs
 from contam_guard.errors import InputError
 from contam_guard.readers.base import Reader, ReadOptions, Record, Segment, UnsupportedFileError
 from contam_guard.readers.csv_reader import read_csv, read_tsv
@@ -28,7 +29,8 @@ def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Rec
     """
     from contam_guard.readers import parquet
 
-    return parquet.read_parquet(path, display, options)
+    with lfs.content_of(path, display) as content:  # pyarrow opens the path itself
+        yield from parquet.read_parquet(content, display, options)
 
 
 READERS: dict[str, Reader] = {

@@ -88,7 +88,14 @@ def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LinePar
     ``raw`` is the line's exact bytes with its ending; ``line`` the physical line; ``index``
     counts non-blank lines. Errors name the line (and byte offset for bad bytes).
     """
-    with open_binary(path, display, head_size=parser.head_size, window=options.window) as src:
+    with open_binary(
+        path,
+        display,
+        head_size=parser.head_size,
+        window=options.window,
+        encoding=options.encoding,
+        errors=options.errors,
+    ) as src:
         parser.check_head(src.head)
         offset = src.first_offset + src.bom_length  # file offset of the current line
         line = src.first_line - 1
@@ -120,7 +127,14 @@ def read_line_blocks(
     line-by-line reader's. A read failure (corrupt compression) comes after the blocks of whole
     lines read before it, naming the line where reading stopped, as that reader does.
     """
-    with open_binary(path, display, head_size=parser.head_size, window=options.window) as src:
+    with open_binary(
+        path,
+        display,
+        head_size=parser.head_size,
+        window=options.window,
+        encoding=options.encoding,
+        errors=options.errors,
+    ) as src:
         parser.check_head(src.head)
         offset = src.first_offset + src.bom_length  # file offset of the block
         line = src.first_line  # the block's first line

@@ -62,10 +62,10 @@ def _columns(header: list[str], name: str, display: str, line: int) -> list[int]
 
 
 def _read_delimited(path: Path, display: str, options: ReadOptions, delimiter: str) -> Iterator[Record]:
-    check_encoding(options, display, line_based=True)
+    check_encoding(options, display, line_based=True, transcoded=True)
     if csv.field_size_limit() < _FIELD_LIMIT:
         csv.field_size_limit(_FIELD_LIMIT)
-    with open_binary(path, display) as src:
+    with open_binary(path, display, encoding=options.encoding, errors=options.errors) as src:
         lines = (text for _, _, text in decoded_lines(src, display, options))
         # strict: a stray quote is an error instead of silently merging fields or rows.
         reader = csv.reader(lines, delimiter=delimiter, strict=True)

@@ -8,14 +8,16 @@ from collections.abc import Iterator
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions
 from contam_guard.readers.opener import Source, StreamError
+from contam_guard.readers.transcode import ascii_compatible, stream_encoding
 
 
 def decoded_lines(src: Source, display: str, options: ReadOptions) -> Iterator[tuple[int, bytes, str]]:
     """Yield ``(line number, raw bytes, decoded text)`` per physical line, ending included.
 
-    Only ``\\n`` ends a line (``\\r\\n`` is kept whole; a lone ``\\r`` is not a break).
+    Only ``\\n`` ends a line (``\\r\\n`` is kept whole; a lone ``\\r`` is not a break). ``src``
+    must have been opened with ``options.encoding`` (its bytes are in ``stream_encoding`` of it).
     """
-    encoding = options.encoding
+    encoding = stream_encoding(options.encoding)
     errors = options.errors
     offset = src.first_offset + src.bom_length  # file offset of the current line
     line = src.first_line - 1
@@ -33,11 +35,12 @@ def decoded_lines(src: Source, display: str, options: ReadOptions) -> Iterator[t
         raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
 
 
-def check_encoding(options: ReadOptions, display: str, *, line_based: bool) -> None:
+def check_encoding(options: ReadOptions, display: str, *, line_based: bool, transcoded: bool = False) -> None:
     """Reject an unknown encoding or error handler up front, with the flag to fix.
 
-    Line-based readers split on the byte ``\\n``, so they need an encoding in which that
-    byte is always a newline (any ASCII-compatible one; not UTF-16/32).
+    A line-based reader splits on the byte ``\\n``, so it needs an encoding in which that byte is
+    always a newline (any ASCII-compatible one; not UTF-16/32), unless it reads the file through
+    ``open_binary`` (``transcoded``), which transcodes every other encoding to UTF-8.
     """
     try:
         codecs.lookup_error(options.errors)
@@ -48,16 +51,14 @@ def check_encoding(options: ReadOptions, display: str, *, line_based: bool) -> N
             hint="--errors takes strict, replace, ignore, backslashreplace or surrogateescape",
         ) from exc
     try:
-        ok = b"a\nb".decode(options.encoding) == "a\nb"
+        ok = ascii_compatible(options.encoding)
     except LookupError as exc:
         raise InputError(
             display,
             f"unknown text encoding {options.encoding!r}",
-            hint="pass a Python codec name to --encoding, e.g. utf-8, latin-1, cp1252",
+            hint="pass a Python codec name to --encoding, e.g. utf-8, latin-1, cp1252, utf-16",
         ) from exc
-    except UnicodeError:
-        ok = False
-    if line_based and not ok:
+    if line_based and not ok and not transcoded:
         raise InputError(
             display,
             f"encoding {options.encoding!r} is not supported for line-based formats",

@@ -17,6 +17,7 @@ from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.fields import record_from_object
 from contam_guard.readers.jsontypes import describe
 from contam_guard.readers.opener import open_binary
+from contam_guard.readers.transcode import stream_encoding
 
 if TYPE_CHECKING:
     from contam_guard.readers.opener import InputStream
@@ -36,8 +37,8 @@ class _Utf8Transcoder(ChunkedRaw):
         super().__init__()
         self._stream = stream
         self._display = display
-        self._encoding = options.encoding
-        self._decoder = codecs.getincrementaldecoder(options.encoding)(options.errors)
+        self._encoding = stream_encoding(options.encoding)
+        self._decoder = codecs.getincrementaldecoder(self._encoding)(options.errors)
         self._offset = start  # file offset of the next byte fed to the decoder
 
     def _fill(self) -> None:
@@ -103,7 +104,7 @@ def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[
     An empty or whitespace-only file has no records.
     """
     check_encoding(options, display, line_based=False)
-    with open_binary(path, display) as src:
+    with open_binary(path, display, encoding=options.encoding, errors=options.errors) as src:
         first, skipped = _skip_whitespace(src.stream)
         if not first:
             return
@@ -114,7 +115,8 @@ def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[
                 hint=_HINT_JSONL,
             )
         stream: io.RawIOBase | InputStream = src.stream
-        if codecs.lookup(options.encoding).name != "utf-8" or options.errors != "strict":
+        # open_binary has transcoded UTF-16/32 to UTF-8 already; other encodings are done here.
+        if codecs.lookup(stream_encoding(options.encoding)).name != "utf-8" or options.errors != "strict":
             stream = _Utf8Transcoder(src.stream, display, options, src.bom_length + skipped)
         index = 0
         try:

@@ -19,6 +19,7 @@ from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.fields import keeping_decoder, loads_keeping_duplicates, record_from_object
+from contam_guard.readers.transcode import stream_encoding
 
 _JSON_WS = " \t\r\n"
 
@@ -94,11 +95,13 @@ class JsonLineParser:
     head_size = 0
 
     def __init__(self, display: str, options: ReadOptions) -> None:
-        check_encoding(options, display, line_based=True)
+        check_encoding(options, display, line_based=True, transcoded=True)
         self._display = display
         self._options = options
         self._scan = json_scanner()
-        encoding = options.encoding.replace("_", "-").lower()
+        # The bytes' encoding: open_binary transcodes UTF-16/32 (and the like) to UTF-8.
+        self._encoding = stream_encoding(options.encoding)
+        encoding = self._encoding.replace("_", "-").lower()
         self._fast = encoding in ("utf-8", "utf8") and options.errors == "strict"
 
     def check_head(self, head: bytes) -> None:
@@ -111,10 +114,10 @@ class JsonLineParser:
         obj = fast_parse(raw) if self._fast else NOT_PARSED
         if obj is NOT_PARSED:
             try:
-                text = raw.decode(options.encoding, options.errors)
+                text = raw.decode(self._encoding, options.errors)
             except UnicodeDecodeError as exc:
                 raise decode_failure(
-                    self._display, exc, line=line, line_offset=offset, encoding=options.encoding
+                    self._display, exc, line=line, line_offset=offset, encoding=self._encoding
                 ) from exc
             obj = parse_json_text(text, self._scan, self._display, line)
         return obj

@@ -1,8 +1,12 @@
-"""Open an input file as a buffered binary stream: path checks, decompression, BOM.
+"""Open an input file as a buffered binary stream: Git LFS pointers, path checks, decompression,
+byte-order marks and transcoding (``readers.transcode``).
 
-Every failure becomes an ``InputError`` naming the file. Decompression and I/O failures
-surface while reading, so they are raised as ``StreamError`` (an ``InputError`` without a
-line); a reader that knows which line it was reading re-raises with that line.
+This is the one door every streaming reader goes through, so a Git LFS pointer is never read as
+data (``contam_guard.lfs``), an empty ``.gz``/``.zst`` is never "no records", and UTF-16/32 text
+reaches the line splitters as UTF-8. Every failure becomes an ``InputError`` naming the file.
+Decompression, decoding and I/O failures surface while reading, so they are raised as
+``StreamError`` (an ``InputError`` without a line); a reader that knows which line it was reading
+re-raises with that line.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import zstandard
 
+from contam_guard import lfs
 from contam_guard.errors import InputError
+from contam_guard.readers import transcode
 from contam_guard.readers.base import Window
 from contam_guard.readers.zstd_stream import ZstdRaw
 
@@ -46,7 +52,12 @@ class _ReadInto(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """An opened input: ``stream`` starts after any BOM; ``head`` is a prefix of it."""
+    """An opened input: ``stream`` starts after any BOM; ``head`` is a prefix of it.
+
+    When ``transcoded_from`` is set, the stream holds the file's text re-encoded in the encoding
+    the readers decode with (``transcode.stream_encoding``), and offsets into the stream are not
+    file offsets (the transcoder reports undecodable bytes with their file offset itself).
+    """
 
     stream: InputStream
     bom_length: int
@@ -55,6 +66,8 @@ class Source:
     """File offset of the stream's first byte (non-zero when reading a ``Window``)."""
     first_line: int = 1
     first_record: int = 0
+    transcoded_from: str | None = None
+    """The file's encoding when it was transcoded (a UTF-16/32 BOM, sniffed, or asked for)."""
 
 
 class _Limited(io.RawIOBase):
@@ -91,13 +104,19 @@ class _GuardedRaw(io.RawIOBase):
         self._pending = b""
         self.head = b""
         self.bom_length = 0
+        self.bom_codec: str | None = None
+        self._deferred: StreamError | None = None
 
     def readable(self) -> bool:
         return True
 
     def prime(self, size: int) -> None:
-        """Read the first ``size`` bytes (at least enough to see a BOM) ahead of time."""
-        want = max(size, len(UTF8_BOM))
+        """Read the first ``size`` bytes (at least enough to see a BOM) ahead of time; remove a
+        leading BOM (UTF-8, UTF-16 or UTF-32), noting its codec.
+
+        A read failure is kept for the read after the bytes before it, so a reader still gets
+        every whole line before a corrupt part and names the line where reading stopped."""
+        want = max(size, 4)
         chunks: list[bytes] = []
         got = 0
         while got < want:
@@ -105,16 +124,17 @@ class _GuardedRaw(io.RawIOBase):
             try:
                 n = self._read_inner(buf)
             except StreamError as exc:
-                line = b"".join(chunks).count(b"\n") + 1
-                raise InputError(self._display, exc.problem, line=line, hint=exc.hint) from exc
+                self._deferred = exc
+                break
             if not n:
                 break
             chunks.append(bytes(buf[:n]))
             got += n
         data = b"".join(chunks)
-        if self._strip_bom and data.startswith(UTF8_BOM):
-            data = data[len(UTF8_BOM) :]
-            self.bom_length = len(UTF8_BOM)
+        bom = transcode.bom_of(data) if self._strip_bom else None
+        if bom is not None:
+            self.bom_codec, self.bom_length = bom
+            data = data[self.bom_length :]
         self._pending = data
         self.head = data[:size]
 
@@ -125,6 +145,8 @@ class _GuardedRaw(io.RawIOBase):
             view[:n] = self._pending[:n]
             self._pending = self._pending[n:]
             return n
+        if self._deferred is not None:
+            raise self._deferred
         return self._read_inner(buffer)
 
     def _read_inner(self, buffer: WriteableBuffer) -> int:
@@ -142,7 +164,7 @@ class _GuardedRaw(io.RawIOBase):
 
 if TYPE_CHECKING:
     # BufferedReader is generic only to type checkers (not subscriptable at runtime on 3.11).
-    InputStream: TypeAlias = io.BufferedReader[_GuardedRaw]
+    InputStream: TypeAlias = io.BufferedReader[io.RawIOBase]
 
 
 def compression_of(path: Path) -> str:
@@ -156,7 +178,8 @@ def compression_of(path: Path) -> str:
 
 
 def check_regular_file(path: Path, display: str) -> os.stat_result:
-    """Raise ``InputError`` unless ``path`` is an existing regular file (after symlinks).
+    """Raise ``InputError`` unless ``path`` is an existing regular file (after symlinks) that is
+    not a Git LFS pointer.
 
     Checked before opening because opening a FIFO would block forever.
     """
@@ -168,6 +191,11 @@ def check_regular_file(path: Path, display: str) -> os.stat_result:
         raise InputError(display, "is a directory, not a file")
     if not stat.S_ISREG(info.st_mode):
         raise InputError(display, "is not a regular file (a device, FIFO or socket)")
+    # The last line of defence: whoever reads a file without ``lfs.content_of`` still never
+    # reads a pointer's three lines as data.
+    pointer = lfs.read_pointer(path, display) if info.st_size < lfs.MAX_POINTER_BYTES else None
+    if pointer is not None:
+        raise lfs.pointer_error(display, pointer, "contam-guard reads the real file only")
     return info
 
 
@@ -184,43 +212,76 @@ def _os_error(display: str, exc: OSError) -> InputError:
     return InputError(display, problem)
 
 
+def empty_container(kind: str, display: str) -> InputError:
+    """The error for a zero-byte compressed file: no valid gzip or zstd stream is empty."""
+    return InputError(
+        display,
+        f"empty {kind} file: not a valid {kind} stream (an empty text compresses to a few bytes)",
+        hint="re-create or re-download the file; a zero-byte file is a failed write or download",
+    )
+
+
+def transcodes(path: Path, encoding: str) -> bool:
+    """Whether ``open_binary`` reads the uncompressed file ``path`` through a transcoder (so its
+    bytes are not the readers' bytes, and it cannot be cut into byte windows)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(transcode.SNIFF_BYTES)
+        bom = transcode.bom_of(head)
+        rest = head[bom[1] :] if bom else head
+        return transcode.source_codec(rest, bom[0] if bom else None, encoding) is not None
+    except (OSError, LookupError):
+        return False  # the reader reports an unreadable file or an unknown encoding
+
+
 @contextmanager
 def open_binary(
-    path: Path, display: str, *, head_size: int = 0, window: Window | None = None
+    path: Path,
+    display: str,
+    *,
+    head_size: int = 0,
+    window: Window | None = None,
+    encoding: str = "utf-8",
+    errors: str = "strict",
 ) -> Iterator[Source]:
     """Open ``path`` for reading bytes, decompressing ``.gz``/``.zst`` by suffix.
 
-    A leading UTF-8 BOM is removed. ``head_size`` bytes are read eagerly so a caller can
-    sniff content (``Source.head``) before streaming. With a ``window`` (uncompressed files
-    only), the stream holds just the bytes ``[window.start, window.end)``.
+    A Git LFS pointer is replaced by the object's content when this clone has it, else it is an
+    ``InputError`` with the fix (``contam_guard.lfs``). A zero-byte ``.gz``/``.zst`` is an error.
+    A leading BOM is removed; a file in UTF-16/32 (by BOM, by ``encoding``, or sniffed) is
+    transcoded to ``transcode.stream_encoding(encoding)``, decoding with ``errors``.
+    ``head_size`` bytes are read eagerly so a caller can sniff content (``Source.head``) before
+    streaming. With a ``window`` (uncompressed files only), the stream holds just the bytes
+    ``[window.start, window.end)``.
     """
-    check_regular_file(path, display)
+    with (
+        lfs.content_of(path, display) as content,
+        _open_content(content, display, head_size, window, encoding, errors) as source,
+    ):
+        yield source
+
+
+@contextmanager
+def _open_content(
+    path: Path, display: str, head_size: int, window: Window | None, encoding: str, errors: str
+) -> Iterator[Source]:
+    info = check_regular_file(path, display)
     with ExitStack() as stack:
         try:
             plain = stack.enter_context(open(path, "rb", buffering=0))
         except OSError as exc:
             raise _os_error(display, exc) from exc
         kind = compression_of(path)
+        if kind != "plain" and info.st_size == 0:
+            raise empty_container(kind, display)
         inner: _ReadInto
+        first = Window(0, info.st_size, 1, 0) if window is None else window
         if window is not None:
             if kind != "plain":
                 raise InputError(display, "internal: only an uncompressed file can be read in windows")
             plain.seek(window.start)
-            limited = _Limited(plain, window.end - window.start)
-            guarded = _GuardedRaw(limited, display, kind, strip_bom=window.start == 0)
-            stream = io.BufferedReader(guarded, _BUFFER_SIZE)
-            stack.callback(stream.close)
-            guarded.prime(head_size)
-            yield Source(
-                stream=stream,
-                bom_length=guarded.bom_length,
-                head=guarded.head,
-                first_offset=window.start,
-                first_line=window.first_line,
-                first_record=window.first_record,
-            )
-            return
-        if kind == "gzip":
+            inner = _Limited(plain, window.end - window.start)
+        elif kind == "gzip":
             inner = stack.enter_context(gzip.GzipFile(fileobj=plain, mode="rb"))
         elif kind == "zstd":
             zraw = ZstdRaw(plain)
@@ -228,8 +289,36 @@ def open_binary(
             inner = zraw
         else:
             inner = plain
-        guarded = _GuardedRaw(inner, display, kind)
-        stream = io.BufferedReader(guarded, _BUFFER_SIZE)
+        guarded = _GuardedRaw(inner, display, kind, strip_bom=first.start == 0)
+        guarded.prime(max(head_size, transcode.SNIFF_BYTES))
+        # A later window continues a file whose start needed no transcoding (the planner checks).
+        codec = None
+        if first.start == 0:
+            codec = transcode.source_codec(guarded.head, guarded.bom_codec, encoding)
+        raw: io.RawIOBase = guarded
+        head = guarded.head[:head_size]
+        if codec is not None:
+            if window is not None:
+                raise InputError(display, f"internal: a {codec} file cannot be read in byte windows")
+            transcoder = transcode.Transcoder(
+                guarded,
+                codec=codec,
+                target=transcode.stream_encoding(encoding),
+                errors=errors,
+                display=display,
+                offset=guarded.bom_length,
+                error_type=StreamError,
+            )
+            head = transcoder.prime(head_size)  # a failure waits for the read that reaches it
+            raw = transcoder
+        stream = io.BufferedReader(raw, _BUFFER_SIZE)
         stack.callback(stream.close)
-        guarded.prime(head_size)
-        yield Source(stream=stream, bom_length=guarded.bom_length, head=guarded.head)
+        yield Source(
+            stream=stream,
+            bom_length=guarded.bom_length,
+            head=head,
+            first_offset=first.start,
+            first_line=first.first_line,
+            first_record=first.first_record,
+            transcoded_from=codec,
+        )

@@ -25,6 +25,7 @@ from contam_guard.readers.shapes import SIMPLE_TEXT_KEYS
 
 _BATCH_ROWS = 1024
 _ARROW_ERRORS = (pa.ArrowException, OSError, ValueError)
+_EMPTY_HINT = "re-create or re-download the file; a zero-byte file is a failed write or download"
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,8 @@ def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Rec
     ``--field`` columns or paths such as ``messages[].content`` whose first key is a column.
     """
     if check_regular_file(path, display).st_size == 0:
-        return
+        # A Parquet file has at least its magic bytes and footer: zero bytes is a failed write.
+        raise InputError(display, "empty Parquet file: not a valid Parquet file", hint=_EMPTY_HINT)
     # pyarrow would report an unreadable file as a generic IOError; say what it is.
     if not os.access(path, os.R_OK):
         raise InputError(display, "permission denied")

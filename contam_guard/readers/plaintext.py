@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record, Segment, UnsupportedFileError
+from contam_guard.readers.base import ReadOptions, Record, Segment
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.opener import Source, StreamError, open_binary
+from contam_guard.readers.transcode import stream_encoding
 
 _SNIFF_BYTES = 8192
 
@@ -29,15 +30,16 @@ def _whole_file(src: Source, display: str, options: ReadOptions) -> Iterator[Rec
         raise InputError(display, exc.problem, hint=exc.hint) from exc
     if not data or data.isspace():
         return
+    encoding = stream_encoding(options.encoding)
     try:
-        text = data.decode(options.encoding, options.errors)
+        text = data.decode(encoding, options.errors)
     except UnicodeDecodeError as exc:
         raise decode_failure(
             display,
             exc,
             line=data.count(b"\n", 0, exc.start) + 1,
             line_offset=src.bom_length,
-            encoding=options.encoding,
+            encoding=encoding,
         ) from exc
     yield Record(source=display, index=0, line=1, segments=(Segment("", text),), raw=data)
 
@@ -48,31 +50,34 @@ class TextLineParser:
     head_size = _SNIFF_BYTES
 
     def __init__(self, display: str, options: ReadOptions) -> None:
-        check_encoding(options, display, line_based=True)
+        check_encoding(options, display, line_based=True, transcoded=True)
         self._display = display
         self._options = options
+        self._encoding = stream_encoding(options.encoding)  # UTF-16/32 arrive as UTF-8
 
     def check_head(self, head: bytes) -> None:
         self.check_head_of(head, self._display)
 
     @staticmethod
     def check_head_of(head: bytes, display: str) -> None:
-        """A file with a NUL byte in its first 8 KiB is binary: ``UnsupportedFileError``."""
+        """A NUL byte in the first 8 KiB (after UTF-16/32 text has been recognised and transcoded
+        by ``open_binary``) means binary data: an ``InputError``, since a file with a text
+        extension was given to be read and cannot be."""
         if b"\x00" in head:
-            raise UnsupportedFileError(
+            raise InputError(
                 display,
-                "binary file (NUL byte in the first 8 KiB), not text",
-                hint="UTF-16/32 text is not supported: convert it to UTF-8 first",
+                "binary data (a NUL byte in the first 8 KiB), not text in UTF-8 or UTF-16/32",
+                hint="if it is text in another encoding, pass --encoding (e.g. utf-16-le, utf-32, "
+                "cp1252); --skip-unreadable goes on without it",
             )
 
     def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record:
         """``raw`` is the line with its ending; ``offset`` its file offset (for decode errors)."""
-        options = self._options
         try:
-            text = raw.decode(options.encoding, options.errors)
+            text = raw.decode(self._encoding, self._options.errors)
         except UnicodeDecodeError as exc:
             raise decode_failure(
-                self._display, exc, line=line, line_offset=offset, encoding=options.encoding
+                self._display, exc, line=line, line_offset=offset, encoding=self._encoding
             ) from exc
         return Record(
             source=self._display,
@@ -87,12 +92,20 @@ def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record
     """Yield one record per non-blank line (ending stripped), or one for the whole file.
 
     ``options.whole_file`` selects the latter. ``fields``/``id_field`` do not apply to
-    plain text and are ignored (the segment's path is ""). A file with a NUL byte in its first
-    8 KiB is binary: ``UnsupportedFileError``.
+    plain text and are ignored (the segment's path is ""). UTF-16/32 text is read
+    (``open_binary`` transcodes it); a file with a NUL byte in its first 8 KiB after that is
+    binary data: ``InputError``.
     """
     if options.whole_file:
         check_encoding(options, display, line_based=False)
-        with open_binary(path, display, head_size=_SNIFF_BYTES, window=options.window) as src:
+        with open_binary(
+            path,
+            display,
+            head_size=_SNIFF_BYTES,
+            window=options.window,
+            encoding=options.encoding,
+            errors=options.errors,
+        ) as src:
             TextLineParser.check_head_of(src.head, display)
             yield from _whole_file(src, display, options)
         return

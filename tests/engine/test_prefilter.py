@@ -800,11 +800,12 @@ def test_text_errors_and_binary_files_are_the_exact_paths(
             with pytest.raises(InputError) as info:
                 scan(INDEX, [Source(bad, "bad.txt")], ReadOptions())
             messages.append(str(info.value))
-            skipped = scan(INDEX, [Source(binary, "binary.txt")], ReadOptions())
-            messages.append(repr((skipped.skipped, skipped.records)))
+            with pytest.raises(InputError) as info:
+                scan(INDEX, [Source(binary, "binary.txt")], ReadOptions())
+            messages.append(str(info.value))
     assert messages[:2] == messages[2:]
     assert "bad.txt:3" in messages[0] and "byte offset" in messages[0]
-    assert "binary file" in messages[1]
+    assert "binary.txt: binary data" in messages[1]
 
 
 @settings(max_examples=150, deadline=None)
