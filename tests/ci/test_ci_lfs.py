@@ -63,12 +63,12 @@ def test_lfs_parquet_staged_and_from_a_clone_with_the_objects(repo: Repo) -> Non
     pq.write_table(pa.table({"text": [FILLER, leak(2)]}), repo.root / "data/lfs/rows.parquet")
     repo.git("add", "-A")
     staged = repo.cg("scan", "--staged")
-    assert staged.code == 1 and "data/lfs/rows.parquet (record 1)" in staged.out, staged.output
+    assert staged.code == 1 and "data/lfs/rows.parquet (record 1, field text)" in staged.out, staged.output
     repo.commit("parquet in LFS")
     clone = pointer_clone(repo, fetch=True)
     assert (clone.root / "data/lfs/rows.parquet").read_bytes().startswith(b"version https://git-lfs")
     result = clone.cg("scan", "data/")
-    assert result.code == 1 and "data/lfs/rows.parquet (record 1)" in result.out, result.output
+    assert result.code == 1 and "data/lfs/rows.parquet (record 1, field text)" in result.out, result.output
 
 
 def test_a_smudged_checkout_is_read_as_usual(repo: Repo) -> None:

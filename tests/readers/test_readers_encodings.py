@@ -63,7 +63,7 @@ FORMATS: dict[str, Callable[[], str]] = {
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_a_bom_decides_the_encoding(tmp_path: Path, name: str, codec: str) -> None:
     data = BOMS[codec] + FORMATS[name]().encode(codec)
-    assert [r.text for r in read(write(tmp_path / name, data))] == TEXTS
+    assert [r.joined() for r in read(write(tmp_path / name, data))] == TEXTS
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-16", "utf-32", "utf-32-be"])
@@ -72,14 +72,14 @@ def test_encoding_option_without_a_bom(tmp_path: Path, name: str, codec: str) ->
     # "utf-16"/"utf-32" without a BOM: the byte order comes from where the zeros are.
     body_codec = {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}.get(codec, codec)
     data = FORMATS[name]().encode(body_codec)
-    assert [r.text for r in read(write(tmp_path / name, data), encoding=codec)] == TEXTS
+    assert [r.joined() for r in read(write(tmp_path / name, data), encoding=codec)] == TEXTS
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 @pytest.mark.parametrize("name", ["a.txt", "a.jsonl", "a.csv"])
 def test_bomless_utf16_and_utf32_are_sniffed(tmp_path: Path, name: str, codec: str) -> None:
     data = FORMATS[name]().encode(codec)
-    assert [r.text for r in read(write(tmp_path / name, data))] == TEXTS
+    assert [r.joined() for r in read(write(tmp_path / name, data))] == TEXTS
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_undecodable_bytes_name_the_line_and_the_file_offset(
 def test_errors_replace_substitutes_and_goes_on(tmp_path: Path) -> None:
     data = codecs.BOM_UTF16_LE + "a\nb ".encode("utf-16-le") + b"\x00\xdc" + "c\n".encode("utf-16-le")
     records = read(write(tmp_path / "a.txt", data), errors="replace")
-    assert [r.text for r in records] == ["a", "b \ufffdc"]
+    assert [r.joined() for r in records] == ["a", "b \ufffdc"]
 
 
 def test_a_truncated_code_unit_is_an_error(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_a_truncated_code_unit_is_an_error(tmp_path: Path) -> None:
 
 def test_the_bom_wins_over_an_ascii_compatible_encoding(tmp_path: Path) -> None:
     path = write(tmp_path / "a.txt", codecs.BOM_UTF16_LE + "café\n".encode("utf-16-le"))
-    assert [r.text for r in read(path, encoding="latin-1")] == ["café"]
+    assert [r.joined() for r in read(path, encoding="latin-1")] == ["café"]
     path = write(tmp_path / "b.txt", codecs.BOM_UTF16_LE + "東京\n".encode("utf-16-le"))
     err = fail(path, encoding="latin-1")
     assert "U+6771 cannot be represented in --encoding latin-1" in err.problem
@@ -151,7 +151,7 @@ def test_the_bom_wins_over_an_ascii_compatible_encoding(tmp_path: Path) -> None:
 def test_whole_file_mode_reads_utf16(tmp_path: Path) -> None:
     data = codecs.BOM_UTF16_BE + as_text().encode("utf-16-be")
     records = read(write(tmp_path / "a.txt", data), whole_file=True)
-    assert [r.text for r in records] == [as_text()]
+    assert [r.joined() for r in records] == [as_text()]
 
 
 def test_unknown_encoding_is_still_an_error(tmp_path: Path) -> None:
@@ -194,10 +194,10 @@ def test_parallel_plan_never_cuts_a_transcoded_file_into_byte_windows(tmp_path: 
 
 def test_records_are_numbered_as_in_utf8(tmp_path: Path) -> None:
     body = "first\n\n  \nsecond\r\nthird"
-    utf8 = [(r.index, r.line, r.text) for r in read(write(tmp_path / "a.txt", body.encode()))]
+    utf8 = [(r.index, r.line, r.joined()) for r in read(write(tmp_path / "a.txt", body.encode()))]
     utf16 = list(read_records(write(tmp_path / "b.txt", body.encode("utf-16")), "b.txt", ReadOptions()))
     assert (
-        [(r.index, r.line, r.text) for r in utf16]
+        [(r.index, r.line, r.joined()) for r in utf16]
         == utf8
         == [(0, 1, "first"), (1, 4, "second"), (2, 5, "third")]
     )
