@@ -184,7 +184,7 @@ def _scan_chunk(
         skip_unreadable=skip_unreadable,
     )
     return ChunkResult(
-        result.totals, result.pairs, result.files, result.skipped, result.records, result.chars
+        result.totals, result.pairs, result.files, result.skipped, result.records, result.chars, result.fields
     )
 
 
@@ -199,6 +199,7 @@ class ChunkResult:
     skipped: list[str]
     records: int
     chars: int
+    fields: dict[str, set[str]]
 
 
 def scan_parallel(
@@ -253,7 +254,7 @@ def scan_parallel(
         submitted.sort(key=lambda entry: entry[0])
         chunks = [chunk for _, chunk, _ in submitted]
         parts = [future.result() for _, _, future in submitted]
-    merged = ScanResult(index=index, totals=ItemTotals.empty(index))
+    merged = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
     for chunk, part in zip(chunks, parts):
         np.maximum(merged.totals.run, part.totals.run, out=merged.totals.run)
         merged.totals.window_found |= part.totals.window_found
@@ -261,6 +262,8 @@ def scan_parallel(
         merged.records += part.records
         merged.chars += part.chars
         merged.skipped += part.skipped
+        for name, seen in part.fields.items():
+            merged.fields.setdefault(name, set()).update(seen)
         if chunk.window is None or chunk.window.start == 0:  # name each file once
             merged.files += part.files
     order_pairs(merged)

@@ -30,7 +30,7 @@ from contam_guard.readers import (
     read_records,
 )
 from contam_guard.readers.blocks import LineBlock
-from contam_guard.readers.fields import general_path
+from contam_guard.readers.fields import KEY_MARK, general_path
 from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
@@ -97,10 +97,26 @@ class ScanResult:
     """Notices for files that were not scanned (unknown or binary type)."""
     records: int = 0
     chars: int = 0
+    asked: tuple[str, ...] = ()
+    """The ``--field`` paths the scan read (empty: every string of every record)."""
     fields: dict[str, set[str]] = field(default_factory=dict)
     """Per file: the fields read (segment paths without list positions, ``messages[].content``)
     as seen in the records that were parsed in Python: all of them on the exact path; on the
     prefilter's path (which reads the same strings), the first records and the notable ones."""
+
+    def fields_note(self, limit: int = 8) -> list[str]:
+        """What was read, for the summary: the ``--field`` paths, or per file (the first
+        ``limit``) the fields seen when every string was read."""
+        if self.asked:
+            return [f"fields read: {', '.join(self.asked)} (--field)"]
+        notes = []
+        for name in self.files[:limit]:
+            seen = sorted(general for general in self.fields.get(name, ()) if not general.endswith(KEY_MARK))
+            shown = ", ".join(path or "(the text)" for path in seen)
+            notes.append(f"{name}: every string read" + (f" (fields: {shown})" if shown else ""))
+        if len(self.files) > limit:
+            notes.append(f"... and {len(self.files) - limit} more file(s), every string read")
+        return notes
 
     def item_stats(self, min_run: int = 10) -> ItemStats:
         return item_stats(self.index, self.totals, min_run)
@@ -122,7 +138,7 @@ def scan(
     With ``skip_unreadable`` (the user's explicit choice), a file that fails is noted in
     ``skipped`` with the reason instead, and the records read before the failure still count.
     """
-    result = ScanResult(index=index, totals=ItemTotals.empty(index))
+    result = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
     prefilter = Prefilter(index, windows=windows) if key is None else None
     for source in sources:
         fmt = detect_format(source.path)

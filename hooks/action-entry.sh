@@ -10,6 +10,7 @@
 #   CG_PATHS        files or folders, one per line (with a range: only changes under them)
 #   CG_BASE_REF     compare BASE..HEAD (default: the PR's base commit, or the push's "before")
 #   CG_MANIFEST, CG_CONFIG, CG_FAIL_ON (rules, comma- or space-separated), CG_SARIF (true/false)
+#   CG_FIELDS       fields to read, one per line (as --field; default: every string)
 #   CG_PR_BASE_SHA, CG_PUSH_BEFORE  from the event (action.yml passes them)
 #   CG_OUT_DIR      where the review files go (default: $RUNNER_TEMP/contam-guard)
 #   CONTAM_GUARD    the command (default: contam-guard on PATH)
@@ -40,6 +41,12 @@ fail_on="${CG_FAIL_ON:-}"
 for rule in ${fail_on//,/ }; do
   args+=(--fail-on "$rule")
 done
+
+while IFS= read -r field; do
+  field="${field#"${field%%[![:space:]]*}"}"
+  field="${field%"${field##*[![:space:]]}"}"
+  [ -n "$field" ] && args+=(--field "$field")
+done <<< "${CG_FIELDS:-}"
 
 base="${CG_BASE_REF:-}"
 if [ -z "$base" ]; then

@@ -38,17 +38,27 @@ _INDEX = re.compile(r"\[\d+\]")
 
 
 class DupObject(dict[str, object]):
-    """A decoded JSON object that held a key more than once: ``pairs`` keeps every pair.
+    """A decoded JSON object that keeps every pair, ``pairs``, even of a key written twice.
 
     The dict itself is what ``json`` gives (the last value of each key), so code that only
-    looks up keys keeps working; the walk reads ``pairs``.
+    looks up keys keeps working; the walk reads ``pairs``. ``json`` builds it from the pairs
+    (``keep_duplicates``), ijson key by key (``map_type``), hence ``__setitem__``.
     """
 
     __slots__ = ("pairs",)
 
-    def __init__(self, pairs: list[tuple[str, object]]) -> None:
-        super().__init__(pairs)
-        self.pairs = pairs
+    def __init__(self, pairs: list[tuple[str, object]] | None = None) -> None:
+        super().__init__(pairs or [])
+        self.pairs = list(pairs or [])
+
+    def __setitem__(self, key: str, value: object) -> None:
+        self.pairs.append((key, value))
+        super().__setitem__(key, value)
+
+    @property
+    def repeats(self) -> bool:
+        """Whether some key was written more than once."""
+        return len(self.pairs) != len(self)
 
 
 def keep_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:

@@ -14,7 +14,7 @@ from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.chunked import ChunkedRaw
 from contam_guard.readers.decoding import check_encoding, decode_failure
-from contam_guard.readers.fields import record_from_object
+from contam_guard.readers.fields import DupObject, record_from_object
 from contam_guard.readers.jsontypes import describe
 from contam_guard.readers.opener import open_binary
 from contam_guard.readers.transcode import stream_encoding
@@ -120,8 +120,9 @@ def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[
             stream = _Utf8Transcoder(src.stream, display, options, src.bom_length + skipped)
         index = 0
         try:
-            for obj in ijson.items(stream, "item", use_float=True):
-                if not isinstance(obj, dict):
+            # DupObject: an element's key written twice keeps both values, as in JSONL.
+            for obj in ijson.items(stream, "item", use_float=True, map_type=DupObject):
+                if not isinstance(obj, dict) and (options.fields or options.detect_shape):
                     raise InputError(
                         display,
                         f"array element {index} is {describe(obj)}, expected an object",

@@ -86,6 +86,8 @@ def _summary(report: Report, out: Console) -> None:
         f"{len(result.files)} file(s) against {len(result.index.targets)} golden view(s).",
         markup=False,
     )
+    for note in result.fields_note():
+        out.print(f"  {note}", markup=False)
     for notice_text in result.skipped:
         notice(f"skipped {notice_text}")  # stderr either way
     if result.records == 0:

@@ -64,6 +64,8 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             "skipped": result.skipped,
             "records": result.records,
             "characters": result.chars,
+            "fields_asked": list(result.asked),
+            "fields_seen": {name: sorted(result.fields.get(name, ())) for name in result.files},
             "findings": len(report.findings),
             "failing": len(report.failing),
             "exit_code": int(report.return_code),

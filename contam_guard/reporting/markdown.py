@@ -31,6 +31,7 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         f"file(s) against {len(result.index.targets)} golden view(s). "
         f"Findings: {len(report.findings)} ({failing} failing)."
     )
+    lines += [f"- {_escape(note)}" for note in result.fields_note()]
     for notice in result.skipped:
         lines.append(f"- skipped: {notice}")
     lines += [f"- notice: {_escape(notice)}" for notice in report.notices]

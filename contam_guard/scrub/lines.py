@@ -204,7 +204,7 @@ def _repeats_a_key(value: object) -> bool:
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, DupObject):
+        if isinstance(node, DupObject) and node.repeats:
             return True
         if isinstance(node, dict):
             stack.extend(node.values())

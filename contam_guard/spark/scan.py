@@ -43,7 +43,7 @@ from contam_guard.spark.inputs import (
 )
 from contam_guard.spark.payload import payload_for
 from contam_guard.spark.splits import Offsets, SplitCount, resolve
-from contam_guard.spark.worker import OUTPUT_SCHEMA, PAIR, RUN, SPLIT, WINDOW, count_task, scan_task
+from contam_guard.spark.worker import FIELD, OUTPUT_SCHEMA, PAIR, RUN, SPLIT, WINDOW, count_task, scan_task
 from contam_guard.text.hashing import HashKey
 
 DEFAULT_BATCH_CHARS = 1 << 20
@@ -151,16 +151,19 @@ def scan_frame(
         with input_errors(lambda error: resolve(error, plan, Offsets(_count_splits(frame, plan)))):
             # The first action runs the scan (and fills the cache); pairs and split counts come
             # back together, the totals through Spark's aggregation.
-            gathered = to_arrow(out.filter(sf.col("kind").isin(PAIR, SPLIT)))
+            gathered = to_arrow(out.filter(sf.col("kind").isin(PAIR, SPLIT, FIELD)))
         totals = _totals(out, index)
         kinds = gathered.column("kind")
         splits = _split_counts(gathered.filter(pc.equal(kinds, SPLIT)))
         pairs = gathered.filter(pc.equal(kinds, PAIR))
+        census = gathered.filter(pc.equal(kinds, FIELD)).select(["file", "run"]).to_pylist()
     finally:
         out.unpersist()
         payload.unpersist()
         plan_bc.unpersist()
-    result = ScanResult(index=index, totals=totals)
+    result = ScanResult(index=index, totals=totals, asked=plan.read.fields)
+    for row in census:
+        result.fields.setdefault(plan.files[row["file"]].display, set()).add(row["run"])
     result.pairs = _pairs(pairs, plan, Offsets(splits))
     result.files = [f.display for f in plan.ordered()]
     result.skipped = list(plan.notices)

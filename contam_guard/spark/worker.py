@@ -9,7 +9,9 @@ pairs and snippets). What leaves the task (``OUTPUT_SCHEMA``, one ``kind`` per r
   the training-side snippet, record and line still split-local;
 - ``RUN`` / ``WINDOW``: the task's per-item totals, sparse: (flat position, R) where R > 0,
   and each window position found;
-- ``SPLIT``: each split's counts (lines, records, bytes, characters), for numbering and totals.
+- ``SPLIT``: each split's counts (lines, records, bytes, characters), for numbering and totals;
+- ``FIELD``: the fields read in a file (``run`` holds the path without list positions), for
+  the summary's census, as the local engine keeps it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from contam_guard.spark.inputs import InputPlan, canonical
 from contam_guard.spark.payload import EnginePayload, index_of
 from contam_guard.spark.records import RowReader, SplitCounter, is_blank
 
-PAIR, RUN, WINDOW, SPLIT = 0, 1, 2, 3
+PAIR, RUN, WINDOW, SPLIT, FIELD = 0, 1, 2, 3, 4
 _TOTALS_CHUNK = 1 << 20
 
 _FIELDS: list[tuple[str, pa.DataType, st.DataType]] = [
@@ -149,6 +151,18 @@ class PartitionScan:
         for first in range(0, found.size, _TOTALS_CHUNK):
             at = found[first : first + _TOTALS_CHUNK]
             yield _batch({"kind": np.full(at.size, WINDOW, np.int8), "position": at}, at.size)
+        seen = sorted(
+            {
+                (self.splits[int(name)].file, path)
+                for name, paths in self.result.fields.items()
+                for path in paths
+            }
+        )
+        if seen:
+            yield _batch(
+                {"kind": [FIELD] * len(seen), "file": [f for f, _ in seen], "run": [p for _, p in seen]},
+                len(seen),
+            )
         if self.splits:
             yield _batch(
                 {

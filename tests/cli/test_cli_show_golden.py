@@ -19,8 +19,9 @@ def partial(registered: Any, leak_text: Any) -> tuple[Path, list[str]]:
     tokens = registered.items[3]["question"].split()
     text = leak_text(tokens, 0, 15)
     train = registered.training("train.jsonl", [text])
+    wording = set(words("every string read (fields: text)"))  # the review's note on what it read
     only_golden = sorted(
-        w for w in set(words(registered.items[3]["question"])) - set(words(text)) if len(w) >= 4
+        w for w in set(words(registered.items[3]["question"])) - set(words(text)) - wording if len(w) >= 4
     )
     assert {"thirteen", "weekday", "ferry", "single"} <= set(only_golden)  # the test's premise
     return train, only_golden
