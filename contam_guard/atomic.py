@@ -61,12 +61,19 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
-def raise_on_signals() -> None:
-    """From now on SIGINT and SIGTERM raise ``Interrupted`` in the main thread (a no-op in
-    other threads, where Python cannot set handlers)."""
-    if threading.current_thread() is threading.main_thread():
-        for number in _DEFERRED:
-            signal.signal(number, _raise_interrupted)
+@contextlib.contextmanager
+def raise_on_signals() -> Iterator[None]:
+    """Within the block SIGINT and SIGTERM raise ``Interrupted`` (in the main thread; elsewhere
+    Python cannot set handlers and nothing changes); the previous handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, _raise_interrupted) for number in _DEFERRED}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextlib.contextmanager
@@ -96,7 +103,7 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
     """Yield a binary file to write; on success it replaces ``path`` atomically, else vanishes."""
     path = destination(Path(path))
     folder = path.parent
-    if path.exists() and not os.access(path, os.W_OK):
+    if _read_only(path):
         # os.replace would replace a read-only file regardless (only the folder's mode counts):
         # a locked git-annex or a protected DVC object must not be changed behind its owner.
         raise ContamGuardError(
@@ -130,6 +137,16 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
         if tmp is not None:
             tmp.unlink(missing_ok=True)
         raise
+
+
+def _read_only(path: Path) -> bool:
+    """An existing file we may not write, or that nobody may (no write bit: root ignores modes,
+    but a file made read-only for everyone is protected on purpose)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not os.access(path, os.W_OK) or not mode & 0o222
 
 
 def _mode_for(path: Path) -> int:

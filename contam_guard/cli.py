@@ -544,9 +544,9 @@ def main(argv: list[str] | None = None) -> None:
     """
     from contam_guard.atomic import Interrupted, raise_on_signals
 
-    raise_on_signals()
     try:
-        app(args=argv)
+        with raise_on_signals():
+            app(args=argv)
     except Interrupted as exc:
         console.error(f"interrupted ({exc.name}): nothing was concluded; no partial file was left behind")
         sys.exit(128 + exc.signum)
