@@ -11,7 +11,9 @@ import shlex
 from typing import TYPE_CHECKING
 
 from contam_guard.commands.common import display_path
+from contam_guard.config import with_rule_overrides
 from contam_guard.errors import ExitCode
+from contam_guard.findings import gpt3_thresholds
 from contam_guard.overlap_guard import registered_golden_files
 from contam_guard.reporting import console
 
@@ -74,6 +76,41 @@ def steps(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, repo
     return lines
 
 
+def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report) -> list[str]:
+    """A notice when no enabled rule, or no failing rule, can fire on any registered item (every
+    rule disabled, or each asks for more words or characters than the longest item has): such a
+    scan finds nothing, or passes, whatever the data holds, and must say so."""
+    index = report.result.index
+    if index.items == 0:
+        return []  # "no golden sets are registered" is said already
+    rules = with_rule_overrides(loaded.config, request.rule_overrides).rules
+    words, alnum = index.word_counts, index.alnum_counts
+    longest = int(words.max())
+    reasons = {
+        "gpt3": (
+            bool((words >= gpt3_thresholds(report.result, rules)).any()),
+            f"gpt3 needs a run of {rules.gpt3.n} words",
+        ),
+        "palm": (longest >= 8, "palm needs 8 words"),
+        "llama2": (longest >= rules.llama2.min_run, f"llama2 needs runs of {rules.llama2.min_run} words"),
+        "gpt4": (int(alnum.max()) >= 50, "gpt4 needs 50 letters and digits"),
+    }
+    enabled = [name for name in reasons if getattr(rules, name).enabled]
+    failing = [name for name in enabled if getattr(rules, name).action == "fail"]
+    if not enabled:
+        return ["every rule is disabled: this scan cannot find anything"]
+    longest_item = (
+        f"the longest registered item has {longest} words and {int(alnum.max())} letters and digits"
+    )
+    if not any(reasons[name][0] for name in enabled):
+        needs = "; ".join(reasons[name][1] for name in enabled)
+        return [f"no enabled rule can fire: {needs}, and {longest_item}; this scan cannot find anything"]
+    if failing and not any(reasons[name][0] for name in failing):
+        needs = "; ".join(reasons[name][1] for name in failing)
+        return [f"no failing rule can fire: {needs}, and {longest_item}; this scan can only pass"]
+    return []
+
+
 def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> None:
     """Print the next steps of a failing scan where its summary went (stdout, or stderr when
     stdout carries a machine format)."""
@@ -82,4 +119,4 @@ def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs,
         console.next_steps(lines, to_stderr=outputs.output is None and outputs.format != "text")
 
 
-__all__ = ["after_scan", "clean_name", "steps"]
+__all__ = ["after_scan", "clean_name", "steps", "unreachable_rules"]

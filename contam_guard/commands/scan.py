@@ -267,6 +267,7 @@ def run(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs) -> int
 
     overlap_guard.check_scan(loaded, request, outputs)  # issue 11: no output may replace an input
     done = execute(loaded, request)
+    done.report.notices += next_steps.unreachable_rules(loaded, request, done.report)  # issue 11
     code = write_outputs(done.report, done.golden, outputs)
     next_steps.after_scan(loaded, request, outputs, done.report)  # issue 11: a failure says what next
     return code
