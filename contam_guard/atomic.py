@@ -45,13 +45,21 @@ class Interrupted(BaseException):
 
 
 class _Hold:
-    """While held, a signal is noted instead of raised (see ``_signals_held``)."""
+    """While held, a signal is noted instead of raised (see ``signals_held``)."""
 
     depth = 0
     pending: int | None = None
+    owner = 0
+    """The process that installed the handlers (a forked worker inherits them)."""
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    if os.getpid() != _Hold.owner:
+        # A worker forked a moment ago, before its pool's initializer took the handlers back:
+        # Ctrl-C is the parent's to handle; SIGTERM ends the worker as it would by default.
+        if signum == signal.SIGTERM:
+            os._exit(128 + signum)
+        return
     if _Hold.depth:
         _Hold.pending = signum
         return
@@ -68,6 +76,7 @@ def raise_on_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _Hold.owner = os.getpid()
     previous = {number: signal.signal(number, _raise_interrupted) for number in _DEFERRED}
     try:
         yield
@@ -77,7 +86,7 @@ def raise_on_signals() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Hold SIGINT and SIGTERM while a temporary file is created and its name recorded, so that
     the exception they raise always finds the name to clean up; one arriving meanwhile is raised
     at the end. (Python runs signal handlers in the main thread whichever thread the kernel
@@ -113,7 +122,7 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
         )
     tmp: Path | None = None
     try:
-        with _signals_held():
+        with signals_held():
             try:
                 folder.mkdir(parents=True, exist_ok=True)
                 fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)

@@ -30,6 +30,7 @@ from typing import BinaryIO
 import numpy as np
 
 from contam_guard import native
+from contam_guard.atomic import signals_held
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.keys import key_for
@@ -171,6 +172,10 @@ def _init_worker(token: str, manifest_path: str, manifest_text: str | None) -> N
         _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
 
 
+def _ready() -> None:
+    """The task that starts the workers."""
+
+
 def _scan_chunk(
     token: str,
     key_env: str,
@@ -247,6 +252,10 @@ def scan_parallel(
         max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=initargs
     ) as pool:
         try:
+            with signals_held():
+                # The first task forks every worker: a signal then would interrupt os.fork()'s
+                # own bookkeeping (where Python only prints the exception), so it waits a moment.
+                pool.submit(_ready)
             submitted = [
                 (
                     place,
@@ -263,9 +272,9 @@ def scan_parallel(
             chunks = [chunk for _, chunk, _ in submitted]
             parts = [future.result() for _, _, future in submitted]
         except BaseException:
-            # An error or Ctrl-C: drop the chunks not yet started, so that leaving the pool waits
-            # for the running ones only.
-            pool.shutdown(wait=False, cancel_futures=True)
+            # An error or Ctrl-C: drop the chunks not yet started and wait for the running ones
+            # only (at most a window per worker); the workers end with the pool, none is orphaned.
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
     merged = ScanResult(index=index, totals=ItemTotals.empty(index))
     for chunk, part in zip(chunks, parts):
