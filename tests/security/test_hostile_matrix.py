@@ -352,3 +352,41 @@ def test_init_keyed_without_the_key_writes_nothing(tmp_path: Path) -> None:
         "contam-guard.yaml",
         "manifest.json",
     ]
+
+
+NAME = os.fsdecode(b"caf\xe9-\xff.jsonl")
+"""A file name that is not UTF-8 (Latin-1 bytes): Python holds it with surrogate escapes."""
+REPORTS = [
+    ("--review", "r.md"),
+    ("--review-json", "r.json"),
+    ("--review-html", "r.html"),
+    ("--items-csv", "items.csv"),
+    ("--pairs-csv", "pairs.csv"),
+    ("--sarif", "r.sarif"),
+    ("--summary", "summary.md"),
+    ("--format", "json"),
+    ("--format", "sarif"),
+    ("--format", "markdown"),
+    ("--format", "github"),
+]
+
+
+@pytest.mark.parametrize(("option", "value"), REPORTS, ids=[f"{o} {v}" for o, v in REPORTS])
+def test_a_non_utf8_file_name_in_every_report(
+    templates: dict[bool, Path], tmp_path: Path, option: str, value: str
+) -> None:
+    """Was exit 3 (UnicodeEncodeError) for --review, --review-json, --review-html, --pairs-csv,
+    --sarif, --summary and --format sarif: the name is written as backslash escapes (SARIF's URI
+    percent-encodes its bytes), and the leak is still reported (exit 1)."""
+    root = tmp_path / "project"
+    shutil.copytree(templates[False], root)
+    (root / "data").mkdir()
+    (root / "train.jsonl").rename(root / "data" / NAME)
+    done = cli(root, "scan", "data", option, value)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    written = done.stdout.encode() if option == "--format" else (root / value).read_bytes()
+    written.decode("utf-8")  # valid UTF-8 throughout
+    if option == "--items-csv":
+        return  # one row per test item: no file names
+    assert b"caf\\xe9-\\xff" in written or b"caf\\udce9-\\udcff" in written or b"caf%E9-%FF" in written
