@@ -147,7 +147,7 @@ def _check_schema(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
         raise ManifestError(
             f"{path}: written by a newer contam-guard (manifest schema {version}; this "
             f"version reads up to {SCHEMA_VERSION})",
-            hint='install a newer contam-guard (README.md, "Install"), or use the one that wrote it',
+            hint='upgrade contam-guard (README.md, "Install"), or use the one that wrote it',
         )
     if version < SCHEMA_VERSION:
         return upgrade.to_current(path, raw, version)
