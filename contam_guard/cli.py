@@ -549,10 +549,18 @@ def _git_range(staged: bool, diff: str | None) -> "GitRange | None":
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every outcome into a documented exit code.
 
-    typer handles usage errors (exit 2) and ``typer.Exit``; everything else lands here.
+    typer handles usage errors (exit 2) and ``typer.Exit``; everything else lands here. Ctrl-C
+    and SIGTERM become an exception (``atomic.Interrupted``), so that every temporary file is
+    removed on the way out; they end with one line and exit 128 + the signal number (130, 143).
     """
+    from contam_guard.atomic import Interrupted, raise_on_signals
+
     try:
-        app(args=argv)
+        with raise_on_signals():
+            app(args=argv)
+    except Interrupted as exc:
+        console.error(f"interrupted ({exc.name}): nothing was concluded; no partial file was left behind")
+        sys.exit(128 + exc.signum)
     except ContamGuardError as exc:
         console.error(str(exc))
         sys.exit(int(exc.exit_code))

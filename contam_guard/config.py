@@ -9,6 +9,7 @@ the project root: the folder holding the config file (or the ``.contam-guard`` f
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from contam_guard.errors import ConfigError
+from contam_guard.safe_read import decode_utf8, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,6 +31,16 @@ CONFIG_NAME = "contam-guard.yaml"
 MANIFEST_NAME = "manifest.json"
 
 Action = Literal["fail", "warn"]
+
+MAX_WORDS = 1_000_000
+"""Bound of every word-count setting: no test item is a million words long, and a bound keeps a
+typo (``n: 99999999999999999999999``) from overflowing the engine's integer arrays."""
+MAX_COUNT = 2**31 - 1
+"""Bound of every character or record count setting (the manifest's counts are 32-bit)."""
+MAX_CONFIG_BYTES = 16 << 20
+"""A config file is a few hundred bytes; anything near this bound is not one."""
+MAX_CONFIG_DEPTH = 64
+"""The settings nest three levels deep; deeper YAML is refused before it is built."""
 
 
 class _Settings(BaseModel):
@@ -47,6 +59,8 @@ class Gpt3Rule(_Settings):
     def _n_at_least_five(cls, value: int | str) -> int | str:
         if isinstance(value, int) and value < 5:
             raise ValueError("n must be at least 5 (runs under 5 words are not measured), or 'auto'")
+        if isinstance(value, int) and value > MAX_WORDS:
+            raise ValueError(f"n must be at most {MAX_WORDS:,} words, or 'auto'")
         return value
 
 
@@ -63,7 +77,7 @@ class Llama2Rule(_Settings):
 
     enabled: bool = True
     action: Action = "warn"
-    min_run: int = Field(10, ge=5)
+    min_run: int = Field(10, ge=5, le=MAX_WORDS)
     dirty: float = Field(0.80, ge=0.0, le=1.0)
     not_clean: float = Field(0.20, ge=0.0, le=1.0)
     fire_on: Literal["dirty", "not_clean"] = "dirty"
@@ -88,7 +102,7 @@ class Rules(_Settings):
 class ScanSettings(_Settings):
     fields: list[str] = []
     """Fields of training records to read (``--field``); empty: every string of every record."""
-    batch_chars: int = Field(1 << 20, ge=1024)
+    batch_chars: int = Field(1 << 20, ge=1024, le=1 << 30)
     """Characters hashed per vectorised batch: larger is faster up to cache size."""
 
 
@@ -97,11 +111,11 @@ class ScrubSettings(_Settings):
 
     mode: Literal["auto", "pieces", "drop"] = "auto"
     """auto: drop for chat/instruction records and nested or list fields, pieces otherwise."""
-    n: int = Field(13, ge=5)
-    window: int = Field(200, ge=0)
-    min_piece_chars: int = Field(200, ge=0)
-    max_pieces: int = Field(10, ge=1)
-    max_doc_freq: int = Field(10, ge=1)
+    n: int = Field(13, ge=5, le=MAX_WORDS)
+    window: int = Field(200, ge=0, le=MAX_COUNT)
+    min_piece_chars: int = Field(200, ge=0, le=MAX_COUNT)
+    max_pieces: int = Field(10, ge=1, le=MAX_COUNT)
+    max_doc_freq: int = Field(10, ge=1, le=MAX_COUNT)
 
 
 class AllowlistSettings(_Settings):
@@ -148,15 +162,17 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Load
     if explicit is not None:
         return _load_file(explicit, root=explicit.resolve().parent)
     here = (start or Path.cwd()).resolve()
+    # lexists, not is_file: a FIFO, a folder or a dangling link under a config's name is an
+    # error (exit 2), never silently skipped for the defaults.
     for folder in [here, *here.parents]:
         candidate = folder / CONFIG_NAME
-        if candidate.is_file():
+        if os.path.lexists(candidate):
             return _load_file(candidate, root=folder)
         candidate = folder / GUARD_DIR / CONFIG_NAME
-        if candidate.is_file():
+        if os.path.lexists(candidate):
             return _load_file(candidate, root=folder)
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+        if os.path.lexists(pyproject):
             table = _pyproject_table(pyproject)
             if table is not None:
                 return LoadedConfig(_validate(table, pyproject), folder, pyproject)
@@ -165,15 +181,22 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Load
     return LoadedConfig(Config(), here, None)
 
 
-def _load_file(path: Path, root: Path) -> LoadedConfig:
+def _read_text(path: Path) -> str:
+    """A config file's text: a regular file, bounded, UTF-8 (else ``ConfigError``, never a hang)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config ({exc.strerror or exc})") from exc
+        data = read_regular(path, what="config", limit=MAX_CONFIG_BYTES, error=ConfigError)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    return decode_utf8(data, path, "config", ConfigError)
+
+
+def _load_file(path: Path, root: Path) -> LoadedConfig:
     if path.suffix == ".toml":
         table = _pyproject_table(path)
         return LoadedConfig(_validate(table or {}, path), root, path)
+    text = _read_text(path)
     try:
+        _check_depth(text, path)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -186,12 +209,33 @@ def _load_file(path: Path, root: Path) -> LoadedConfig:
     return LoadedConfig(_validate(data, path), root, path)
 
 
+def _check_depth(text: str, path: Path) -> None:
+    """Refuse YAML nested deeper than ``MAX_CONFIG_DEPTH``: building it would recurse once per
+    level (a RecursionError, exit 3). The event parser itself does not recurse."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_CONFIG_DEPTH:
+                mark = event.start_mark
+                where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+                raise ConfigError(
+                    f"{where}: nested more than {MAX_CONFIG_DEPTH} levels deep; the settings nest three"
+                )
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def _pyproject_table(path: Path) -> dict[str, Any] | None:
+    text = _read_text(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read ({exc})") from exc
-    table = data.get("tool", {}).get("contam-guard")
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: nested too deeply to be a settings file") from None
+    tool = data.get("tool")
+    table = tool.get("contam-guard") if isinstance(tool, dict) else None
     return table if isinstance(table, dict) else None
 
 

@@ -10,9 +10,19 @@ from contam_guard.text.hashing import HashKey
 
 
 def key_from_env(variable: str) -> HashKey | None:
+    """The key in ``$variable`` (None when unset or empty); ``HashKeyError`` when it is unusable."""
     secret = os.environ.get(variable)
     if not secret:
         return None
+    try:
+        secret.encode("utf-8")
+    except UnicodeEncodeError:
+        # os.environ holds undecodable bytes as surrogates; the same secret must give the same
+        # key on every machine, so only text that is UTF-8 everywhere is accepted.
+        raise HashKeyError(
+            f"${variable} holds bytes that are not UTF-8 text",
+            hint="use a hex secret: python -c 'import secrets; print(secrets.token_hex(32))'",
+        ) from None
     if len(secret) < HashKey.MIN_SECRET_CHARS:
         raise HashKeyError(
             f"${variable} is too short ({len(secret)} characters; at least "

@@ -5,16 +5,21 @@ into windows at line starts; each worker reads only its windows. Before the scan
 count each window's lines and blank lines (a compiled pass, in parallel), so that every worker
 names records and lines (and reports errors) exactly as a single-process read would.
 
-Workers load the manifest themselves (it is checked again) and rebuild the index once per
-process; results come back as per-item totals (merged with max / or) and notable pairs, in
-chunk order, so the merged result equals the single-process one.
+Every worker uses the manifest the parent loaded, never the file: a ``register`` or ``remove``
+during the scan would otherwise give the workers another manifest than the parent's (forked
+workers inherit the parent's manifest and index; spawned ones get its canonical text once, in
+the pool's initializer). Results come back as per-item totals (merged with max / or) and
+notable pairs, in chunk order, so the merged result equals the single-process one.
+
+Workers ignore Ctrl-C (the terminal sends it to the whole process group): the parent alone
+handles it, cancels what has not started and removes its temporary files.
 """
 
 from __future__ import annotations
 
 import itertools
 import multiprocessing
-import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -25,6 +30,7 @@ from typing import BinaryIO
 import numpy as np
 
 from contam_guard import native
+from contam_guard.atomic import signals_held
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.keys import key_for
@@ -153,11 +159,26 @@ def _count_window(span: Span) -> tuple[int, int]:
     return lines, blank
 
 
-_WORKER_STATE: dict[tuple[str, int, int], tuple[Manifest, ManifestIndex]] = {}
+_WORKER_STATE: dict[str, tuple[Manifest, ManifestIndex]] = {}
+"""The parent's manifest and index by its digest: set before the pool forks (so workers inherit
+them), or by ``_init_worker`` from the parent's text (spawned workers)."""
+
+
+def _init_worker(token: str, manifest_path: str, manifest_text: str | None) -> None:
+    """A worker's start: leave Ctrl-C to the parent, and have the parent's manifest."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if token not in _WORKER_STATE and manifest_text is not None:
+        manifest = store.parse(Path(manifest_path), manifest_text)
+        _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
+
+
+def _ready() -> None:
+    """The task that starts the workers."""
 
 
 def _scan_chunk(
-    manifest_path: str,
+    token: str,
     key_env: str,
     chunk: Chunk,
     options: ReadOptions,
@@ -165,13 +186,8 @@ def _scan_chunk(
     batch_chars: int,
     skip_unreadable: bool,
 ) -> ChunkResult:
-    """One chunk in a worker process (the manifest is loaded and indexed once per process)."""
-    stat = os.stat(manifest_path)
-    state_key = (manifest_path, stat.st_mtime_ns, stat.st_size)
-    if state_key not in _WORKER_STATE:
-        manifest = store.load(Path(manifest_path))
-        _WORKER_STATE[state_key] = (manifest, ManifestIndex.from_manifest(manifest))
-    manifest, index = _WORKER_STATE[state_key]
+    """One chunk in a worker process, against the parent's manifest."""
+    manifest, index = _WORKER_STATE[token]
     read = replace(options, window=chunk.window)
     key = key_for(manifest, key_env)
     result = scan(
@@ -218,42 +234,50 @@ def scan_parallel(
     """``scan`` over ``jobs`` processes; the same result as one process, in the same order.
 
     ``loaded``: the manifest at ``manifest_path`` and its index, when the caller has them
-    already (workers on other platforms load the file themselves).
+    already; the workers use exactly these (the file is not read again).
     """
-    stat = os.stat(manifest_path)
     if loaded is None:
         manifest = store.load(manifest_path)
         loaded = manifest, ManifestIndex.from_manifest(manifest)
     manifest, index = loaded
+    token = manifest.digest or store.content_digest(manifest)
     # On Linux, forked workers inherit the loaded manifest and its index (and every imported
     # module): no start-up cost per worker. This process runs no threads at this point (no
-    # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn.
-    _WORKER_STATE[(str(manifest_path), stat.st_mtime_ns, stat.st_size)] = (manifest, index)
+    # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn, and the
+    # manifest's canonical text travels once per worker.
+    _WORKER_STATE[token] = (manifest, index)
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        submitted = [
-            (
-                place,
-                chunk,
-                pool.submit(
-                    _scan_chunk,
-                    str(manifest_path),
-                    key_env,
+    text = None if method == "fork" else store.dumps(manifest)
+    initargs = (token, str(manifest_path), text)
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=initargs
+    ) as pool:
+        try:
+            with signals_held():
+                # The first task forks every worker: a signal then would interrupt os.fork()'s
+                # own bookkeeping (where Python only prints the exception), so it waits a moment.
+                pool.submit(_ready)
+            submitted = [
+                (
+                    place,
                     chunk,
-                    options,
-                    windows,
-                    batch_chars,
-                    skip_unreadable,
-                ),
-            )
-            for place, chunk in planned(
-                sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
-            )
-        ]
-        submitted.sort(key=lambda entry: entry[0])
-        chunks = [chunk for _, chunk, _ in submitted]
-        parts = [future.result() for _, _, future in submitted]
+                    pool.submit(
+                        _scan_chunk, token, key_env, chunk, options, windows, batch_chars, skip_unreadable
+                    ),
+                )
+                for place, chunk in planned(
+                    sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
+                )
+            ]
+            submitted.sort(key=lambda entry: entry[0])
+            chunks = [chunk for _, chunk, _ in submitted]
+            parts = [future.result() for _, _, future in submitted]
+        except BaseException:
+            # An error or Ctrl-C: drop the chunks not yet started and wait for the running ones
+            # only (at most a window per worker); the workers end with the pool, none is orphaned.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     merged = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
     for chunk, part in zip(chunks, parts):
         np.maximum(merged.totals.run, part.totals.run, out=merged.totals.run)

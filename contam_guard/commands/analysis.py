@@ -14,6 +14,7 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import ExitCode, ManifestError
 from contam_guard.findings import evaluate
 from contam_guard.keys import key_for
+from contam_guard.overlap_guard import check_sweep
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console, markdown, tables
 from contam_guard.reporting.plot import sweep_png
@@ -48,6 +49,7 @@ def run_sweep(
     manifest_path: Path | None = None,
 ) -> int:
     """Scan once and print the any-hit-at-n shares and each rule's flagged share per view."""
+    check_sweep(loaded, paths, manifest_path, csv=csv_path, plot=plot_path)  # issue 11: outputs vs inputs
     _, manifest = load_manifest(loaded, manifest_path)
     key = key_for(manifest, loaded.config.key_env)
     sources = expand(paths)
@@ -78,6 +80,8 @@ def run_dupes(
     manifest_path: Path | None = None,
 ) -> int:
     """A registered set against its own other items; lists the pairs each rule flags."""
+    outputs = dict(csv=csv_path, plot=plot_path, review=review, items_csv=items_csv, pairs_csv=pairs_csv)
+    check_sweep(loaded, [], manifest_path, **outputs)  # issue 11: outputs never replace inputs
     _, manifest = load_manifest(loaded, manifest_path)
     if name not in manifest.sets:
         known = ", ".join(sorted(manifest.sets)) or "none"

@@ -14,16 +14,41 @@ from contam_guard.reporting import console
 
 
 def run(root: Path, *, keyed: bool, key_env: str) -> int:
+    """Write what is missing of the config, the manifest and the guard folder's .gitignore.
+
+    Everything that can refuse (no key for ``--keyed``, an existing unkeyed manifest, a broken
+    config) is checked before the first write: a refusal leaves the folder as it was.
+    """
     guard = root / GUARD_DIR
     config_path = guard / CONFIG_NAME
     manifest_path = guard / MANIFEST_NAME
     existing = load_config(start=root)
-    if existing.source is not None and existing.root.resolve() == root.resolve():
+    keep_settings = existing.source is not None and existing.root.resolve() == root.resolve()
+    if keep_settings:
         # The project already has settings here (contam-guard.yaml, .contam-guard/contam-guard.yaml
         # or a [tool.contam-guard] table): keep them, and put the manifest where they say. A new
         # yaml would be found first and silently replace a pyproject table with the defaults.
         manifest_path = existing.manifest_path
-        if existing.source.resolve() != config_path.resolve():
+    current = store.load(manifest_path) if manifest_path.exists() else None
+    key_check = None
+    if current is not None and keyed and current.key_check is None:
+        raise HashKeyError(
+            f"{manifest_path} already exists and is unkeyed; --keyed cannot change that",
+            hint=f"to key it, move it aside (mv {manifest_path} {manifest_path}.old), run "
+            "`contam-guard init --keyed` and re-register every set",
+        )
+    if current is None and keyed:
+        key = key_from_env(key_env)
+        if key is None:
+            raise HashKeyError(
+                f"--keyed needs the secret in ${key_env}; nothing was written",
+                hint="export it first: export "
+                f"{key_env}=$(python -c 'import secrets; print(secrets.token_hex(32))')",
+            )
+        key_check = key.check
+
+    if keep_settings:
+        if existing.source is not None and existing.source.resolve() != config_path.resolve():
             console.info(f"settings: {existing.source} (left as they are)")
     elif not config_path.exists():
         write_text(config_path, DEFAULT_CONFIG_TEXT)
@@ -33,27 +58,10 @@ def run(root: Path, *, keyed: bool, key_env: str) -> int:
     if not ignore.exists():
         # The lock file and interrupted writes' temporaries must never be committed.
         write_text(ignore, "*.lock\n.*.tmp\n")
-    if manifest_path.exists():
-        current = store.load(manifest_path)
-        if keyed and current.key_check is None:
-            raise HashKeyError(
-                f"{manifest_path} already exists and is unkeyed; --keyed cannot change that",
-                hint=f"to key it, move it aside (mv {manifest_path} {manifest_path}.old), run "
-                "`contam-guard init --keyed` and re-register every set",
-            )
+    if current is not None:
         state = "keyed" if current.key_check else "unkeyed"
         console.info(f"{manifest_path} already exists ({state}); left unchanged")
         return ExitCode.CLEAN
-    key_check = None
-    if keyed:
-        key = key_from_env(key_env)
-        if key is None:
-            raise HashKeyError(
-                f"--keyed needs the secret in ${key_env}",
-                hint="export it first: export "
-                f"{key_env}=$(python -c 'import secrets; print(secrets.token_hex(32))')",
-            )
-        key_check = key.check
     store.save(manifest_path, Manifest(key_check=key_check))
     console.info(f"wrote {manifest_path} ({'keyed' if keyed else 'unkeyed'}, no sets yet)")
     console.info("next: contam-guard register NAME GOLDEN_FILE... --field question")

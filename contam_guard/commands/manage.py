@@ -13,6 +13,7 @@ import numpy as np
 from contam_guard.commands.common import load_manifest
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode, ManifestError
+from contam_guard.keys import key_for
 from contam_guard.manifest import store
 from contam_guard.manifest.digests import golden_set_digest, view_digest
 from contam_guard.manifest.model import Manifest
@@ -56,7 +57,8 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
 
 
 def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
-    """Load with every check (array sizes included), then check the digests of views and sets."""
+    """Load with every check (array sizes included), check the digests of views and sets, and
+    for a keyed manifest that the key in the environment is the one it was built with."""
     path, manifest = load_manifest(loaded, manifest_path)
     hint = store.RESTORE_HINT.format(path=path)
     for name, golden in manifest.sets.items():
@@ -75,8 +77,9 @@ def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             raise ManifestError(
                 f"{path}: set {name!r}: the version history does not end at the current version", hint=hint
             )
-    console.info(
-        f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), "
-        f"{'keyed' if manifest.key_check else 'unkeyed'})"
-    )
+    # A keyed manifest is only usable with its key: without this check the verify hook passes
+    # while every scan fails (wrong key) or cannot run (no key).
+    key_for(manifest, loaded.config.key_env)
+    keyed = f"keyed, ${loaded.config.key_env} matches" if manifest.key_check else "unkeyed"
+    console.info(f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), {keyed})")
     return ExitCode.CLEAN

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from contam_guard.commands.common import load_manifest, manifest_display
@@ -11,6 +12,24 @@ from contam_guard.keys import key_for
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.reporting import console
+
+# What a reader's message quotes from the file itself: the column or field names (the first row
+# of a CSV without a header, the keys of a JSON object used as text) and a parser's snippet.
+_LISTED_NAMES = re.compile(r"(columns|fields present): .*", re.DOTALL)
+_SNIPPET = re.compile(r" near '.*", re.DOTALL)
+_NOT_SHOWN = r"\1 not shown (in a golden file they can be test text: look at the file itself)"
+
+
+def without_golden_text(error: InputError) -> InputError:
+    """``error`` with whatever it quotes from the golden file left out.
+
+    Golden text never appears in contam-guard's output (unless --show-golden): a golden CSV
+    without a header row would otherwise print its first item as the "column names".
+    """
+    problem = _SNIPPET.sub("", _LISTED_NAMES.sub(_NOT_SHOWN, error.problem))
+    if problem == error.problem:
+        return error
+    return InputError(error.path, problem, line=error.line, hint=error.hint)
 
 
 def register(
@@ -32,7 +51,10 @@ def register(
         key = key_for(manifest, loaded.config.key_env)
         sources = [GoldenSource(f, manifest_display(f, loaded.root)) for f in files]
         previous = manifest.sets.get(name)
-        golden = build_set(sources, fields or [None], id_field, key, previous)
+        try:
+            golden = build_set(sources, fields or [None], id_field, key, previous)
+        except InputError as exc:
+            raise without_golden_text(exc) from None
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
         store.save(path, updated)
     if previous is not None and previous.digest == golden.digest:

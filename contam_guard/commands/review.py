@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, key_of
+from contam_guard.atomic import Interrupted
 from contam_guard.commands.scan import ScanRequest, execute
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode
@@ -94,7 +95,7 @@ def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> i
                 break
             allowlist = allowlist.with_entry(_entry(finding, decision, reason, options))
             allowlist.save()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):  # Interrupted: Ctrl-C under cli.main (issue 11)
         console.notice("interrupted: the decisions made so far are saved")
     console.info(
         f"Reviewed: {tally.false_positives} false positive(s), {tally.leaks} confirmed leak(s), "

@@ -258,8 +258,14 @@ def render(report: Report, fmt: str, golden: GoldenText | None = None) -> str:
 
 
 def run(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs) -> int:
+    from contam_guard import next_steps, overlap_guard
+
+    overlap_guard.check_scan(loaded, request, outputs)  # issue 11: no output may replace an input
     done = execute(loaded, request)
-    return write_outputs(done.report, done.golden, outputs)
+    done.report.notices += next_steps.unreachable_rules(loaded, request, done.report)  # issue 11
+    code = write_outputs(done.report, done.golden, outputs)
+    next_steps.after_scan(loaded, request, outputs, done.report)  # issue 11: a failure says what next
+    return code
 
 
 def write_outputs(report: Report, golden: GoldenText | None, outputs: ScanOutputs) -> int:

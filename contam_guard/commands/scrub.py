@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from contam_guard import overlap_guard
 from contam_guard.commands.common import display_path, load_manifest
 from contam_guard.config import LoadedConfig, ScrubSettings
 from contam_guard.engine.index import ManifestIndex
@@ -118,6 +119,7 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
     jobs = plan_jobs(request)
     if request.log is not None and any(_same(request.log, p) for j in jobs for p in (j.path, j.output) if p):
         raise ConfigError(f"{display_path(request.log)}: the log would overwrite an input or an output")
+    overlap_guard.check_scrub(loaded, jobs, request.log, manifest_path)  # issue 11: outputs vs inputs
     _, manifest = load_manifest(loaded, manifest_path)
     key = key_for(manifest, loaded.config.key_env)
     if not manifest.sets:

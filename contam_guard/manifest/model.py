@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 from functools import cached_property
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,6 +25,10 @@ from contam_guard.text.hashing import GRAM_N, HASH_SPEC, WINDOW_CHARS
 
 SCHEMA_VERSION = 1
 MANIFEST_FORMAT = "contam-guard-manifest"
+MAX_COUNT = 2**31 - 1
+"""Counts and versions are 32-bit in the arrays; a larger (or negative) one was not written by us."""
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Version = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 
 
 def encode_array(array: NDArray[np.generic], dtype: str) -> str:
@@ -95,17 +99,17 @@ class GoldenFile(_Frozen):
     the file name when it lies outside the root) and how many items it gave."""
 
     path: str
-    items: int
+    items: Count
 
 
 class SetVersion(_Frozen):
-    version: int
+    version: Version
     digest: str
-    items: int
+    items: Count
 
 
 class GoldenSet(_Frozen):
-    version: int
+    version: Version
     digest: str
     id_field: str | None
     files: list[GoldenFile]
@@ -126,7 +130,7 @@ class GoldenSet(_Frozen):
 
 class Manifest(_Frozen):
     format: Literal["contam-guard-manifest"] = "contam-guard-manifest"
-    schema_version: int = SCHEMA_VERSION
+    schema_version: Version = SCHEMA_VERSION
     spec: Spec = Spec()
     key_check: str | None = None
     """Identifies the key of a keyed manifest (None: hashes are unkeyed)."""

@@ -16,9 +16,12 @@ from contam_guard.atomic import write_text
 from contam_guard.errors import ManifestError
 from contam_guard.manifest import upgrade
 from contam_guard.manifest.model import MANIFEST_FORMAT, SCHEMA_VERSION, Manifest, Spec
+from contam_guard.safe_read import decode_utf8, read_regular
 from contam_guard.text.hashing import digest
 
 RESTORE_HINT = "restore it from version control (git checkout -- {path}) or re-register the sets"
+MAX_MANIFEST_BYTES = 1 << 30
+"""A manifest of every common benchmark is a few tens of MB; a file beyond this is not one."""
 
 
 def content_digest(manifest: Manifest) -> str:
@@ -36,27 +39,48 @@ def dumps(manifest: Manifest) -> str:
 def save(path: Path, manifest: Manifest) -> None:
     """Write ``manifest`` to ``path`` atomically; unchanged content leaves the file untouched."""
     text = dumps(manifest)
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    try:
+        current = read_regular(path, what="manifest", limit=MAX_MANIFEST_BYTES, error=ManifestError)
+    except (FileNotFoundError, ManifestError):
+        current = None
+    if current == text.encode("utf-8"):
         return
     write_text(path, text)
 
 
 def load(path: Path, *, spec: Spec | None = None) -> Manifest:
     """Load and check a manifest: format, schema version, integrity digest, hashing spec."""
+    return parse(path, read(path), spec=spec)
+
+
+def read(path: Path) -> str:
+    """The manifest file's text: a regular file (a FIFO or a device is an error, never a hang),
+    bounded, UTF-8."""
     try:
-        raw_text = path.read_text(encoding="utf-8")
+        data = read_regular(path, what="manifest", limit=MAX_MANIFEST_BYTES, error=ManifestError)
     except FileNotFoundError:
         raise ManifestError(
             f"{path}: no manifest here", hint="run `contam-guard init`, then `contam-guard register`"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"{path}: cannot read the manifest ({exc})") from exc
+    return decode_utf8(data, path, "manifest", ManifestError)
+
+
+def parse(path: Path, raw_text: str, *, spec: Spec | None = None) -> Manifest:
+    """Check and build the manifest from its text (``path`` names it in errors)."""
     try:
         raw: Any = json.loads(raw_text)
     except json.JSONDecodeError as exc:
         raise ManifestError(
             f"{path}:{exc.lineno}: the manifest is not valid JSON ({exc.msg}); it may be truncated",
             hint=RESTORE_HINT.format(path=path),
+        ) from None
+    except RecursionError:  # the decoder recurses once per nested array or object
+        raise ManifestError(
+            f"{path}: the manifest is nested too deeply to be one", hint=RESTORE_HINT.format(path=path)
+        ) from None
+    except ValueError as exc:  # an integer beyond Python's digit limit (4,300 digits)
+        raise ManifestError(
+            f"{path}: the manifest holds a value no manifest has ({exc})", hint=RESTORE_HINT.format(path=path)
         ) from None
     if not isinstance(raw, dict) or raw.get("format") != MANIFEST_FORMAT:
         raise ManifestError(f'{path}: not a contam-guard manifest (no "format": "{MANIFEST_FORMAT}")')
@@ -104,10 +128,15 @@ def check_arrays(path: Path, manifest: Manifest) -> None:
                     and int(view.gram_counts.sum()) == view.gram_hashes.size
                     and int(view.window_counts.sum()) == view.window_hashes.size
                 )
+                # A negative count hides from the sums above (an item with no 5-grams counts 0
+                # either way) and would index arrays backwards in the engine.
+                negative = bool((view.word_counts < 0).any() or (view.alnum_counts < 0).any())
             except ValueError as exc:
                 raise ManifestError(f"{label}: an array is not valid base64 ({exc})", hint=hint) from None
             if not counts_ok:
                 raise ManifestError(f"{label}: array sizes do not match the item counts", hint=hint)
+            if negative:
+                raise ManifestError(f"{label}: a word or character count is negative", hint=hint)
 
 
 def _check_schema(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +147,7 @@ def _check_schema(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
         raise ManifestError(
             f"{path}: written by a newer contam-guard (manifest schema {version}; this "
             f"version reads up to {SCHEMA_VERSION})",
-            hint="upgrade contam-guard: pip install --upgrade contam-guard",
+            hint='upgrade contam-guard (README.md, "Install"), or use the one that wrote it',
         )
     if version < SCHEMA_VERSION:
         return upgrade.to_current(path, raw, version)

@@ -38,8 +38,12 @@ def info(message: str) -> None:
 
 
 def raw(text: str) -> None:
-    """Write a machine format to stdout exactly as given (no markup, no wrapping, no colour)."""
-    sys.stdout.write(text)
+    """Write a machine format to stdout exactly as given (no markup, no wrapping, no colour).
+
+    A file name that is not UTF-8 arrives as surrogate escapes: written as backslash text
+    (``\\udcff``), as the report files write it, never a crash."""
+    encoding = sys.stdout.encoding or "utf-8"
+    sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
     sys.stdout.flush()
 
 
@@ -112,6 +116,14 @@ def _summary(report: Report, out: Console) -> None:
     failing = len(report.failing)
     verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
     out.print(f"{len(report.findings)} finding(s), {verdict}.")
+
+
+def next_steps(lines: list[str], *, to_stderr: bool = False) -> None:
+    """The last lines of a failing scan: what to do about its findings."""
+    console = err if to_stderr else out
+    console.print("What next:", markup=False)
+    for line in lines:
+        console.print(f"  - {line}", markup=False)
 
 
 def review_pair(number: int, total: int, finding: Finding, golden: str | None) -> None:

@@ -90,7 +90,7 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     text = "\n".join(head) + "\n"
-    size = len(text.encode("utf-8"))
+    size = len(text.encode("utf-8", "backslashreplace"))
     reserve = 200  # room for the closing line
     for number, finding in enumerate(report.findings, 1):
         row = (
@@ -98,11 +98,11 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
             f"{_cell(finding.item_id)} (#{finding.test_index}) | {_cell(_where(finding))} | "
             f"{_cell(finding.detail)}{' — ' + _cell(finding.note) if finding.note else ''} |\n"
         )
-        if size + len(row.encode("utf-8")) > limit - reserve:
+        if size + len(row.encode("utf-8", "backslashreplace")) > limit - reserve:  # as write_text does
             rest = len(report.findings) - number + 1
             return text + f"\n… {rest} more finding(s) not shown (summary limit); see the review file.\n"
         text += row
-        size += len(row.encode("utf-8"))
+        size += len(row.encode("utf-8", "backslashreplace"))
     return text
 
 

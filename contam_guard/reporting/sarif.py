@@ -11,6 +11,7 @@ text.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 from urllib.parse import quote
 
@@ -64,7 +65,8 @@ def _location(finding: Finding) -> list[dict[str, Any]]:
     if not finding.pairs:
         return []
     pair = finding.pairs[0]
-    physical: dict[str, Any] = {"artifactLocation": {"uri": quote(pair.source)}}
+    # fsencode: a file name that is not UTF-8 is percent-encoded from its bytes (issue 11)
+    physical: dict[str, Any] = {"artifactLocation": {"uri": quote(os.fsencode(pair.source))}}
     if pair.line is not None:
         physical["region"] = {"startLine": pair.line}
     return [{"physicalLocation": physical}]

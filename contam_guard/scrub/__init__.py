@@ -137,10 +137,13 @@ def plan(index: ManifestIndex, jobs: list[Job], options: ScrubOptions, key: Hash
 
 
 def apply(scrub_plan: ScrubPlan, log: Path | None = None) -> None:
-    """Write every job's output (jobs without one are skipped) and the log, each atomically."""
-    write_outputs(scrub_plan.jobs, scrub_plan.states, scrub_plan.totals, scrub_plan.settings)
+    """Write the log, then every job's output (jobs without one are skipped), each atomically.
+
+    The log first (issue 11): a kill leaves the old input, or the new one with its log; never a
+    scrubbed input whose removals are recorded nowhere."""
     if log is not None:
         write_log(log, log_entries(scrub_plan.jobs, scrub_plan.states, scrub_plan.golden))
+    write_outputs(scrub_plan.jobs, scrub_plan.states, scrub_plan.totals, scrub_plan.settings)
 
 
 def _stats(

@@ -177,7 +177,7 @@ def test_each_file_alone(files: tuple[Repo, dict[str, str], list[str]], tmp_path
 def test_staged_diff_and_the_action_name_every_leaky_file(
     files: tuple[Repo, dict[str, str], list[str]], tmp_path: Path
 ) -> None:
-    repo, leaky, clean = files
+    repo, leaky, _clean = files
     base = repo.head()
     repo.git("add", "-A")
 

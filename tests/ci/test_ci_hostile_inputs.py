@@ -180,7 +180,9 @@ CASES: dict[str, Case] = {
         data_file("a.jsonl.gz", gzip.compress(LEAK_JSONL.encode("utf-16"))), 1, "a.jsonl.gz:2", 2
     ),
     "utf16-bom-csv": Case(data_file("a.csv", LEAK_CSV.encode("utf-16")), 1, "data/a.csv:2", 2),
-    "utf16-bom-json": Case(data_file("a.json", LEAK_JSON.encode("utf-16")), 1, "data/a.json (record 0, field text)", 2),
+    "utf16-bom-json": Case(
+        data_file("a.json", LEAK_JSON.encode("utf-16")), 1, "data/a.json (record 0, field text)", 2
+    ),
     "utf16-bom-staged": Case(staged_file("a.txt", LEAK_TEXT.encode("utf-16")), 1, "data/a.txt:1", 0),
     "utf16-option-txt": Case(
         data_file("a.txt", LEAK_TEXT.encode("utf-16-le"), "--encoding", "utf-16-le"), 1, "data/a.txt:1", 2

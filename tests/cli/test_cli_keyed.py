@@ -143,11 +143,18 @@ def test_register_into_a_keyed_manifest_needs_the_key(keyed: Any, monkeypatch: A
     assert keyed.manifest.read_bytes() == before
 
 
-def test_verify_needs_no_key(keyed: Any, monkeypatch: Any) -> None:
+def test_verify_checks_the_key_of_a_keyed_manifest(keyed: Any, monkeypatch: Any) -> None:
+    """Else the verify hook passes while every scan fails (issue 11): no key or another key is
+    exit 2, naming the variable."""
+    ok = keyed.cli("verify")
+    assert ok.code == 0, ok.output
+    assert "keyed, $CONTAM_GUARD_KEY matches" in ok.out
+    monkeypatch.setenv("CONTAM_GUARD_KEY", OTHER_KEY)
+    wrong = keyed.cli("verify")
+    assert wrong.code == 2 and "CONTAM_GUARD_KEY does not match" in wrong.err
     monkeypatch.delenv("CONTAM_GUARD_KEY")
-    result = keyed.cli("verify")
-    assert result.code == 0, result.output
-    assert "keyed" in result.out
+    missing = keyed.cli("verify")
+    assert missing.code == 2 and "CONTAM_GUARD_KEY is not set" in missing.err
 
 
 def test_the_key_never_lands_in_the_guard_folder(keyed: Any, tmp_path: Path) -> None:

@@ -1,0 +1,122 @@
+"""What a failing scan tells its reader to do next (the last lines of its summary).
+
+A refusal that only says "no" leaves a new user stuck; these lines name the commands that
+settle each finding: read the review, allowlist a reviewed false positive, scrub a real leak,
+and see the golden text where the golden file is at hand.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from contam_guard.commands.common import display_path
+from contam_guard.config import with_rule_overrides
+from contam_guard.errors import ExitCode
+from contam_guard.findings import gpt3_thresholds
+from contam_guard.overlap_guard import registered_golden_files
+from contam_guard.reporting import console
+
+if TYPE_CHECKING:
+    from contam_guard.commands.scan import ScanOutputs, ScanRequest
+    from contam_guard.config import LoadedConfig
+    from contam_guard.findings import Report
+
+
+def _quoted(paths: list[str]) -> str:
+    return " ".join(shlex.quote(path) for path in paths)
+
+
+def clean_name(name: str) -> str:
+    """``data/train.jsonl.gz`` -> ``data/train.clean.jsonl.gz``: where a scrubbed copy could go."""
+    folder, _, base = name.rpartition("/")
+    stem, dot, rest = base.partition(".")
+    cleaned = f"{stem}.clean{dot}{rest}" if dot and stem else f"{base}.clean"
+    return f"{folder}/{cleaned}" if folder else cleaned
+
+
+def steps(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> list[str]:
+    """The next steps for a scan that fails (exit 1); none for any other outcome."""
+    if report.return_code != ExitCode.CONTAMINATED:
+        return []
+    lines: list[str] = []
+    reviews = [p for p in (outputs.review, outputs.review_json, outputs.review_html) if p is not None]
+    if reviews:
+        lines.append(f"read each pair in {', '.join(str(p) for p in reviews)}")
+    else:
+        lines.append("see each pair side by side: add --review review.md (or --review-html review.html)")
+    if request.changes is not None:
+        scope = "--staged" if request.changes.staged else f"--diff {shlex.quote(request.changes.describe())}"
+        args = " ".join(filter(None, [scope, _quoted([str(p) for p in request.paths])]))
+    else:
+        args = _quoted([str(p) for p in request.paths])
+    lines.append(
+        f"a false positive (your own worked example, a public quote)? `contam-guard review {args}` "
+        f"walks each finding and records your decision in {display_path(loaded.allowlist_path)}; "
+        "commit it"
+    )
+    sources = sorted({pair.source for finding in report.failing for pair in finding.pairs})
+    target = f"-o {shlex.quote(clean_name(sources[0]))}" if len(sources) == 1 else "-o clean/"
+    lines.append(
+        f"a real leak? remove it before training: `contam-guard scrub {_quoted(sources)} {target} "
+        "--log removed.jsonl` (or --in-place)"
+    )
+    if not request.show_golden:
+        failing_sets = {finding.target.set_name for finding in report.failing}
+        manifest_path = request.manifest_path or loaded.manifest_path
+        present = sorted(
+            display_path(path)
+            for path, name in registered_golden_files(manifest_path, loaded.root).items()
+            if name in failing_sets and path.is_file()
+        )
+        if present:
+            lines.append(
+                f"compare with the test item itself: add --show-golden (its golden file {present[0]} is here)"
+            )
+    return lines
+
+
+def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report) -> list[str]:
+    """A notice when no enabled rule, or no failing rule, can fire on any registered item (every
+    rule disabled, or each asks for more words or characters than the longest item has): such a
+    scan finds nothing, or passes, whatever the data holds, and must say so."""
+    index = report.result.index
+    if index.items == 0:
+        return []  # "no golden sets are registered" is said already
+    rules = with_rule_overrides(loaded.config, request.rule_overrides).rules
+    words, alnum = index.word_counts, index.alnum_counts
+    longest = int(words.max())
+    reasons = {
+        "gpt3": (
+            bool((words >= gpt3_thresholds(report.result, rules)).any()),
+            f"gpt3 needs a run of {rules.gpt3.n} words",
+        ),
+        "palm": (longest >= 8, "palm needs 8 words"),
+        "llama2": (longest >= rules.llama2.min_run, f"llama2 needs runs of {rules.llama2.min_run} words"),
+        "gpt4": (int(alnum.max()) >= 50, "gpt4 needs 50 letters and digits"),
+    }
+    enabled = [name for name in reasons if getattr(rules, name).enabled]
+    failing = [name for name in enabled if getattr(rules, name).action == "fail"]
+    if not enabled:
+        return ["every rule is disabled: this scan cannot find anything"]
+    longest_item = (
+        f"the longest registered item has {longest} words and {int(alnum.max())} letters and digits"
+    )
+    if not any(reasons[name][0] for name in enabled):
+        needs = "; ".join(reasons[name][1] for name in enabled)
+        return [f"no enabled rule can fire: {needs}, and {longest_item}; this scan cannot find anything"]
+    if failing and not any(reasons[name][0] for name in failing):
+        needs = "; ".join(reasons[name][1] for name in failing)
+        return [f"no failing rule can fire: {needs}, and {longest_item}; this scan can only pass"]
+    return []
+
+
+def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> None:
+    """Print the next steps of a failing scan where its summary went (stdout, or stderr when
+    stdout carries a machine format)."""
+    lines = steps(loaded, request, outputs, report)
+    if lines:
+        console.next_steps(lines, to_stderr=outputs.output is None and outputs.format != "text")
+
+
+__all__ = ["after_scan", "clean_name", "steps", "unreachable_rules"]
