@@ -216,7 +216,7 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     # Only a notable pair's record is read again: for its snippet, line and inline marker.
     wanted = sorted_unique(table.record[notable])
     records = [block.record(int(hit_lines[r])) for r in wanted.tolist()]
-    features = extract_features([r.text for r in records], windows=windows)
+    features = extract_features([r.text for r in records], windows=windows, spec=result.index.spec)
     _add_pairs(result, table, notable, records, features, np.searchsorted(wanted, table.record))
 
 
@@ -255,7 +255,7 @@ def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record
 
 def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, windows: bool) -> None:
     texts = [r.text for r in batch]
-    features = extract_features(texts, key=key, windows=windows)
+    features = extract_features(texts, key=key, windows=windows, spec=result.index.spec)
     table = match_batch(result.index, features, result.totals)
     result.records += len(batch)
     result.chars += sum(len(t) for t in texts)

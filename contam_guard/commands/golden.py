@@ -41,7 +41,9 @@ def golden_lookup(manifest: Manifest, root: Path, key: HashKey | None) -> Golden
                 return None
             options = ReadOptions(field=field, id_field=golden.id_field)
             texts += [r.text for r in read_records(path, golden_file.path, options)]
-        if len(texts) != golden.items or hash_view(view, texts, key).digest != golden.views[view].digest:
+        if len(texts) != golden.items:
+            return None
+        if hash_view(view, texts, key, manifest.spec.text()).digest != golden.views[view].digest:
             return None
         return dict(zip(golden.ids, texts))
 

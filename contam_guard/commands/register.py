@@ -32,7 +32,7 @@ def register(
         key = key_for(manifest, loaded.config.key_env)
         sources = [GoldenSource(f, manifest_display(f, loaded.root)) for f in files]
         previous = manifest.sets.get(name)
-        golden = build_set(sources, fields or [None], id_field, key, previous)
+        golden = build_set(sources, fields or [None], id_field, key, previous, manifest.spec.text())
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
         store.save(path, updated)
     if previous is not None and previous.digest == golden.digest:
