@@ -43,7 +43,7 @@ def words(text: str, spec: TextSpec) -> list[Located]:
         for ch in piece.casefold():
             if ch.isspace():
                 if current:
-                    found.append(("".join(current).lower(), start, end))
+                    found.append((_word(current), start, end))
                     current = []
             elif not is_removed(ch):
                 if not current:
@@ -51,8 +51,13 @@ def words(text: str, spec: TextSpec) -> list[Located]:
                 current.append(ch)
                 end = piece_end
     if current:
-        found.append(("".join(current).lower(), start, end))
+        found.append((_word(current), start, end))
     return found
+
+
+def _word(chars: list[str]) -> str:
+    """Steps 3 and e of version 2."""
+    return unicodedata.normalize("NFC", "".join(chars).lower())
 
 
 def alnum(text: str, spec: TextSpec) -> tuple[str, list[int]]:

@@ -29,8 +29,15 @@ d. case folding (``str.casefold()``): ``ß`` -> ``ss``, ``ς`` -> ``σ``, ``İ``
    lowercase folds to Cherokee uppercase, which step 3 then lowercases again, consistently for
    both cases.
 
-Then steps 1 to 4 as in ``words-v1`` (step 3 no longer changes anything casefold would not have,
-except Cherokee, and never sees a capital sigma).
+Then steps 1 to 3 as in ``words-v1`` (step 3 no longer changes anything casefold would not have,
+except Cherokee, and never sees a capital sigma), then
+
+e. each word is put in NFC (``unicodedata.normalize("NFC", word)``): removing punctuation in
+   step 2 can bring a letter and a combining mark together (``z)`` + U+0301), and case folding
+   can decompose (``ǰ`` folds to ``j`` + U+030C); with this step, normalised words normalise to
+   themselves, and a mark cut from its letter by a punctuation sign still meets it;
+
+and step 4 as in ``words-v1``.
 
 Why b comes before c (the issue listed NFKC first): a format character between a letter and a
 combining mark blocks their composition (``e`` ZWJ U+0301 stays decomposed under NFKC), so
@@ -105,7 +112,9 @@ class TextSpec:
 
     def words(self, text: str) -> list[str]:
         """The normalised words of ``text`` under this spec."""
-        return _v1_words(text) if self.version == 1 else _v1_words(prepare(text).casefold())
+        if self.version == 1:
+            return _v1_words(text)
+        return [unicodedata.normalize("NFC", word) for word in _v1_words(prepare(text).casefold())]
 
     def alnum(self, text: str) -> str:
         """The alphanumeric-only view of ``text`` under this spec, case kept."""

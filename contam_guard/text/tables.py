@@ -20,8 +20,8 @@ by what steps c, d and 1 to 3 make of it alone, which is what they make of it in
 whose code points all start safely: NFKC of such a text is the NFKC of its code points, one by
 one (below), and case folding and lowercasing then work per code point (casefold never leaves a
 capital sigma). All whitespace: SPACE. Nothing kept after removing punctuation and symbols:
-REMOVED (``…`` is ``...``). Exactly one kept code point: ALNUM or KEPT, with it in ``lower``.
-Anything else (``ß`` is ``ss``, ``ﬁ`` is ``fi``, ``¾`` is ``3⁄4``, ``⁽ⁱ⁾`` ...) is SPECIAL.
+REMOVED (``…`` is ``...``). Exactly one kept code point, which step e leaves alone in any word
+(``_stays_nfc``): ALNUM or KEPT, with it in ``lower``. Anything else (``ß`` is ``ss``, ``ﬁ`` is ``fi``, ``¾`` is ``3⁄4``, ``⁽ⁱ⁾`` ...) is SPECIAL.
 
 Why NFKC works per code point here: NFKC decomposes each code point on its own, reorders only
 runs of combining marks (ccc != 0), and composes a character only with the last starter before
@@ -84,6 +84,18 @@ def starts_safely(ch: str) -> bool:
     if ord(first) < FIRST_COMBINING:
         return True
     return unicodedata.combining(first) == 0 and ord(first) not in second_elements()
+
+
+def _stays_nfc(ch: str) -> bool:
+    """Whether a word made of such characters is already NFC (step e changes nothing): ``ch``
+    is NFC and its canonical decomposition starts with a starter that composes with nothing
+    before it."""
+    first = unicodedata.normalize("NFD", ch)[0]
+    if unicodedata.normalize("NFC", ch) != ch:
+        return False
+    return ord(first) < FIRST_COMBINING or (
+        unicodedata.combining(first) == 0 and ord(first) not in second_elements()
+    )
 
 
 class CodepointTables:
@@ -171,7 +183,7 @@ class CodepointTables:
             kept = [c.lower() for c in folded if not is_removed(c)]
             if not kept:
                 self._set(cp, SPECIAL if alnum else REMOVED)
-            elif len(kept) == 1 and len(kept[0]) == 1 and kept[0] != "\u03a3":
+            elif len(kept) == 1 and len(kept[0]) == 1 and kept[0] != "\u03a3" and _stays_nfc(kept[0]):
                 self._set(cp, ALNUM if alnum else KEPT, lower=kept[0], alnum=alnum[0] if alnum else None)
             else:
                 self._set(cp, SPECIAL)
