@@ -21,7 +21,8 @@ whose code points all start safely: NFKC of such a text is the NFKC of its code 
 one (below), and case folding and lowercasing then work per code point (casefold never leaves a
 capital sigma). All whitespace: SPACE. Nothing kept after removing punctuation and symbols:
 REMOVED (``…`` is ``...``). Exactly one kept code point, which step e leaves alone in any word
-(``_stays_nfc``): ALNUM or KEPT, with it in ``lower``. Anything else (``ß`` is ``ss``, ``ﬁ`` is ``fi``, ``¾`` is ``3⁄4``, ``⁽ⁱ⁾`` ...) is SPECIAL.
+(``_stays_nfc``): ALNUM or KEPT, with it in ``lower``. Anything else (``ß`` is ``ss``, ``ﬁ``
+is ``fi``, ``¾`` is ``3⁄4``, ...) is SPECIAL.
 
 Why NFKC works per code point here: NFKC decomposes each code point on its own, reorders only
 runs of combining marks (ccc != 0), and composes a character only with the last starter before
