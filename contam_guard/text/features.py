@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
@@ -35,7 +35,7 @@ from contam_guard.text.hashing import (
     hash_words,
 )
 from contam_guard.text.normalise import CURRENT, TextSpec
-from contam_guard.text.tables import N_CODEPOINTS, CodepointTables, tables_for
+from contam_guard.text.tables import CodepointTables, tables_for
 
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
@@ -144,8 +144,9 @@ def extract_features(
 
     word_record, word_start, word_end, word_hash, flagged = _words(codepoints, record_start, tables)
     special = np.flatnonzero(flagged)
+    parts = [located.pieces(texts[r]) for r in special.tolist()] if spec.version == 2 else None
     if special.size:
-        reference = _words_reference(texts, special, spec)
+        reference = _words_reference(texts, special, spec, parts)
         word_record, word_start, word_end, word_hash = _merge(
             (word_record, word_start, word_end, word_hash), reference
         )
@@ -161,7 +162,7 @@ def extract_features(
     record_chars = np.zeros(n + 1, dtype=np.int64)
     fix = None
     if windows:
-        alnum, record_chars, fix = _alnum(texts, codepoints, record_start, tables, special, spec)
+        alnum, record_chars, fix = _alnum(texts, codepoints, record_start, tables, special, spec, parts)
         window_hash = np.zeros(alnum.size, dtype=np.uint64)
         window_valid = np.zeros(alnum.size, dtype=np.bool_)
         kernel.windows_pass(alnum, record_chars, window_hash, window_valid)
@@ -187,14 +188,6 @@ def extract_features(
     )
 
 
-@cache
-def _nonzero() -> NDArray[np.bool_]:
-    """A table true at every code point but 0 (what ``alnum_char`` gives a non-alnum one)."""
-    table = np.ones(N_CODEPOINTS, dtype=np.bool_)
-    table[0] = False
-    return table
-
-
 def _alnum(
     texts: Sequence[str],
     codepoints: NDArray[np.uint32],
@@ -202,22 +195,23 @@ def _alnum(
     tables: CodepointTables,
     special: IntArray,
     spec: TextSpec,
+    parts: list[list[located.Piece]] | None,
 ) -> tuple[NDArray[np.uint32], IntArray, _AlnumFix | None]:
     """The alnum view of every record, and where it is each record's (``record_chars``)."""
     record_chars = np.zeros(record_start.size, dtype=np.int64)
     alnum = np.empty(codepoints.size, dtype=np.uint32)
-    if codepoints.size and int(codepoints.max()) >= tables.first_alnum_remap:
-        # Some code point gives the view another code point (fullwidth "Ａ" gives "A"): map first.
-        mapped = np.take(tables.alnum_char, codepoints)
-        total = kernel.alnum_pass(mapped, _nonzero(), record_start, alnum, record_chars)
-    else:
-        total = kernel.alnum_pass(codepoints, tables.is_alnum, record_start, alnum, record_chars)
+    total = kernel.alnum_pass(codepoints, tables.is_alnum, record_start, alnum, record_chars)
     alnum = alnum[:total]
-    if spec.version == 1 or special.size == 0:
+    # Spec v2: a code point may give the view another one (fullwidth "Ａ" gives "A"). Such code
+    # points are rare and none lies below ``first_alnum_remap``: map only the ones at or above.
+    remap = np.flatnonzero(alnum >= tables.first_alnum_remap)
+    if remap.size:
+        alnum[remap] = tables.alnum_char[alnum[remap]]
+    if parts is None or special.size == 0:
         return alnum, record_chars, None  # version 1's view is exact per code point, SPECIAL or not
-    views = [located.alnum(texts[record], spec) for record in special.tolist()]
-    parts = [np.frombuffer(view.encode("utf-32-le", "surrogatepass"), dtype="<u4") for view, _ in views]
-    fixed, fixed_chars = _splice(alnum, record_chars, special, parts)
+    views = [located.alnum(texts[r], spec, part) for r, part in zip(special.tolist(), parts)]
+    chars = [np.frombuffer(view.encode("utf-32-le", "surrogatepass"), dtype="<u4") for view, _ in views]
+    fixed, fixed_chars = _splice(alnum, record_chars, special, chars)
     offsets = [np.asarray(where, dtype=np.int64) for _, where in views]
     return fixed.astype(np.uint32), fixed_chars, _AlnumFix(record_chars, special, offsets)
 
@@ -228,17 +222,15 @@ def _splice(
     """Replace the segments of ``records`` (sorted) in ``values`` (record r's values are
     ``values[bounds[r]:bounds[r + 1]]``) by ``parts``; returns the new values and bounds."""
     counts = np.diff(bounds)
-    new_counts = counts.copy()
-    new_counts[records] = [part.size for part in parts]
+    counts[records] = [part.size for part in parts]
     new_bounds = np.zeros(bounds.size, dtype=np.int64)
-    np.cumsum(new_counts, out=new_bounds[1:])
-    keep = np.ones(counts.size, dtype=np.bool_)
-    keep[records] = False
-    out = np.empty(int(new_bounds[-1]), dtype=values.dtype)
-    target = np.repeat(keep, new_counts)
-    out[target] = values[np.repeat(keep, counts)]
-    out[~target] = np.concatenate(parts) if parts else values[:0]
-    return out, new_bounds
+    np.cumsum(counts, out=new_bounds[1:])
+    runs, done = [], 0
+    for record, part in zip(records.tolist(), parts):  # a few slices: copies at memory speed
+        runs += [values[done : bounds[record]], part]
+        done = int(bounds[record + 1])
+    runs.append(values[done:])
+    return np.concatenate(runs).astype(values.dtype, copy=False), new_bounds
 
 
 def _valid_starts(offsets: IntArray, total: int, width: int) -> BoolArray:
@@ -273,14 +265,17 @@ def _words(
     return record, start, end, hashes, flagged
 
 
-def _words_reference(texts: Sequence[str], records: IntArray, spec: TextSpec) -> _Words:
+def _words_reference(
+    texts: Sequence[str], records: IntArray, spec: TextSpec, parts: list[list[located.Piece]] | None
+) -> _Words:
     """The spec's words for a few records, with offsets, hashed like the vectorised path."""
     record_ids: list[int] = []
     starts: list[int] = []
     ends: list[int] = []
     word_texts: list[str] = []
-    for record in records.tolist():
-        for word, start, end in located.words(texts[record], spec):
+    for number, record in enumerate(records.tolist()):
+        part = parts[number] if parts is not None else None
+        for word, start, end in located.words(texts[record], spec, part):
             record_ids.append(record)
             starts.append(start)
             ends.append(end)
@@ -296,6 +291,16 @@ def _words_reference(texts: Sequence[str], records: IntArray, spec: TextSpec) ->
 
 
 def _merge(a: _Words, b: _Words) -> _Words:
-    merged = [np.concatenate([x, y]) for x, y in zip(a, b)]
-    order = np.argsort(merged[0], kind="stable")
-    return merged[0][order], merged[1][order], merged[2][order], merged[3][order]
+    """The words of ``a`` with those of ``b`` (records ``a`` has no word of) put in record order;
+    both are in record order already, so one insertion, no sort."""
+    # Cut ``a`` where ``b``'s records go: a few slices, joined with ``b``'s runs in between.
+    cuts, first = np.unique(np.searchsorted(a[0], b[0]), return_index=True)
+    a_bounds, b_bounds = [0, *cuts.tolist(), a[0].size], [0, *first.tolist()[1:], b[0].size]
+
+    def join(x: NDArray[_G], y: NDArray[_G]) -> NDArray[_G]:
+        runs = [x[a_bounds[0] : a_bounds[1]]]
+        for k in range(1, len(a_bounds) - 1):
+            runs += [y[b_bounds[k - 1] : b_bounds[k]], x[a_bounds[k] : a_bounds[k + 1]]]
+        return np.concatenate(runs)
+
+    return join(a[0], b[0]), join(a[1], b[1]), join(a[2], b[2]), join(a[3], b[3])

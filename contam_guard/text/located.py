@@ -24,10 +24,12 @@ from contam_guard.text.tables import starts_safely
 _TOKEN = re.compile(r"\S+")  # re's \s is str.isspace(), the same split as str.split()
 Located = tuple[str, int, int]
 """A word, and the span [start, end) of the record it came from."""
+_is_removed = cache(is_removed)  # the reference path runs on whole records: per-character caches
 
 
-def words(text: str, spec: TextSpec) -> list[Located]:
-    """``spec.words(text)``, each word with its span in ``text``."""
+def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[Located]:
+    """``spec.words(text)``, each word with its span in ``text`` (version 2: ``parts`` are
+    ``pieces(text)`` when the caller has them already)."""
     if spec.version == 1:
         out = []
         for token in _TOKEN.finditer(text):
@@ -39,13 +41,13 @@ def words(text: str, spec: TextSpec) -> list[Located]:
     found: list[Located] = []
     current: list[str] = []
     start = end = 0
-    for piece_start, piece_end, piece in _pieces(text):
+    for piece_start, piece_end, piece in pieces(text) if parts is None else parts:
         for ch in piece.casefold():
             if ch.isspace():
                 if current:
                     found.append((_word(current), start, end))
                     current = []
-            elif not is_removed(ch):
+            elif not _is_removed(ch):
                 if not current:
                     start = piece_start
                 current.append(ch)
@@ -55,41 +57,51 @@ def words(text: str, spec: TextSpec) -> list[Located]:
     return found
 
 
+
 def _word(chars: list[str]) -> str:
     """Steps 3 and e of version 2."""
     return unicodedata.normalize("NFC", "".join(chars).lower())
 
 
-def alnum(text: str, spec: TextSpec) -> tuple[str, list[int]]:
+def alnum(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> tuple[str, list[int]]:
     """``spec.alnum(text)``, and the offset in ``text`` each of its characters came from."""
     if spec.version == 1:
         kept = [(ch, i) for i, ch in enumerate(text) if ch.isalnum()]
     else:
-        kept = [(ch, start) for start, _, piece in _pieces(text) for ch in piece if ch.isalnum()]
+        parts = pieces(text) if parts is None else parts
+        kept = [(ch, start) for start, _, piece in parts for ch in piece if ch.isalnum()]
     return "".join(ch for ch, _ in kept), [offset for _, offset in kept]
 
 
-def _pieces(text: str) -> list[tuple[int, int, str]]:
-    """Steps a to c of version 2, piece by piece: (start, end, normalised piece)."""
-    pieces: list[tuple[int, int, str]] = []
+Piece = tuple[int, int, str]
+"""A span [start, end) of the record and what steps a to c make of it."""
+
+
+def pieces(text: str) -> list[Piece]:
+    """Steps a to c of version 2, piece by piece."""
+    found: list[Piece] = []
     chars: list[str] = []
     start = end = 0
     for i, original in enumerate(text):
-        if is_ignorable(original):
+        ch, safe = _step_ab(original)
+        if not ch:
             continue
-        ch = " " if original == ZERO_WIDTH_SPACE else original
-        if chars and _starts_safely(ch):
-            pieces.append((start, end, unicodedata.normalize("NFKC", "".join(chars))))
+        if chars and safe:
+            found.append((start, end, unicodedata.normalize("NFKC", "".join(chars))))
             chars = []
         if not chars:
             start = i
         chars.append(ch)
         end = i + 1
     if chars:
-        pieces.append((start, end, unicodedata.normalize("NFKC", "".join(chars))))
-    return pieces
+        found.append((start, end, unicodedata.normalize("NFKC", "".join(chars))))
+    return found
 
 
 @cache
-def _starts_safely(ch: str) -> bool:
-    return starts_safely(ch)
+def _step_ab(ch: str) -> tuple[str, bool]:
+    """What steps a and b make of ``ch`` ("" when removed), and whether it starts a piece."""
+    if is_ignorable(ch):
+        return "", False
+    replaced = " " if ch == ZERO_WIDTH_SPACE else ch
+    return replaced, starts_safely(replaced)

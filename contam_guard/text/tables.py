@@ -60,6 +60,9 @@ from contam_guard.text.normalise import (
 N_CODEPOINTS = 0x110000
 DECOMPOSITIONS_END = 0x30000
 """No code point from here on has a decomposition (checked by the tests)."""
+NO_DECOMPOSITIONS = ((0x3400, 0xA000), (0xAC00, 0xD7A4), (0xD800, 0xF900), (0x20000, 0x2F800))
+"""CJK unified ideographs, Hangul syllables (decomposed by rule), surrogates and private use:
+none has a decomposition in the data (checked by the tests); skipped to save start-up time."""
 FIRST_COMBINING = 0x300
 """Below this, every code point has ccc 0 and none is the second element of a composition."""
 _HANGUL_SECOND = frozenset(range(0x1161, 0x1176)) | frozenset(range(0x11A8, 0x11C3))
@@ -71,7 +74,9 @@ def second_elements() -> frozenset[int]:
     """Code points that are the second element of a canonical composition (a superset: the
     composition exclusions are included, which only makes more code points SPECIAL)."""
     found = set(_HANGUL_SECOND)
-    for cp in range(DECOMPOSITIONS_END):
+    starts = [0, *(end for _, end in NO_DECOMPOSITIONS)]
+    stops = [*(start for start, _ in NO_DECOMPOSITIONS), DECOMPOSITIONS_END]
+    for cp in (cp for start, stop in zip(starts, stops) for cp in range(start, stop)):
         parts = unicodedata.decomposition(chr(cp)).split()
         if len(parts) == 2 and not parts[0].startswith("<"):
             found.add(int(parts[1], 16))
