@@ -245,3 +245,33 @@ def test_upgrade_of_a_keyed_manifest_needs_the_key(
     assert cli("upgrade").code == 0
     assert store.load(MANIFEST).key_check == HashKey(secret).check
     assert cli("scan", train, "--only", "gpt3").code == 1  # v2 catches it
+
+
+def test_scrub_follows_the_manifest_spec(cli: Runner, tmp_path: Path) -> None:
+    """Scrub hashes under the manifest's spec too: the NFD copy stays under v1, goes under v2."""
+    leak = unicodedata.normalize("NFD", GOLDEN)
+    train = tmp_path / "train.jsonl"
+    train.write_text(
+        json.dumps({"text": "Worked example: " + leak}) + "\n" + json.dumps({"text": "clean"}) + "\n",
+        encoding="utf-8",
+    )
+    kept = {}
+    for label, spec in (("v1", V1_SPEC), ("v2", None)):
+        root = tmp_path / label
+        _project(cli, root, spec)
+        _register_golden(cli, root)
+        out = tmp_path / f"{label}.jsonl"
+        result = cli("scrub", train, "-o", out, "--mode", "drop", "--manifest", root / MANIFEST)
+        assert result.code == 0, result.output
+        kept[label] = [json.loads(line)["text"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert kept == {"v1": ["Worked example: " + leak, "clean"], "v2": ["clean"]}
+
+
+def test_homoglyphs_are_not_caught(cli: Runner, tmp_path: Path) -> None:
+    """README, "What no n-gram rule can catch": Cyrillic а, е, о for Latin a, e, o in every word
+    is the same text to a reader and to no rule here (NFKC keeps scripts apart)."""
+    leak = GOLDEN.translate(str.maketrans("aeo", "\u0430\u0435\u043e"))
+    _project(cli, tmp_path, None)
+    _register_golden(cli, tmp_path)
+    assert cli("scan", _train(tmp_path / "train.jsonl", leak)).code == 0
+    assert cli("scan", _train(tmp_path / "train.jsonl", GOLDEN)).code == 1  # control
