@@ -41,8 +41,7 @@ def old_spec_notice(path: Path, manifest: Manifest) -> str:
     """One line: the manifest is used with its older spec, and how to move to the current one."""
     current = Spec()
     return (
-        f"{path} was hashed with normalisation spec {manifest.spec.words}/{manifest.spec.alnum}, "
-        f"and text is compared with it under that spec; `contam-guard upgrade` re-hashes its sets "
-        f"under {current.words}/{current.alnum} (which also sees through zero-width and format "
-        "characters, fullwidth and other compatibility forms, NFD text and case folding)"
+        f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
+        f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
+        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text"
     )

@@ -213,7 +213,7 @@ def _alnum(
     chars = [np.frombuffer(view.encode("utf-32-le", "surrogatepass"), dtype="<u4") for view, _ in views]
     fixed, fixed_chars = _splice(alnum, record_chars, special, chars)
     offsets = [np.asarray(where, dtype=np.int64) for _, where in views]
-    return fixed.astype(np.uint32), fixed_chars, _AlnumFix(record_chars, special, offsets)
+    return fixed.astype(np.uint32, copy=False), fixed_chars, _AlnumFix(record_chars, special, offsets)
 
 
 def _splice(
