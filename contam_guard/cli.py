@@ -128,6 +128,14 @@ def verify(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
     _exit(manage.verify(_config(config), manifest))
 
 
+@app.command()
+def upgrade(config: ConfigOpt = None, manifest: ManifestOpt = None) -> None:
+    """Re-hash every set under the current normalisation spec, from its registered golden files."""
+    from contam_guard.commands import upgrade as upgrade_command
+
+    _exit(upgrade_command.run(_config(config), manifest))
+
+
 def _parse_ns(value: str | None) -> tuple[int, ...]:
     from contam_guard.analysis import DEFAULT_NS
 

@@ -21,7 +21,7 @@ from contam_guard.rules import gpt3, gpt4, llama2, palm
 from contam_guard.rules.base import IntArray, ItemStats, RuleResult
 from contam_guard.scan import PairRow, ScanResult
 from contam_guard.text.hashing import digest
-from contam_guard.text.normalise import words
+from contam_guard.text.normalise import V1, words
 
 ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"
@@ -31,9 +31,10 @@ def span_digest(pair: PairRow) -> str:
     """Digest of the normalised words of the training-side shared run of ``pair``.
 
     Content only: the same leak on another line or in another file has the same digest; a
-    different shared run (another leak) has another.
+    different shared run (another leak) has another. Always spec ``words-v1``, whatever the
+    manifest's: committed allowlist entries must survive ``contam-guard upgrade``.
     """
-    return digest(" ".join(words(pair.snippet.run)).encode("utf-8"))
+    return digest(" ".join(words(pair.snippet.run, V1)).encode("utf-8"))
 
 
 @dataclass(frozen=True)

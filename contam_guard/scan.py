@@ -261,7 +261,7 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     # Only a notable pair's record is read again: for its snippet, line and inline marker.
     wanted = sorted_unique(table.record[notable])
     units = Units.of([block.record(int(hit_lines[r])) for r in wanted.tolist()])
-    features = extract_features(units.texts, windows=windows)
+    features = extract_features(units.texts, windows=windows, spec=result.index.spec)
     count_fields(result, units.records)
     _add_pairs(result, table, notable, units, features, np.searchsorted(wanted, table.record))
 
@@ -329,7 +329,7 @@ def count_fields(result: ScanResult, records: Iterable[Record]) -> None:
 
 def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, windows: bool) -> None:
     units = Units.of(batch)
-    features = extract_features(units.texts, key=key, windows=windows)
+    features = extract_features(units.texts, key=key, windows=windows, spec=result.index.spec)
     table = match_batch(result.index, features, result.totals, groups=units.first_unit)
     result.records += len(batch)
     result.chars += sum(len(t) for t in units.texts)

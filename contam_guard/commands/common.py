@@ -7,7 +7,8 @@ from pathlib import Path
 
 from contam_guard.config import LoadedConfig
 from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.reporting import console
 
 
 def display_path(path: Path, base: Path | None = None) -> str:
@@ -30,4 +31,17 @@ def manifest_display(path: Path, root: Path) -> str:
 
 def load_manifest(loaded: LoadedConfig, override: Path | None = None) -> tuple[Path, Manifest]:
     path = override or loaded.manifest_path
-    return path, store.load(path)
+    manifest = store.load(path)
+    if not manifest.spec.is_current():
+        console.notice(old_spec_notice(path, manifest))
+    return path, manifest
+
+
+def old_spec_notice(path: Path, manifest: Manifest) -> str:
+    """One line: the manifest is used with its older spec, and how to move to the current one."""
+    current = Spec()
+    return (
+        f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
+        f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
+        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text"
+    )

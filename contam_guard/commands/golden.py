@@ -40,7 +40,9 @@ def golden_lookup(manifest: Manifest, root: Path, key: HashKey | None) -> Golden
                 return None
             options = golden_options(field, golden.id_field)
             texts += [text for _, text in golden_texts(path, golden_file.path, options)]
-        if len(texts) != golden.items or hash_view(view, texts, key).digest != golden.views[view].digest:
+        if len(texts) != golden.items:
+            return None
+        if hash_view(view, texts, key, manifest.spec.text()).digest != golden.views[view].digest:
             return None
         return dict(zip(golden.ids, texts))
 

@@ -52,7 +52,7 @@ def register(
         sources = [GoldenSource(f, manifest_display(f, loaded.root)) for f in files]
         previous = manifest.sets.get(name)
         try:
-            golden = build_set(sources, fields or [None], id_field, key, previous)
+            golden = build_set(sources, fields or [None], id_field, key, previous, manifest.spec.text())
         except InputError as exc:
             raise without_golden_text(exc) from None
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})

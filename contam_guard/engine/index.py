@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from contam_guard.engine import table
 from contam_guard.manifest.model import Manifest, View
+from contam_guard.text.normalise import CURRENT, TextSpec
 
 IntArray = NDArray[np.int64]
 
@@ -75,6 +76,8 @@ class ManifestIndex:
     """Offset of each item's first window in the flat per-window arrays."""
     grams: Postings
     window_hashes: NDArray[np.uint64]
+    spec: TextSpec = CURRENT
+    """The normalisation the manifest was hashed with: text is hashed under it to be compared."""
 
     @cached_property
     def windows(self) -> Postings:
@@ -104,10 +107,10 @@ class ManifestIndex:
                 )
                 views.append(view)
                 first += golden.items
-        return cls.from_views(targets, views)
+        return cls.from_views(targets, views, manifest.spec.text())
 
     @classmethod
-    def from_views(cls, targets: list[Target], views: list[View]) -> ManifestIndex:
+    def from_views(cls, targets: list[Target], views: list[View], spec: TextSpec = CURRENT) -> ManifestIndex:
         word_counts = _ints([v.word_counts for v in views])
         alnum_counts = _ints([v.alnum_counts for v in views])
         gram_counts = np.maximum(word_counts - 4, 0)
@@ -122,6 +125,7 @@ class ManifestIndex:
             window_base=np.cumsum(window_counts) - window_counts,
             grams=Postings.build(_hashes([v.gram_hashes for v in views]), gram_counts),
             window_hashes=_hashes([v.window_hashes for v in views]),
+            spec=spec,
         )
 
 

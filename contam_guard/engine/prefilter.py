@@ -37,7 +37,7 @@ from contam_guard.readers.base import ReadOptions
 from contam_guard.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.plaintext import TextLineParser
-from contam_guard.text import normalise
+from contam_guard.text.tables import tables_for
 
 BLANK = 0
 CLEAN = 1
@@ -146,6 +146,11 @@ class Prefilter:
         # Without windows the C loop never reads their table: an empty one stands in.
         self._windows = index.windows if windows else _NO_POSTINGS
         self.windows = windows
+        # The manifest's spec's tables. The C loop copies alnum code points unmapped, so with
+        # windows it takes the classes in which a code point whose alnum character is another
+        # code point (spec v2: fullwidth "Ａ" gives "A") is SPECIAL: its line goes exact.
+        self._tables = tables_for(index.spec)
+        self._classes = self._tables.cls_raw_alnum if windows else self._tables.cls
         self._unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
         self._gram_hits = _HitArrays()
         self._window_hits = _HitArrays()
@@ -163,14 +168,14 @@ class Prefilter:
         """The status of every line of ``block`` (whole lines; the last may lack its newline),
         read as ``lines`` says."""
         end, status, chars = self._line_arrays(len(block))
-        tables = normalise.TABLES
+        tables = self._tables
         g, w = self._grams, self._windows
         gh, wh = self._gram_hits, self._window_hits
         while True:
             count, unknown, gram_hits, window_hits, overflow = _native.filter_jsonl(
                 block,
                 lines.packed_keys,
-                tables.cls,
+                self._classes,
                 tables.lower,
                 tables.is_alnum,
                 g.hashes,

@@ -12,6 +12,7 @@ from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.text.hashing import HashKey
+from contam_guard.text.normalise import CURRENT, TextSpec
 
 AUTO_VIEW = "text"
 """View name when no field is given and the text field is detected."""
@@ -45,8 +46,10 @@ def build_set(
     id_field: str | None,
     key: HashKey | None,
     previous: GoldenSet | None,
+    spec: TextSpec = CURRENT,
 ) -> GoldenSet:
-    """Read, normalise and hash every field of every golden file into a new set entry.
+    """Read, normalise (under ``spec``, the manifest's) and hash every field of every golden
+    file into a new set entry.
 
     ``previous`` is the set as registered before: if the content is unchanged the result is
     identical to it (same version); otherwise the version goes up by one and the history grows.
@@ -60,7 +63,7 @@ def build_set(
             ids, files = view_ids, [GoldenFile(path=s.display, items=c) for s, c in zip(sources, counts)]
         elif view_ids != ids:
             raise InputError(sources[0].display, f"field {field!r} gives a different item list")
-        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key)
+        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec)
     set_digest = golden_set_digest(ids, id_field, views)
     if previous is not None and previous.digest == set_digest:
         return previous.model_copy(update={"files": files})

@@ -44,11 +44,12 @@ class _Frozen(BaseModel):
 
 
 class Spec(_Frozen):
-    """How text was normalised and hashed. A manifest built under another spec cannot be
-    compared with text hashed now: a mismatch is an error, never a silent rehash."""
+    """How text was normalised and hashed. Text is always hashed under the manifest's own spec
+    (``text()``): version 1 manifests keep working with version 1 until ``contam-guard
+    upgrade``; a spec this contam-guard does not know is an error, never a silent rehash."""
 
-    words: str = normalise.WORDS_SPEC
-    alnum: str = normalise.ALNUM_SPEC
+    words: str = normalise.CURRENT.words_name
+    alnum: str = normalise.CURRENT.alnum_name
     hash: str = HASH_SPEC
     gram_n: int = GRAM_N
     window_chars: int = WINDOW_CHARS
@@ -57,6 +58,24 @@ class Spec(_Frozen):
     def core(self) -> tuple[str, str, str, int, int]:
         """The parts that must match exactly (the Unicode version only warns)."""
         return (self.words, self.alnum, self.hash, self.gram_n, self.window_chars)
+
+    def known(self) -> bool:
+        """Whether this contam-guard can hash text under this spec."""
+        return (
+            normalise.spec_named(self.words, self.alnum) is not None
+            and (self.hash, self.gram_n, self.window_chars) == (HASH_SPEC, GRAM_N, WINDOW_CHARS)
+        )
+
+    def is_current(self) -> bool:
+        """Whether new manifests get this spec (else ``contam-guard upgrade`` converts it)."""
+        return self.core() == Spec().core()
+
+    def text(self) -> normalise.TextSpec:
+        """The normalisation to hash text with, to compare it with this manifest's hashes."""
+        spec = normalise.spec_named(self.words, self.alnum)
+        if spec is None or not self.known():
+            raise ValueError(f"unknown normalisation/hash spec {self.core()}")
+        return spec
 
 
 class View(_Frozen):

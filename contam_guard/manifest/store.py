@@ -18,6 +18,9 @@ from contam_guard.manifest import upgrade
 from contam_guard.manifest.model import MANIFEST_FORMAT, SCHEMA_VERSION, Manifest, Spec
 from contam_guard.safe_read import decode_utf8, read_regular
 from contam_guard.text.hashing import digest
+from contam_guard.text.normalise import SPECS
+
+KNOWN_SPECS = [Spec(words=s.words_name, alnum=s.alnum_name) for s in reversed(SPECS)]
 
 RESTORE_HINT = "restore it from version control (git checkout -- {path}) or re-register the sets"
 MAX_MANIFEST_BYTES = 1 << 30
@@ -100,11 +103,13 @@ def parse(path: Path, raw_text: str, *, spec: Spec | None = None) -> Manifest:
             "(edited by hand, or damaged)",
             hint=RESTORE_HINT.format(path=path),
         )
-    expected = spec or Spec()
-    if manifest.spec.core() != expected.core():
+    # Every spec this contam-guard knows is read (text is hashed under the manifest's own);
+    # ``spec`` asks for exactly one.
+    if not manifest.spec.known() or (spec is not None and manifest.spec.core() != spec.core()):
+        wanted = spec.core() if spec is not None else " or ".join(str(s.core()) for s in KNOWN_SPECS)
         raise ManifestError(
             f"{path}: built with normalisation/hash spec {manifest.spec.core()}, but this "
-            f"contam-guard uses {expected.core()}; the hashes cannot be compared",
+            f"contam-guard uses {wanted}; the hashes cannot be compared",
             hint=upgrade.REBUILD_HINT.format(path=path) + "; or install the contam-guard that built it",
         )
     check_arrays(path, manifest)

@@ -1,4 +1,4 @@
-"""Hash one text field of a golden set into a manifest view."""
+"""Hash one text field of a golden set into a manifest view, under the manifest's normalisation spec."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from contam_guard.manifest.digests import view_digest
 from contam_guard.manifest.model import View, encode_array
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
+from contam_guard.text.normalise import CURRENT, TextSpec
 
 _BATCH_CHARS = 1 << 20
 
 
-def hash_view(field: str, texts: list[str], key: HashKey | None) -> View:
+def hash_view(field: str, texts: list[str], key: HashKey | None, spec: TextSpec = CURRENT) -> View:
+    """The view of ``texts`` (one per item) hashed under ``spec`` (and ``key``, when keyed)."""
     words, alnum, grams, windows = [], [], [], []
     start = 0
     while start < len(texts):
@@ -20,7 +22,7 @@ def hash_view(field: str, texts: list[str], key: HashKey | None) -> View:
         while stop < len(texts) and (size < _BATCH_CHARS or stop == start):
             size += len(texts[stop])
             stop += 1
-        features = extract_features(texts[start:stop], key=key, windows=True)
+        features = extract_features(texts[start:stop], key=key, windows=True, spec=spec)
         words.append(features.word_counts)
         alnum.append(features.alnum_counts)
         grams.append(features.gram_hash[features.gram_valid])

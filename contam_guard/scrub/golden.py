@@ -5,7 +5,8 @@ n - 4 consecutive 5-grams, so an n-gram is identified by the key ``hash_grams`` 
 consecutive 5-gram hashes. The same function over each item's 5-gram sequence (never across two
 items) gives the golden keys; over a record's 5-gram hashes (never across two records) it gives
 the key of every n-gram of the record. Keyed manifests work unchanged: both sides hash with the
-same key. Normalisation and hashing are ``extract_features``'s: there is no second tokeniser.
+same key. Normalisation (the manifest's spec, ``index.spec``) and hashing are
+``extract_features``'s: there is no second tokeniser.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ class GoldenNgrams:
         unit_offset = (ends - lengths - 1) - np.repeat(
             (ends - lengths - 1)[first[counts > 0]], counts[counts > 0]
         )
-        features = extract_features(texts, key=key, windows=False)
+        features = extract_features(texts, key=key, windows=False, spec=self.index.spec)
         n = self.n
         positions = features.word_record.size - n + 1
         if positions <= 0:

@@ -1,31 +1,32 @@
 """From a batch of texts to hashed words, 5-grams and 50-character windows, vectorised.
 
 A batch is joined into one string with a newline after each record (a newline is whitespace,
-so no word crosses records), decoded to a numpy array of code points, and classified with
-``normalise.TABLES``. Everything after that is whole-array numpy, arranged so that only a few
-passes touch every character: tokens (maximal runs of non-space characters) are found from the
-few places where "space" flips, and each token's kept characters are counted with one
-``reduceat`` instead of building index arrays over all characters.
+so no word crosses records), decoded to a numpy array of code points, and classified with the
+spec's code point tables (``text/tables.py``). Everything after that is compiled or whole-array
+numpy, arranged so that only a few passes touch every character.
 
 Positions are kept so that a match can be pointed at in the original text: each word knows the
 character offsets (in its record) of its first and last kept character; each alnum character
 its offset (computed on demand: only reviews and scrubs need it).
 
-Records with a code point whose lowercase form is not one code point, or depends on its
-neighbours (Greek capital sigma), are rare; their words are computed by the reference
-``normalise.words`` logic instead, so both paths give exactly the spec's words.
+Records holding a SPECIAL code point (one whose words are not one code point's business: a
+lowercase of several code points, a context-dependent case, in version 2 NFKC or case folding
+to several code points or joining it to its neighbour) are rare; their words, and in version 2
+their alnum view, are computed by the reference path (``located.py``) instead, so both paths
+give exactly the spec's words and alnum view.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.text import kernel, normalise
+from contam_guard.text import kernel, located
 from contam_guard.text.hashing import (
     GRAM_N,
     HashArray,
@@ -33,10 +34,22 @@ from contam_guard.text.hashing import (
     hash_grams,
     hash_words,
 )
+from contam_guard.text.normalise import CURRENT, TextSpec
+from contam_guard.text.tables import CodepointTables, tables_for
 
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
-_TOKEN = re.compile(r"\S+")  # re's \s is str.isspace(), the same split as str.split()
+_G = TypeVar("_G", bound=np.generic)
+
+
+@dataclass(frozen=True)
+class _AlnumFix:
+    """Where the alnum view of flagged records (version 2) came from: the kernel's per-record
+    offsets before the fix, and each flagged record's reference offsets."""
+
+    raw_chars: IntArray
+    records: IntArray
+    offsets: list[IntArray]
 
 
 class TextFeatures:
@@ -64,6 +77,8 @@ class TextFeatures:
         alnum_positions: IntArray | None = None,
         codepoints: NDArray[np.uint32] | None = None,
         record_start: IntArray | None = None,
+        tables: CodepointTables | None = None,
+        alnum_fix: _AlnumFix | None = None,
     ) -> None:
         self.n_records = n_records
         self.record_words = record_words
@@ -77,6 +92,8 @@ class TextFeatures:
         self._alnum_positions = alnum_positions
         self._codepoints = codepoints
         self._record_start = record_start
+        self._tables = tables
+        self._alnum_fix = alnum_fix
 
     @property
     def word_counts(self) -> IntArray:
@@ -101,16 +118,22 @@ class TextFeatures:
         """Offset in its record of each alnum-view character (computed on first use)."""
         if self._alnum_positions is not None:
             return self._alnum_positions
-        if self._codepoints is None or self._record_start is None:
+        if self._codepoints is None or self._record_start is None or self._tables is None:
             return np.zeros(int(self.record_chars[-1]) if self.record_chars.size else 0, dtype=np.int64)
-        positions = np.flatnonzero(normalise.TABLES.is_alnum[self._codepoints])
-        return positions - self._record_start[self.char_record]
+        fix = self._alnum_fix
+        raw_chars = self.record_chars if fix is None else fix.raw_chars
+        raw_record = np.repeat(np.arange(self.n_records, dtype=np.int64), np.diff(raw_chars))
+        offsets = np.flatnonzero(self._tables.is_alnum[self._codepoints]) - self._record_start[raw_record]
+        if fix is not None:
+            offsets, _ = _splice(offsets, raw_chars, fix.records, fix.offsets)
+        return offsets
 
 
 def extract_features(
-    texts: Sequence[str], *, key: HashKey | None = None, windows: bool = True
+    texts: Sequence[str], *, key: HashKey | None = None, windows: bool = True, spec: TextSpec = CURRENT
 ) -> TextFeatures:
-    """Normalise and hash ``texts`` (one record each)."""
+    """Normalise ``texts`` (one record each) under ``spec`` and hash them."""
+    tables = tables_for(spec)
     n = len(texts)
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
     record_start = np.zeros(n + 1, dtype=np.int64)
@@ -119,9 +142,11 @@ def extract_features(
     codepoints = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     codepoints = codepoints.astype(np.uint32, copy=False)
 
-    word_record, word_start, word_end, word_hash, flagged = _words(codepoints, record_start)
-    if flagged.any():
-        reference = _words_reference(texts, np.flatnonzero(flagged))
+    word_record, word_start, word_end, word_hash, flagged = _words(codepoints, record_start, tables)
+    special = np.flatnonzero(flagged)
+    parts = [located.pieces(texts[r]) for r in special.tolist()] if spec.version == 2 else None
+    if special.size:
+        reference = _words_reference(texts, special, spec, parts)
         word_record, word_start, word_end, word_hash = _merge(
             (word_record, word_start, word_end, word_hash), reference
         )
@@ -135,12 +160,12 @@ def extract_features(
     gram_valid = _valid_starts(record_words, word_hash.size, GRAM_N)
 
     record_chars = np.zeros(n + 1, dtype=np.int64)
+    fix = None
     if windows:
-        alnum = np.empty(codepoints.size, dtype=np.uint32)
-        total = kernel.alnum_pass(codepoints, normalise.TABLES.is_alnum, record_start, alnum, record_chars)
-        window_hash = np.zeros(total, dtype=np.uint64)
-        window_valid = np.zeros(total, dtype=np.bool_)
-        kernel.windows_pass(alnum[:total], record_chars, window_hash, window_valid)
+        alnum, record_chars, fix = _alnum(texts, codepoints, record_start, tables, special, spec, parts)
+        window_hash = np.zeros(alnum.size, dtype=np.uint64)
+        window_valid = np.zeros(alnum.size, dtype=np.bool_)
+        kernel.windows_pass(alnum, record_chars, window_hash, window_valid)
         if key is not None:
             window_hash = key.apply(window_hash)
     else:
@@ -158,7 +183,54 @@ def extract_features(
         window_valid=window_valid,
         codepoints=codepoints if windows else None,
         record_start=record_start,
+        tables=tables,
+        alnum_fix=fix,
     )
+
+
+def _alnum(
+    texts: Sequence[str],
+    codepoints: NDArray[np.uint32],
+    record_start: IntArray,
+    tables: CodepointTables,
+    special: IntArray,
+    spec: TextSpec,
+    parts: list[list[located.Piece]] | None,
+) -> tuple[NDArray[np.uint32], IntArray, _AlnumFix | None]:
+    """The alnum view of every record, and where it is each record's (``record_chars``)."""
+    record_chars = np.zeros(record_start.size, dtype=np.int64)
+    alnum = np.empty(codepoints.size, dtype=np.uint32)
+    total = kernel.alnum_pass(codepoints, tables.is_alnum, record_start, alnum, record_chars)
+    alnum = alnum[:total]
+    # Spec v2: a code point may give the view another one (fullwidth "Ａ" gives "A"). Such code
+    # points are rare and none lies below ``first_alnum_remap``: map only the ones at or above.
+    remap = np.flatnonzero(alnum >= tables.first_alnum_remap)
+    if remap.size:
+        alnum[remap] = tables.alnum_char[alnum[remap]]
+    if parts is None or special.size == 0:
+        return alnum, record_chars, None  # version 1's view is exact per code point, SPECIAL or not
+    views = [located.alnum(texts[r], spec, part) for r, part in zip(special.tolist(), parts)]
+    chars = [np.frombuffer(view.encode("utf-32-le", "surrogatepass"), dtype="<u4") for view, _ in views]
+    fixed, fixed_chars = _splice(alnum, record_chars, special, chars)
+    offsets = [np.asarray(where, dtype=np.int64) for _, where in views]
+    return fixed.astype(np.uint32, copy=False), fixed_chars, _AlnumFix(record_chars, special, offsets)
+
+
+def _splice(
+    values: NDArray[_G], bounds: IntArray, records: IntArray, parts: Sequence[NDArray[_G]]
+) -> tuple[NDArray[_G], IntArray]:
+    """Replace the segments of ``records`` (sorted) in ``values`` (record r's values are
+    ``values[bounds[r]:bounds[r + 1]]``) by ``parts``; returns the new values and bounds."""
+    counts = np.diff(bounds)
+    counts[records] = [part.size for part in parts]
+    new_bounds = np.zeros(bounds.size, dtype=np.int64)
+    np.cumsum(counts, out=new_bounds[1:])
+    runs, done = [], 0
+    for record, part in zip(records.tolist(), parts):  # a few slices: copies at memory speed
+        runs += [values[done : bounds[record]], part]
+        done = int(bounds[record + 1])
+    runs.append(values[done:])
+    return np.concatenate(runs).astype(values.dtype, copy=False), new_bounds
 
 
 def _valid_starts(offsets: IntArray, total: int, width: int) -> BoolArray:
@@ -175,10 +247,9 @@ _Words = tuple[IntArray, IntArray, IntArray, HashArray]
 
 
 def _words(
-    codepoints: NDArray[np.uint32], record_start: IntArray
+    codepoints: NDArray[np.uint32], record_start: IntArray, tables: CodepointTables
 ) -> tuple[IntArray, IntArray, IntArray, HashArray, BoolArray]:
     """Words of every record but the flagged ones (records the reference path must do)."""
-    tables = normalise.TABLES
     tables.classify_new(codepoints)
     capacity = kernel.count_tokens(codepoints, tables.cls)  # exact sizes: a 100 MB line is fine
     record = np.empty(capacity, dtype=np.int64)
@@ -194,21 +265,21 @@ def _words(
     return record, start, end, hashes, flagged
 
 
-def _words_reference(texts: Sequence[str], records: IntArray) -> _Words:
+def _words_reference(
+    texts: Sequence[str], records: IntArray, spec: TextSpec, parts: list[list[located.Piece]] | None
+) -> _Words:
     """The spec's words for a few records, with offsets, hashed like the vectorised path."""
     record_ids: list[int] = []
     starts: list[int] = []
     ends: list[int] = []
     word_texts: list[str] = []
-    for record in records.tolist():
-        for token in _TOKEN.finditer(texts[record]):
-            kept = [i for i, ch in enumerate(token.group()) if not normalise.is_removed(ch)]
-            if not kept:
-                continue
+    for number, record in enumerate(records.tolist()):
+        part = parts[number] if parts is not None else None
+        for word, start, end in located.words(texts[record], spec, part):
             record_ids.append(record)
-            starts.append(token.start() + kept[0])
-            ends.append(token.start() + kept[-1] + 1)
-            word_texts.append("".join(token.group()[i] for i in kept).lower())
+            starts.append(start)
+            ends.append(end)
+            word_texts.append(word)
     chars = np.frombuffer("".join(word_texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
     word_lengths = np.fromiter((len(w) for w in word_texts), dtype=np.int64, count=len(word_texts))
     return (
@@ -220,6 +291,16 @@ def _words_reference(texts: Sequence[str], records: IntArray) -> _Words:
 
 
 def _merge(a: _Words, b: _Words) -> _Words:
-    merged = [np.concatenate([x, y]) for x, y in zip(a, b)]
-    order = np.argsort(merged[0], kind="stable")
-    return merged[0][order], merged[1][order], merged[2][order], merged[3][order]
+    """The words of ``a`` with those of ``b`` (records ``a`` has no word of) put in record order;
+    both are in record order already, so one insertion, no sort."""
+    # Cut ``a`` where ``b``'s records go: a few slices, joined with ``b``'s runs in between.
+    cuts, first = np.unique(np.searchsorted(a[0], b[0]), return_index=True)
+    a_bounds, b_bounds = [0, *cuts.tolist(), a[0].size], [0, *first.tolist()[1:], b[0].size]
+
+    def join(x: NDArray[_G], y: NDArray[_G]) -> NDArray[_G]:
+        runs = [x[a_bounds[0] : a_bounds[1]]]
+        for k in range(1, len(a_bounds) - 1):
+            runs += [y[b_bounds[k - 1] : b_bounds[k]], x[a_bounds[k] : a_bounds[k + 1]]]
+        return np.concatenate(runs)
+
+    return join(a[0], b[0]), join(a[1], b[1]), join(a[2], b[2]), join(a[3], b[3])

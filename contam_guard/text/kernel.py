@@ -4,7 +4,8 @@ Whole-array numpy needed about twenty passes over every character to find, norma
 words, and memory traffic, not arithmetic, set the speed; these loops make one pass each. They
 compute exactly what ``hashing.hash_words`` and ``hashing.hash_windows`` define (the tests
 compare them with the spec's reference words on random Unicode), so the hashes in a manifest
-do not depend on which path made them.
+do not depend on which path made them. They know no Unicode and no spec version: every
+normalisation decision arrives in the per code point tables of ``text/tables.py``.
 
 The loops are C rather than a JIT: a JIT's import and first-call start-up cost more than a
 whole pre-commit scan of a small file should take. The wrappers check dtypes, because the C

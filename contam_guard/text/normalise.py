@@ -1,30 +1,79 @@
-"""Normalisation: the two views of text that the overlap rules compare.
+"""Normalisation: the two views of text that the overlap rules compare, in two spec versions.
 
 Spec ``words-v1`` (GPT-3, Brown et al. 2020, Appendix C: "a lowercase, whitespace delimited
-word with no punctuation"): split on whitespace (``str.split()``), remove every Unicode
-punctuation or symbol character (general category ``P*`` or ``S*``) from each word, lowercase
-the rest (``str.lower()``), drop words left empty.
+word with no punctuation"), in this order:
+
+1. split on whitespace (``str.split()``: the characters for which ``str.isspace()`` is true);
+2. remove every Unicode punctuation or symbol character (general category ``P*`` or ``S*``)
+   from each word;
+3. lowercase the rest (``str.lower()``, which turns a word-final capital sigma into ``ς``);
+4. drop words left empty.
 
 Spec ``alnum-v1`` (GPT-4, OpenAI 2023, Appendix C: "remove all spaces and symbols, keeping only
 characters (including numbers)"): keep the characters for which ``str.isalnum()`` is true, case
 kept.
 
-The functions ``words`` and ``alnum`` below *are* the spec: slow, obvious, used by tests and by
-the rare records the vectorised path hands back. ``CodepointTables`` classifies code points for
-the vectorised path in ``features.py``; it is filled lazily, only for code points actually seen,
-because classifying all 1.1 million code points up front costs seconds at every start.
+Spec ``words-v2`` puts four steps before those of ``words-v1``, in this order:
+
+a. every U+200B ZERO WIDTH SPACE becomes a space (U+0020): it marks word boundaries in Thai and
+   Khmer, and an invisible space between two words must not glue them into one;
+b. every other format character (general category ``Cf``: soft hyphen, ZWNJ, ZWJ, word joiner,
+   U+FEFF, the bidi marks and embeddings, tag characters, Arabic number signs, ...) and every
+   variation selector (U+180B..U+180D, U+180F, U+FE00..U+FE0F, U+E0100..U+E01EF: Unicode's
+   ``Variation_Selector`` property) is removed, without splitting the word it sits in;
+c. NFKC (``unicodedata.normalize("NFKC", ...)``): NFD and NFC text become one, and fullwidth
+   letters, mathematical alphanumerics, ligatures (``ﬁ`` -> ``fi``), superscripts and other
+   compatibility characters become their plain forms (``¾`` -> ``3⁄4``, then ``34`` once the
+   fraction slash, a symbol, is removed);
+d. case folding (``str.casefold()``): ``ß`` -> ``ss``, ``ς`` -> ``σ``, ``İ`` -> ``i̇``; Cherokee
+   lowercase folds to Cherokee uppercase, which step 3 then lowercases again, consistently for
+   both cases.
+
+Then steps 1 to 3 as in ``words-v1`` (step 3 no longer changes anything casefold would not have,
+except Cherokee, and never sees a capital sigma), then
+
+e. each word is put in NFC (``unicodedata.normalize("NFC", word)``): removing punctuation in
+   step 2 can bring a letter and a combining mark together (``z)`` + U+0301), and case folding
+   can decompose (``ǰ`` folds to ``j`` + U+030C); with this step, normalised words normalise to
+   themselves, and a mark cut from its letter by a punctuation sign still meets it;
+
+and step 4 as in ``words-v1``.
+
+Why b comes before c (the issue listed NFKC first): a format character between a letter and a
+combining mark blocks their composition (``e`` ZWJ U+0301 stays decomposed under NFKC), so
+removing it afterwards would leave ``é`` spelled two ways. NFKC never produces a format
+character, a variation selector or U+200B (checked in ``tests/text``), so removing them first
+loses nothing.
+
+Spec ``alnum-v2``: steps a to c, then keep the characters for which ``str.isalnum()`` is true,
+case kept. No case folding: GPT-4's report does not mention case and the seed article's listing
+keeps it, so the alnum view keeps case in both versions (its numbers reproduce only that way).
+
+A manifest records the spec names it was hashed with (``manifest.model.Spec``); text is always
+hashed with the manifest's spec, and new manifests use version 2. The functions ``words`` and
+``alnum`` below *are* the spec: slow, obvious, used by tests and compared with the vectorised
+path (``features.py``, through the code point tables of ``text/tables.py``).
+
+What no normalisation catches (homoglyphs across scripts, HTML entities, rewording, changed
+numbers): README, "What no n-gram rule can catch".
 """
 
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 
-import numpy as np
-from numpy.typing import NDArray
-
-WORDS_SPEC = "words-v1"
-ALNUM_SPEC = "alnum-v1"
 UNICODE_VERSION = unicodedata.unidata_version
+ZERO_WIDTH_SPACE = "\u200b"
+VARIATION_SELECTORS = ((0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+
+# Code point classes of the vectorised path (``text/tables.py``; the compiled kernels know them).
+UNKNOWN = 0  # not classified yet
+ALNUM = 1  # kept in words; gives one character of the alnum view
+KEPT = 2  # kept in words, nothing in the alnum view (marks, controls; format characters in v1)
+REMOVED = 3  # removed from words without splitting them (punctuation, symbols; v2: Cf, selectors)
+SPACE = 4  # a word boundary; nothing in either view
+SPECIAL = 5  # anything else: the record takes the reference path (see ``tables.py``)
 
 
 def is_removed(ch: str) -> bool:
@@ -32,69 +81,73 @@ def is_removed(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
-def words(text: str) -> list[str]:
-    """The normalised words of ``text`` (spec ``words-v1``)."""
+def is_ignorable(ch: str) -> bool:
+    """Whether step b removes ``ch``: a format character other than U+200B, or a variation
+    selector."""
+    if ch == ZERO_WIDTH_SPACE:
+        return False
+    cp = ord(ch)
+    return unicodedata.category(ch) == "Cf" or any(lo <= cp <= hi for lo, hi in VARIATION_SELECTORS)
+
+
+def _v1_words(text: str) -> list[str]:
     cleaned = ("".join(ch for ch in token if not is_removed(ch)).lower() for token in text.split())
     return [word for word in cleaned if word]
 
 
-def alnum(text: str) -> str:
-    """The alphanumeric-only view of ``text`` (spec ``alnum-v1``), case kept."""
-    return "".join(ch for ch in text if ch.isalnum())
+def prepare(text: str) -> str:
+    """Steps a to c of the version 2 specs (shared by both views)."""
+    visible = "".join(" " if ch == ZERO_WIDTH_SPACE else ch for ch in text if not is_ignorable(ch))
+    return unicodedata.normalize("NFKC", visible)
 
 
-# Code point classes for the vectorised path.
-UNKNOWN = 0
-ALNUM = 1  # kept by both views (letters and digits)
-KEPT = 2  # kept in words, dropped from the alnum view (marks, controls, format characters)
-REMOVED = 3  # punctuation and symbols: removed from both views
-SPACE = 4  # word boundary; not part of either view
-SPECIAL = 5  # lowercasing is not one code point to one code point (U+0130) or depends on context
-# (U+03A3, Greek capital sigma, becomes final or medial sigma): such records take the slow path.
+@dataclass(frozen=True)
+class TextSpec:
+    """One version of the normalisation: its names as a manifest records them and its reference
+    functions (its code point tables: ``tables.tables_for``)."""
 
-N_CODEPOINTS = 0x110000
+    version: int
+    words_name: str
+    alnum_name: str
 
+    def words(self, text: str) -> list[str]:
+        """The normalised words of ``text`` under this spec."""
+        if self.version == 1:
+            return _v1_words(text)
+        return [unicodedata.normalize("NFC", word) for word in _v1_words(prepare(text).casefold())]
 
-class CodepointTables:
-    """Lazily filled lookup tables indexed by code point: class and lowercase mapping."""
+    def alnum(self, text: str) -> str:
+        """The alphanumeric-only view of ``text`` under this spec, case kept."""
+        source = text if self.version == 1 else prepare(text)
+        return "".join(ch for ch in source if ch.isalnum())
 
-    def __init__(self) -> None:
-        self.cls: NDArray[np.uint8] = np.zeros(N_CODEPOINTS, dtype=np.uint8)
-        self.lower: NDArray[np.uint32] = np.arange(N_CODEPOINTS, dtype=np.uint32)
-        self.is_alnum: NDArray[np.bool_] = np.zeros(N_CODEPOINTS, dtype=np.bool_)
-
-    def ensure(self, codepoints: NDArray[np.uint32]) -> int:
-        """Classify every code point in ``codepoints`` not seen before; returns how many."""
-        unseen = codepoints[self.cls[codepoints] == UNKNOWN]
-        if unseen.size == 0:
-            return 0
-        new = set(unseen.tolist())
-        for cp in sorted(new):
-            self._classify(int(cp))
-        return len(new)
-
-    def classify_new(self, codepoints: NDArray[np.uint32]) -> None:
-        """Classify the code points not seen before (one gather; rarely any work after it)."""
-        if not self.cls[codepoints].all():  # UNKNOWN is 0
-            self.ensure(codepoints)
-
-    def _classify(self, cp: int) -> None:
-        ch = chr(cp)
-        lowered = ch.lower()
-        if ch.isspace():
-            cls = SPACE
-        elif is_removed(ch):
-            cls = REMOVED
-        elif len(lowered) != 1 or cp == 0x03A3:
-            cls = SPECIAL
-        elif ch.isalnum():
-            cls = ALNUM
-        else:
-            cls = KEPT
-        if cls != SPECIAL and len(lowered) == 1:
-            self.lower[cp] = ord(lowered)
-        self.is_alnum[cp] = ch.isalnum()
-        self.cls[cp] = cls
+    @property
+    def label(self) -> str:
+        return f"{self.words_name}/{self.alnum_name}"
 
 
-TABLES = CodepointTables()
+V1 = TextSpec(1, "words-v1", "alnum-v1")
+V2 = TextSpec(2, "words-v2", "alnum-v2")
+CURRENT = V2
+"""The spec of new manifests."""
+SPECS = (V1, V2)
+WORDS_SPEC = CURRENT.words_name
+ALNUM_SPEC = CURRENT.alnum_name
+
+
+def spec_named(words_name: str, alnum_name: str) -> TextSpec | None:
+    """The spec a manifest names, or None when this contam-guard does not know it."""
+    for spec in SPECS:
+        if (spec.words_name, spec.alnum_name) == (words_name, alnum_name):
+            return spec
+    return None
+
+
+def words(text: str, spec: TextSpec = CURRENT) -> list[str]:
+    """The normalised words of ``text`` (spec ``words-v2`` unless another is given)."""
+    return spec.words(text)
+
+
+def alnum(text: str, spec: TextSpec = CURRENT) -> str:
+    """The alphanumeric-only view of ``text`` (spec ``alnum-v2`` unless another is given)."""
+    return spec.alnum(text)

@@ -36,22 +36,32 @@ from contam_guard.readers.fields import strings_in
 from contam_guard.scan import ScanResult, Source, scan
 from contam_guard.text import normalise
 from contam_guard.text.features import extract_features
+from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
+from contam_guard.text.tables import CodepointTables, tables_for
 from tests.helpers import write
 
 
-def build_index(groups: list[tuple[str, list[str]]]) -> ManifestIndex:
+def build_index(groups: list[tuple[str, list[str]]], spec: TextSpec = CURRENT) -> ManifestIndex:
     """An index of one target per (view, items) group, numbered like a manifest's."""
     targets, views, first = [], [], 0
     for number, (view, items) in enumerate(groups):
         ids = [str(i) for i in range(len(items))]
         targets.append(Target(f"set{number}", view, 1, ids, np.arange(len(items)), first))
-        views.append(hash_view(view, items, None))
+        views.append(hash_view(view, items, None, spec))
         first += len(items)
-    return ManifestIndex.from_views(targets, views)
+    return ManifestIndex.from_views(targets, views, spec)
 
 
-def is_special(ch: str) -> bool:
-    """A code point whose words the exact path must compute (normalise's SPECIAL class)."""
+_FRESH_V2 = CodepointTables(2)  # not the tables the filter fills as it goes
+
+
+def is_special(ch: str, spec: TextSpec = normalise.V1, windows: bool = True) -> bool:
+    """A code point whose words the exact path must compute (normalise's SPECIAL class); with
+    windows in spec v2, also one whose alnum character is another code point."""
+    if spec.version == 2:
+        _FRESH_V2.ensure(np.array([ord(ch)], dtype=np.uint32))
+        classes = _FRESH_V2.cls_raw_alnum if windows else _FRESH_V2.cls
+        return bool(classes[ord(ch)] == normalise.SPECIAL)
     if ch.isspace() or unicodedata.category(ch)[0] in "PS":
         return False
     return len(ch.lower()) != 1 or ch == "\u03a3"
@@ -78,7 +88,7 @@ def exact_hits(
     ``lines`` of a block), positions counted across a record's segments as the scan does."""
     texts = [text for segments in records for text in segments]
     groups = np.concatenate([[0], np.cumsum([len(segments) for segments in records])]).astype(np.int64)
-    f = extract_features(texts, windows=True)
+    f = extract_features(texts, windows=True, spec=index.spec)
     grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words[groups], None)
     windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars[groups], None)
     line_of = np.asarray(lines, dtype=np.int64)
@@ -125,6 +135,17 @@ ODD = [
     "\x1c",
     "\u0345",
     "ᾼ",
+    # Spec v2's cases: format characters, selectors, compatibility forms, joining jamo and marks.
+    "ＡＬＰＨＡ",
+    "𝐛𝐫𝐚𝐯𝐨",
+    "al\u00adpha",
+    "\u200d",
+    "\ufe0f",
+    "\U000e0041",
+    "e\u200d\u0301",
+    "ｶﾞ",
+    "ㄱㅏ",
+    "²",
 ]
 SEPARATORS = [" ", " ", " ", "  ", "\t", "\n", "\r\n", " \u3000 ", ", "]
 
@@ -228,7 +249,7 @@ def check_block(
 ) -> FilteredBlock:
     """Filter ``block`` (read as ``lines`` says) and compare every line with the exact engine;
     returns the filter's output."""
-    known = normalise.TABLES.cls.copy()  # before the filter classifies what it meets
+    known = tables_for(index.spec).cls.copy()  # before the filter classifies what it meets
     out = Prefilter(index, windows=windows).filter(block.data, lines)  # first: code points unseen
     records = block.segments(lines)
     assert out.status.size == out.end.size == out.chars.size == len(block.lines)
@@ -245,7 +266,7 @@ def check_block(
         # EXACT when the text holds a code point only the exact path handles; a code point seen
         # for the first time may also send its line there (the block is hashed again only when
         # it brings many); never anything else.
-        special = any(is_special(ch) for ch in text)
+        special = any(is_special(ch, index.spec, windows) for ch in text)
         unseen = any(known[ord(ch)] == 0 for ch in text)
         if special:
             assert status[k] == EXACT, text
@@ -274,8 +295,8 @@ def check_block(
 @given(cases())
 def test_filter_equals_the_exact_engine_line_by_line(case: tuple[list[str], Block]) -> None:
     items, block = case
-    index = build_index([("text", items)])
-    for windows, lines in itertools.product((True, False), (TEXT_KEY, EVERY_STRING)):
+    for spec, windows, lines in itertools.product(SPECS, (True, False), (TEXT_KEY, EVERY_STRING)):
+        index = build_index([("text", items)], spec)
         out = check_block(index, block, windows, lines)
         # The verbatim copy of item 0 is in every block: hits of both kinds must be listed.
         assert (out.status == HITS).any()
@@ -356,7 +377,7 @@ def test_short_lines_grow_the_line_arrays() -> None:
 def test_many_unseen_code_points() -> None:
     """More unseen code points than the filter reports at once (4096): read again until all
     are classified, then the lines are decided like any other."""
-    tables = normalise.TABLES
+    tables = tables_for(CURRENT)
     unseen = [cp for cp in range(0x20000, 0x2A6E0) if tables.cls[cp] == normalise.UNKNOWN][:9000]
     assert len(unseen) > 5000
     item = " ".join(VOCAB * 2)
@@ -823,21 +844,22 @@ def test_text_lines_filter_equals_the_exact_engine(
 ) -> None:
     """Plain-text mode, line by line: a decided line's hits are the exact engine's on the line
     with its ending stripped, as the text reader takes it."""
-    index = build_index([("text", [" ".join(item) for item in items])])
     texts = [" ".join(words) for words in documents]
     texts[0] = " ".join(items[0])  # a verbatim copy: grams and windows must hit
     endings = [data.draw(st.sampled_from([b"\n", b"\r\n"])) for _ in texts]
     raw = [t.encode() + e for t, e in zip(texts, endings)]
-    out = Prefilter(index, windows=True).filter(b"".join(raw), TEXT_LINES)
     blank = [line.isspace() for line in raw]  # what the text reader skips
-    assert [s == BLANK for s in out.status.tolist()] == blank
-    for k, text in enumerate(texts):
-        if not blank[k] and any(is_special(ch) for ch in text):
-            assert out.status[k] == EXACT
-    decided = [k for k in range(len(texts)) if not blank[k] and out.status[k] != EXACT]
-    assert 0 in decided
-    expected_grams, expected_windows = exact_hits(index, [[texts[k]] for k in decided], decided)
-    identity = np.arange(len(texts), dtype=np.int64)
-    assert np.array_equal(hit_rows(out.grams, identity), expected_grams)
-    assert np.array_equal(hit_rows(out.windows, identity), expected_windows)
-    assert out.status[0] == HITS
+    for spec in SPECS:
+        index = build_index([("text", [" ".join(item) for item in items])], spec)
+        out = Prefilter(index, windows=True).filter(b"".join(raw), TEXT_LINES)
+        assert [s == BLANK for s in out.status.tolist()] == blank
+        for k, text in enumerate(texts):
+            if not blank[k] and any(is_special(ch, spec) for ch in text):
+                assert out.status[k] == EXACT
+        decided = [k for k in range(len(texts)) if not blank[k] and out.status[k] != EXACT]
+        assert 0 in decided
+        expected_grams, expected_windows = exact_hits(index, [[texts[k]] for k in decided], decided)
+        identity = np.arange(len(texts), dtype=np.int64)
+        assert np.array_equal(hit_rows(out.grams, identity), expected_grams)
+        assert np.array_equal(hit_rows(out.windows, identity), expected_windows)
+        assert out.status[0] == HITS

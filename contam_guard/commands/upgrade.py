@@ -1,0 +1,73 @@
+"""``contam-guard upgrade``: re-hash every set of a manifest under the current normalisation spec.
+
+The manifest holds hashes only, so the golden files are read again, from the paths it records
+(relative to the project root). Each set is first hashed under the manifest's own spec and must
+give exactly its registered digest: an upgrade changes how text is normalised, never what was
+registered (a golden file edited since would otherwise slip in unreviewed). Then it is hashed
+under the current spec. A set whose hashes do not change (ASCII text is the same under both
+specs) keeps its version; another gets the next version, its history keeping the old digest.
+Nothing is written unless every set converts: the whole manifest is written once, atomically.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contam_guard.config import LoadedConfig
+from contam_guard.errors import ExitCode, ManifestError
+from contam_guard.keys import key_for
+from contam_guard.manifest import store
+from contam_guard.manifest.build import AUTO_VIEW, GoldenSource, build_set
+from contam_guard.manifest.model import GoldenSet, Manifest, Spec
+from contam_guard.reporting import console
+from contam_guard.text.normalise import CURRENT
+
+
+def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
+    path = manifest_path or loaded.manifest_path
+    current = Spec()
+    with store.locked(path):
+        manifest = store.load(path)
+        if manifest.spec.is_current():
+            console.info(f"{path}: already spec {current.words}/{current.alnum}; nothing to do")
+            return ExitCode.CLEAN
+        sources = _golden_sources(path, manifest, loaded.root)
+        key = key_for(manifest, loaded.config.key_env)
+        old = manifest.spec.text()
+        sets: dict[str, GoldenSet] = {}
+        for name in sorted(manifest.sets):
+            golden = manifest.sets[name]
+            fields = [None if view == AUTO_VIEW else golden.views[view].field for view in golden.views]
+            again = build_set(sources[name], fields, golden.id_field, key, None, old)
+            if again.digest != golden.digest:
+                files = ", ".join(f.path for f in golden.files)
+                raise ManifestError(
+                    f"{path}: set {name!r}: its golden files ({files}) changed since version "
+                    f"{golden.version} was registered, so upgrading it would register new content",
+                    hint="restore the registered files, or register the set again from the new "
+                    f"files (contam-guard register {name} FILE...), then run `contam-guard upgrade`",
+                )
+            sets[name] = build_set(sources[name], fields, golden.id_field, key, golden, CURRENT)
+        store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
+    for name, golden in sets.items():
+        before = manifest.sets[name].version
+        change = "hashes unchanged" if golden.version == before else f"version {before} -> {golden.version}"
+        console.info(f"{name}: re-hashed under {current.words}/{current.alnum} ({change})")
+    console.info(f"{path}: upgraded to spec {current.words}/{current.alnum} ({len(sets)} set(s))")
+    return ExitCode.CLEAN
+
+
+def _golden_sources(path: Path, manifest: Manifest, root: Path) -> dict[str, list[GoldenSource]]:
+    """Each set's golden files, from the paths the manifest records; every missing one is named."""
+    sources: dict[str, list[GoldenSource]] = {}
+    missing: list[str] = []
+    for name, golden in sorted(manifest.sets.items()):
+        sources[name] = [GoldenSource(root / f.path, f.path) for f in golden.files]
+        missing += [f"set {name!r}: {s.display} ({s.path})" for s in sources[name] if not s.path.is_file()]
+    if missing:
+        raise ManifestError(
+            f"{path}: cannot upgrade without the golden files; missing: " + "; ".join(missing),
+            hint="put them back at those paths (relative to the project root, "
+            f"{root}), or remove those sets (contam-guard remove NAME), upgrade, and register them again",
+        )
+    return sources

@@ -1,0 +1,107 @@
+"""The spec's words and alnum view of one record, each unit with where it came from.
+
+``features.py`` hands the records its tables cannot do (a SPECIAL code point) to these
+functions. They compute exactly ``TextSpec.words`` and ``TextSpec.alnum`` (the tests compare
+them on random text) and also say, for each word, the span [start, end) of the record from its
+first to its last kept character, and for each alnum character the offset it came from.
+
+Version 2 changes text before splitting it (NFKC may join or split characters), so offsets are
+kept per *piece*: the record is cut before each code point that NFKC cannot join to what
+precedes it (``tables.starts_safely``), each piece is normalised on its own (the same as
+normalising the whole text, for that reason), and every character a piece gives points at the
+piece's span.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from contam_guard.text.normalise import ZERO_WIDTH_SPACE, TextSpec, is_ignorable, is_removed
+from contam_guard.text.tables import starts_safely
+
+_TOKEN = re.compile(r"\S+")  # re's \s is str.isspace(), the same split as str.split()
+Located = tuple[str, int, int]
+"""A word, and the span [start, end) of the record it came from."""
+_is_removed = cache(is_removed)  # the reference path runs on whole records: per-character caches
+
+
+def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[Located]:
+    """``spec.words(text)``, each word with its span in ``text`` (version 2: ``parts`` are
+    ``pieces(text)`` when the caller has them already)."""
+    if spec.version == 1:
+        out = []
+        for token in _TOKEN.finditer(text):
+            kept = [i for i, ch in enumerate(token.group()) if not is_removed(ch)]
+            if kept:
+                word = "".join(token.group()[i] for i in kept).lower()
+                out.append((word, token.start() + kept[0], token.start() + kept[-1] + 1))
+        return out
+    found: list[Located] = []
+    current: list[str] = []
+    start = end = 0
+    for piece_start, piece_end, piece in pieces(text) if parts is None else parts:
+        for ch in piece.casefold():
+            if ch.isspace():
+                if current:
+                    found.append((_word(current), start, end))
+                    current = []
+            elif not _is_removed(ch):
+                if not current:
+                    start = piece_start
+                current.append(ch)
+                end = piece_end
+    if current:
+        found.append((_word(current), start, end))
+    return found
+
+
+
+def _word(chars: list[str]) -> str:
+    """Steps 3 and e of version 2."""
+    return unicodedata.normalize("NFC", "".join(chars).lower())
+
+
+def alnum(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> tuple[str, list[int]]:
+    """``spec.alnum(text)``, and the offset in ``text`` each of its characters came from."""
+    if spec.version == 1:
+        kept = [(ch, i) for i, ch in enumerate(text) if ch.isalnum()]
+    else:
+        parts = pieces(text) if parts is None else parts
+        kept = [(ch, start) for start, _, piece in parts for ch in piece if ch.isalnum()]
+    return "".join(ch for ch, _ in kept), [offset for _, offset in kept]
+
+
+Piece = tuple[int, int, str]
+"""A span [start, end) of the record and what steps a to c make of it."""
+
+
+def pieces(text: str) -> list[Piece]:
+    """Steps a to c of version 2, piece by piece."""
+    found: list[Piece] = []
+    chars: list[str] = []
+    start = end = 0
+    for i, original in enumerate(text):
+        ch, safe = _step_ab(original)
+        if not ch:
+            continue
+        if chars and safe:
+            found.append((start, end, unicodedata.normalize("NFKC", "".join(chars))))
+            chars = []
+        if not chars:
+            start = i
+        chars.append(ch)
+        end = i + 1
+    if chars:
+        found.append((start, end, unicodedata.normalize("NFKC", "".join(chars))))
+    return found
+
+
+@cache
+def _step_ab(ch: str) -> tuple[str, bool]:
+    """What steps a and b make of ``ch`` ("" when removed), and whether it starts a piece."""
+    if is_ignorable(ch):
+        return "", False
+    replaced = " " if ch == ZERO_WIDTH_SPACE else ch
+    return replaced, starts_safely(replaced)

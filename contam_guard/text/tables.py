@@ -1,0 +1,205 @@
+"""Per code point tables for the vectorised path: a class and the code point it contributes.
+
+The compiled kernels (``csrc/native.c``) know nothing of Unicode: they take, per code point, a
+class (``normalise.ALNUM`` ... ``SPECIAL``) and the one code point it adds to a word, and hash.
+Everything a spec means is in these tables, filled lazily (only for code points actually met:
+classifying all 1.1 million code points costs seconds at every start). What one code point
+cannot say (a mapping to several code points, a case that depends on the neighbours, NFKC
+joining a character to the one before it) is SPECIAL: the record takes the reference path.
+
+Version 1: SPACE for ``str.isspace()``, REMOVED for punctuation and symbols, SPECIAL when the
+lowercase is not one code point or is the capital sigma (final or not depends on what follows),
+else ALNUM or KEPT with ``str.lower()``; the alnum view is the code point itself when
+``str.isalnum()``.
+
+Version 2: U+200B is SPACE; the other format characters and the variation selectors are
+REMOVED (step b removes them before anything else, and removing a character inside a word
+without splitting it is what REMOVED does, so the two are the same). A code point that NFKC may
+join to what precedes it is SPECIAL (``starts_safely``). Every other code point is classified
+by what steps c, d and 1 to 3 make of it alone, which is what they make of it inside any text
+whose code points all start safely: NFKC of such a text is the NFKC of its code points, one by
+one (below), and case folding and lowercasing then work per code point (casefold never leaves a
+capital sigma). All whitespace: SPACE. Nothing kept after removing punctuation and symbols:
+REMOVED (``…`` is ``...``). Exactly one kept code point, which step e leaves alone in any word
+(``_stays_nfc``): ALNUM or KEPT, with it in ``lower``. Anything else (``ß`` is ``ss``, ``ﬁ``
+is ``fi``, ``¾`` is ``3⁄4``, ...) is SPECIAL.
+
+Why NFKC works per code point here: NFKC decomposes each code point on its own, reorders only
+runs of combining marks (ccc != 0), and composes a character only with the last starter before
+it. If each code point's decomposition starts with a starter (ccc 0) that is the second element
+of no canonical composition, no run of marks and no composition crosses from one code point to
+the next, so NFKC(ab) = NFKC(a) + NFKC(b).
+
+The alnum view: ``alnum_char[c]`` is the code point ``c`` gives the alnum view (0: none). In
+version 2 that may be another code point (fullwidth ``Ａ`` gives ``A``); the kernel that copies
+code points unmapped (the prefilter's) takes ``cls_raw_alnum``, in which such code points are
+SPECIAL; ``features.py`` maps them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.text.normalise import (
+    ALNUM,
+    KEPT,
+    REMOVED,
+    SPACE,
+    SPECIAL,
+    UNKNOWN,
+    ZERO_WIDTH_SPACE,
+    TextSpec,
+    is_ignorable,
+    is_removed,
+)
+
+N_CODEPOINTS = 0x110000
+DECOMPOSITIONS_END = 0x30000
+"""No code point from here on has a decomposition (checked by the tests)."""
+NO_DECOMPOSITIONS = ((0x3400, 0xA000), (0xAC00, 0xD7A4), (0xD800, 0xF900), (0x20000, 0x2F800))
+"""CJK unified ideographs, Hangul syllables (decomposed by rule), surrogates and private use:
+none has a decomposition in the data (checked by the tests); skipped to save start-up time."""
+FIRST_COMBINING = 0x300
+"""Below this, every code point has ccc 0 and none is the second element of a composition."""
+_HANGUL_SECOND = frozenset(range(0x1161, 0x1176)) | frozenset(range(0x11A8, 0x11C3))
+"""Hangul vowel and trailing consonant jamo: composed algorithmically, not from the data."""
+
+
+@cache
+def second_elements() -> frozenset[int]:
+    """Code points that are the second element of a canonical composition (a superset: the
+    composition exclusions are included, which only makes more code points SPECIAL)."""
+    found = set(_HANGUL_SECOND)
+    starts = [0, *(end for _, end in NO_DECOMPOSITIONS)]
+    stops = [*(start for start, _ in NO_DECOMPOSITIONS), DECOMPOSITIONS_END]
+    for cp in (cp for start, stop in zip(starts, stops) for cp in range(start, stop)):
+        parts = unicodedata.decomposition(chr(cp)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            found.add(int(parts[1], 16))
+    return frozenset(found)
+
+
+def starts_safely(ch: str) -> bool:
+    """Whether NFKC never joins ``ch`` to what precedes it: its compatibility decomposition
+    starts with a starter that is the second element of no canonical composition."""
+    first = unicodedata.normalize("NFKD", ch)[0]
+    if ord(first) < FIRST_COMBINING:
+        return True
+    return unicodedata.combining(first) == 0 and ord(first) not in second_elements()
+
+
+def _stays_nfc(ch: str) -> bool:
+    """Whether a word made of such characters is already NFC (step e changes nothing): ``ch``
+    is NFC and its canonical decomposition starts with a starter that composes with nothing
+    before it."""
+    first = unicodedata.normalize("NFD", ch)[0]
+    if unicodedata.normalize("NFC", ch) != ch:
+        return False
+    return ord(first) < FIRST_COMBINING or (
+        unicodedata.combining(first) == 0 and ord(first) not in second_elements()
+    )
+
+
+class CodepointTables:
+    """Lazily filled lookup tables indexed by code point, for one spec version."""
+
+    def __init__(self, version: int) -> None:
+        if version not in (1, 2):
+            raise ValueError(f"no normalisation spec version {version}")
+        self.version = version
+        self.cls: NDArray[np.uint8] = np.zeros(N_CODEPOINTS, dtype=np.uint8)
+        self.lower: NDArray[np.uint32] = np.arange(N_CODEPOINTS, dtype=np.uint32)
+        self.is_alnum: NDArray[np.bool_] = np.zeros(N_CODEPOINTS, dtype=np.bool_)
+        self.alnum_char: NDArray[np.uint32] = np.zeros(N_CODEPOINTS, dtype=np.uint32)
+        self.cls_raw_alnum: NDArray[np.uint8] = (
+            self.cls if version == 1 else np.zeros(N_CODEPOINTS, dtype=np.uint8)
+        )
+        """``cls``, but SPECIAL where the alnum view gets another code point: for a kernel that
+        copies alnum code points unmapped. The same array in version 1."""
+        self.first_alnum_remap = N_CODEPOINTS
+        """The smallest classified code point whose alnum character is another code point: a
+        batch below it needs no mapping."""
+
+    def ensure(self, codepoints: NDArray[np.uint32]) -> int:
+        """Classify every code point in ``codepoints`` not seen before; returns how many."""
+        unseen = codepoints[self.cls[codepoints] == UNKNOWN]
+        if unseen.size == 0:
+            return 0
+        new = set(unseen.tolist())
+        classify = self._classify_v1 if self.version == 1 else self._classify_v2
+        for cp in sorted(new):
+            classify(int(cp))
+        return len(new)
+
+    def classify_new(self, codepoints: NDArray[np.uint32]) -> None:
+        """Classify the code points not seen before (one gather; rarely any work after it)."""
+        if not self.cls[codepoints].all():  # UNKNOWN is 0
+            self.ensure(codepoints)
+
+    def _set(self, cp: int, cls: int, lower: str | None = None, alnum: str | None = None) -> None:
+        if lower is not None:
+            self.lower[cp] = ord(lower)
+        if alnum is not None:
+            self.is_alnum[cp] = True
+            self.alnum_char[cp] = ord(alnum)
+        raw = cls
+        if alnum is not None and ord(alnum) != cp:
+            raw = SPECIAL
+            self.first_alnum_remap = min(self.first_alnum_remap, cp)
+        self.cls_raw_alnum[cp] = raw
+        self.cls[cp] = cls  # last: a code point counts as classified once every table has it
+
+    def _classify_v1(self, cp: int) -> None:
+        ch = chr(cp)
+        lowered = ch.lower()
+        alnum = ch if ch.isalnum() else None
+        if ch.isspace():
+            self._set(cp, SPACE)
+        elif is_removed(ch):
+            self._set(cp, REMOVED)
+        elif len(lowered) != 1 or cp == 0x03A3:
+            # The alnum view keeps the code point itself, so it is exact even here.
+            self._set(cp, SPECIAL, alnum=alnum)
+        else:
+            self._set(cp, ALNUM if alnum else KEPT, lower=lowered, alnum=alnum)
+
+    def _classify_v2(self, cp: int) -> None:
+        ch = chr(cp)
+        if ch == ZERO_WIDTH_SPACE:
+            self._set(cp, SPACE)
+            return
+        if is_ignorable(ch):
+            self._set(cp, REMOVED)
+            return
+        if not starts_safely(ch):
+            self._set(cp, SPECIAL)
+            return
+        compat = unicodedata.normalize("NFKC", ch)
+        folded = compat.casefold()
+        alnum = [c for c in compat if c.isalnum()]
+        if len(alnum) > 1:
+            self._set(cp, SPECIAL)
+        elif any(c.isspace() for c in folded):
+            self._set(cp, SPACE if folded.isspace() and not alnum else SPECIAL)
+        else:
+            kept = [c.lower() for c in folded if not is_removed(c)]
+            if not kept:
+                self._set(cp, SPECIAL if alnum else REMOVED)
+            elif len(kept) == 1 and len(kept[0]) == 1 and kept[0] != "\u03a3" and _stays_nfc(kept[0]):
+                self._set(cp, ALNUM if alnum else KEPT, lower=kept[0], alnum=alnum[0] if alnum else None)
+            else:
+                self._set(cp, SPECIAL)
+
+
+def tables_for(spec: TextSpec) -> CodepointTables:
+    """The spec's code point tables: one per process and spec, filled as code points are met."""
+    return _tables(spec.version)
+
+
+@cache
+def _tables(version: int) -> CodepointTables:
+    return CodepointTables(version)

@@ -1,0 +1,277 @@
+"""Spec v1 and v2 through the command line: hostile leaks, old manifests, ``contam-guard upgrade``.
+
+``data/v1_manifest.json`` and ``data/v1_items_*.csv`` were written by contam-guard before spec
+v2 existed (commit 10d5861: ``init``, ``register hostile v1_golden.jsonl --field question
+--id-field id``, ``scan v1_train.jsonl|v1_variants.jsonl --items-csv``): a manifest of spec v1
+must keep giving exactly those bytes and numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from contam_guard.manifest import store
+from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.text.hashing import HashKey
+from tests.helpers import Runner
+
+DATA = Path(__file__).parent / "data"
+MANIFEST = Path(".contam-guard/manifest.json")
+V1_SPEC = Spec(words="words-v1", alnum="alnum-v1")
+
+# Original text, GSM8K-like, with an accented word in every 12 words (so that NFD text shares
+# no 13-word run with it under spec v1).
+GOLDEN = (
+    "Zoé's café in Montréal sells crème brûlée; each crème brûlée costs 4 euros, and Zoé sells 35 "
+    "crème brûlée every Sunday to tourists from Orléans. How much does Zoé earn from crème brûlée "
+    "on four Sundays?"
+)
+
+
+def _inside_words(mark: str) -> Callable[[str], str]:
+    """Put ``mark`` after the first character of every word."""
+    return lambda text: " ".join(w[:1] + mark + w[1:] for w in text.split(" "))
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def _math_bold(text: str) -> str:
+    def bold(c: str) -> str:
+        if "A" <= c <= "Z":
+            return chr(0x1D400 + ord(c) - ord("A"))
+        if "a" <= c <= "z":
+            return chr(0x1D41A + ord(c) - ord("a"))
+        return chr(0x1D7CE + ord(c) - ord("0")) if "0" <= c <= "9" else c
+
+    return "".join(bold(c) for c in text)
+
+
+LEAKS: list[tuple[str, Callable[[str], str]]] = [
+    ("zero width space between words", lambda t: t.replace(" ", "\u200b")),
+    ("zero width non-joiner", _inside_words("\u200c")),
+    ("zero width joiner", _inside_words("\u200d")),
+    ("soft hyphen", _inside_words("\u00ad")),
+    ("word joiner", _inside_words("\u2060")),
+    ("byte order mark U+FEFF", _inside_words("\ufeff")),
+    ("left-to-right mark", _inside_words("\u200e")),
+    ("right-to-left mark", _inside_words("\u200f")),
+    ("bidi embedding", lambda t: " ".join("\u202a" + w + "\u202c" for w in t.split(" "))),
+    ("bidi isolate", _inside_words("\u2066\u2069")),
+    ("variation selector 16", _inside_words("\ufe0f")),
+    ("ideographic variation selector", _inside_words("\U000e0100")),
+    ("tag characters", _inside_words("\U000e0074\U000e0061\U000e0067")),
+    ("fullwidth letters", _fullwidth),
+    ("mathematical bold", _math_bold),
+    ("NFD against an NFC golden item", lambda t: unicodedata.normalize("NFD", t)),
+]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
+
+
+def _project(cli: Runner, root: Path, spec: Spec | None, key: HashKey | None = None) -> None:
+    """A project at ``root``: init, then (for ``spec``) an empty manifest of that spec."""
+    assert cli("init", root).code == 0
+    if spec is not None:
+        check = key.check if key is not None else None
+        store.save(root / MANIFEST, Manifest(spec=spec, key_check=check))
+
+
+def _register_golden(cli: Runner, root: Path, text: str = GOLDEN) -> None:
+    (root / "golden.jsonl").write_text(json.dumps({"id": "q1", "question": text}) + "\n", encoding="utf-8")
+    options = ["--field", "question", "--id-field", "id", "--manifest", root / MANIFEST]
+    assert cli("register", "demo", root / "golden.jsonl", *options).code == 0
+
+
+def _train(path: Path, leak: str) -> Path:
+    path.write_text(json.dumps({"text": "Worked example: " + leak + " Thanks!"}) + "\n", encoding="utf-8")
+    return path
+
+
+CASES = [("plain copy (control)", lambda t: t), *LEAKS]
+
+
+@pytest.mark.parametrize(("name", "hide"), CASES, ids=[name for name, _ in CASES])
+def test_hostile_leaks_caught_under_v2_missed_under_v1(
+    cli: Runner, tmp_path: Path, name: str, hide: Callable[[str], str]
+) -> None:
+    """Each hidden copy of the item fails the GPT-3 rule under spec v2 (exit 1); under spec v1
+    every one but the plain copy passed (exit 0): the misses v2 exists for."""
+    leak = hide(GOLDEN)
+    assert leak != GOLDEN or name.startswith("plain")
+    train = _train(tmp_path / "train.jsonl", leak)
+    codes = {}
+    for label, spec in (("v1", V1_SPEC), ("v2", None)):
+        root = tmp_path / label
+        _project(cli, root, spec)
+        _register_golden(cli, root)
+        result = cli("scan", train, "--only", "gpt3", "--manifest", root / MANIFEST)
+        codes[label] = result.code
+        assert ("contam-guard upgrade" in result.err) == (label == "v1")
+    assert codes == {"v1": 0 if leak != GOLDEN else 1, "v2": 1}
+
+
+# ------------------------------------------------------------------------------------------
+# A manifest of spec v1 keeps working with v1; ``upgrade`` converts it
+
+
+def _items(path: Path) -> dict[str, dict[str, str]]:
+    """Items CSV rows by item id, without columns a later version may add."""
+    keep = ["words", "longest_run", "ngrams8", "ngrams8_found", "tokens_covered_L10"]
+    keep += ["sub50_windows", "sub50_hits"]
+    with path.open(encoding="utf-8") as handle:
+        return {row["item_id"]: {k: row[k] for k in keep} for row in csv.DictReader(handle)}
+
+
+@pytest.fixture
+def v1_project(cli: Runner, tmp_path: Path) -> Path:
+    for name in ("v1_golden.jsonl", "v1_train.jsonl", "v1_variants.jsonl"):
+        shutil.copy(DATA / name, tmp_path / name)
+    _project(cli, tmp_path, V1_SPEC)
+    result = cli("register", "hostile", "v1_golden.jsonl", "--field", "question", "--id-field", "id")
+    assert result.code == 0
+    assert "contam-guard upgrade" in result.err  # registering into it says so too
+    return tmp_path
+
+
+def test_v1_manifest_is_what_contam_guard_wrote_before_v2(v1_project: Path) -> None:
+    written = store.load(v1_project / MANIFEST)
+    before = store.load(DATA / "v1_manifest.json")
+    assert written.spec.core() == before.spec.core() == V1_SPEC.core()
+    assert written.model_dump(mode="json")["sets"] == before.model_dump(mode="json")["sets"]
+    if written.spec.unicode == before.spec.unicode:  # the recorded Unicode version is Python's
+        assert (v1_project / MANIFEST).read_bytes() == (DATA / "v1_manifest.json").read_bytes()
+
+
+@pytest.mark.parametrize("corpus", ["copies", "variants"])
+def test_v1_manifest_scans_with_v1(cli: Runner, v1_project: Path, corpus: str) -> None:
+    train = "v1_train.jsonl" if corpus == "copies" else "v1_variants.jsonl"
+    result = cli("scan", train, "--items-csv", "items.csv", "--exit-zero")
+    assert result.code == 0
+    notices = [line for line in result.err.splitlines() if "contam-guard upgrade" in line]
+    assert len(notices) == 1 and "words-v1/alnum-v1" in notices[0]
+    assert _items(v1_project / "items.csv") == _items(DATA / f"v1_items_{corpus}.csv")
+
+
+def test_upgrade_rehashes_under_v2(cli: Runner, v1_project: Path) -> None:
+    before = store.load(MANIFEST)
+    result = cli("upgrade")
+    assert result.code == 0, result.output
+    assert "hostile: re-hashed under words-v2/alnum-v2 (version 1 -> 2)" in result.out
+    after = store.load(MANIFEST)
+    assert after.spec.core() == Spec().core()
+    golden = after.sets["hostile"]
+    assert golden.version == 2
+    assert [h.digest for h in golden.history] == [before.sets["hostile"].digest, golden.digest]
+    assert golden.ids == before.sets["hostile"].ids
+    assert golden.model_dump()["files"] == before.sets["hostile"].model_dump()["files"]
+    verify = cli("verify")
+    assert verify.code == 0 and "contam-guard upgrade" not in verify.output
+    # Under v2 every variant in v1_variants.jsonl is its item, whole (v1 missed most of them).
+    assert cli("scan", "v1_variants.jsonl", "--items-csv", "items.csv", "--exit-zero").code == 0
+    items = _items(v1_project / "items.csv")
+    assert {name: row["longest_run"] for name, row in items.items()} == {
+        name: row["words"] for name, row in items.items()
+    }
+    v1_rows = _items(DATA / "v1_items_variants.csv").items()
+    missed = {name for name, row in v1_rows if row["longest_run"] != row["words"]}
+    assert missed == {"plain", "german", "ligature", "fullwidth", "nfd", "invisible", "math", "fractions"}
+    # A second upgrade has nothing to do and writes nothing.
+    data = MANIFEST.read_bytes()
+    again = cli("upgrade")
+    assert again.code == 0 and "nothing to do" in again.out and MANIFEST.read_bytes() == data
+
+
+def test_upgrade_keeps_the_version_of_a_set_whose_hashes_do_not_change(cli: Runner, tmp_path: Path) -> None:
+    _project(cli, tmp_path, V1_SPEC)
+    _register_golden(cli, tmp_path, "Plain ASCII text is normalised the same way by both specs, every word.")
+    result = cli("upgrade")
+    assert result.code == 0 and "demo: re-hashed under words-v2/alnum-v2 (hashes unchanged)" in result.out
+    golden = store.load(MANIFEST).sets["demo"]
+    assert golden.version == 1 and len(golden.history) == 1
+
+
+def _unchanged(before: bytes) -> None:
+    assert MANIFEST.read_bytes() == before
+    assert not [p for p in MANIFEST.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_upgrade_needs_every_golden_file(cli: Runner, v1_project: Path) -> None:
+    before = MANIFEST.read_bytes()
+    (v1_project / "v1_golden.jsonl").rename(v1_project / "moved.jsonl")
+    result = cli("upgrade")
+    assert result.code == 2
+    assert "missing: set 'hostile': v1_golden.jsonl" in result.err and "Traceback" not in result.output
+    _unchanged(before)
+
+
+def test_upgrade_refuses_golden_files_changed_since_registration(cli: Runner, v1_project: Path) -> None:
+    before = MANIFEST.read_bytes()
+    golden = v1_project / "v1_golden.jsonl"
+    golden.write_text(golden.read_text(encoding="utf-8").replace("Natalia", "Natasha"), encoding="utf-8")
+    result = cli("upgrade")
+    assert result.code == 2 and "changed since version 1 was registered" in result.err
+    assert "Natasha" not in result.output and "Natalia" not in result.output  # no golden text
+    _unchanged(before)
+
+
+def test_upgrade_of_a_keyed_manifest_needs_the_key(
+    cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "k" * 40
+    monkeypatch.setenv("CONTAM_GUARD_KEY", secret)
+    _project(cli, tmp_path, V1_SPEC, HashKey(secret))
+    _register_golden(cli, tmp_path)
+    train = _train(tmp_path / "train.jsonl", GOLDEN.replace(" ", "\u200b"))
+    assert cli("scan", train, "--only", "gpt3").code == 0  # v1 misses it
+    before = MANIFEST.read_bytes()
+    monkeypatch.delenv("CONTAM_GUARD_KEY")
+    result = cli("upgrade")
+    assert result.code == 2 and "CONTAM_GUARD_KEY" in result.err
+    _unchanged(before)
+    monkeypatch.setenv("CONTAM_GUARD_KEY", secret)
+    assert cli("upgrade").code == 0
+    assert store.load(MANIFEST).key_check == HashKey(secret).check
+    assert cli("scan", train, "--only", "gpt3").code == 1  # v2 catches it
+
+
+def test_scrub_follows_the_manifest_spec(cli: Runner, tmp_path: Path) -> None:
+    """Scrub hashes under the manifest's spec too: the NFD copy stays under v1, goes under v2."""
+    leak = unicodedata.normalize("NFD", GOLDEN)
+    train = tmp_path / "train.jsonl"
+    train.write_text(
+        json.dumps({"text": "Worked example: " + leak}) + "\n" + json.dumps({"text": "clean"}) + "\n",
+        encoding="utf-8",
+    )
+    kept = {}
+    for label, spec in (("v1", V1_SPEC), ("v2", None)):
+        root = tmp_path / label
+        _project(cli, root, spec)
+        _register_golden(cli, root)
+        out = tmp_path / f"{label}.jsonl"
+        result = cli("scrub", train, "-o", out, "--mode", "drop", "--manifest", root / MANIFEST)
+        assert result.code == 0, result.output
+        kept[label] = [json.loads(line)["text"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert kept == {"v1": ["Worked example: " + leak, "clean"], "v2": ["clean"]}
+
+
+def test_homoglyphs_are_not_caught(cli: Runner, tmp_path: Path) -> None:
+    """README, "What no n-gram rule can catch": Cyrillic а, е, о for Latin a, e, o in every word
+    is the same text to a reader and to no rule here (NFKC keeps scripts apart)."""
+    leak = GOLDEN.translate(str.maketrans("aeo", "\u0430\u0435\u043e"))
+    _project(cli, tmp_path, None)
+    _register_golden(cli, tmp_path)
+    assert cli("scan", _train(tmp_path / "train.jsonl", leak)).code == 0
+    assert cli("scan", _train(tmp_path / "train.jsonl", GOLDEN)).code == 1  # control
