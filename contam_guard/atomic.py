@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,8 +34,12 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
+            _fault("before-fsync", path)
             os.fsync(handle.fileno())
+            _fault("after-fsync", path)
+        _fault("before-replace", path)
         os.replace(tmp, path)
+        _fault("after-replace", path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise ContamGuardError(
@@ -43,6 +48,21 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+# --- Fault injection, for the crash tests only (tests/security/test_crash_safety.py,
+# tests/scrub/test_scrub_kill.py). CONTAM_GUARD_FAULT="STEP@NAME" kills this process with SIGKILL
+# at STEP (before-fsync, after-fsync, before-replace, after-replace) of the write of the file
+# named NAME, so a test kills exactly where it means to instead of at a moment it hopes for.
+_FAULT = os.environ.get("CONTAM_GUARD_FAULT", "")
+
+
+def _fault(step: str, path: Path) -> None:
+    if _FAULT and f"{step}@{path.name}" == _FAULT:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# --- end of fault injection
 
 
 def _mode_for(path: Path) -> int:
