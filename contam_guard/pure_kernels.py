@@ -160,10 +160,15 @@ def words_pass(
     return count
 
 
+_LONG_WORD = 4096
+
+
 def _hash_words(chars: Array, lengths: Array) -> NDArray[np.uint64]:
-    """``hashing.hash_words``, with each power of the base computed from its exponent's bits
-    rather than looked up: a table as long as the longest word would take gigabytes for a
-    100 MB token, which the compiled kernel handles in constant memory."""
+    """``hashing.hash_words``; for words longer than ``_LONG_WORD``, each power of the base is
+    computed from its exponent's bits rather than looked up in a table as long as the longest
+    word (gigabytes for a 100 MB token, which the compiled kernel hashes in constant memory)."""
+    if int(lengths.max()) <= _LONG_WORD:
+        return hashing.hash_words(chars, lengths)
     starts = np.cumsum(lengths) - lengths
     exponent = (np.arange(chars.size, dtype=np.int64) - np.repeat(starts, lengths)).astype(_U64)
     power = np.ones(chars.size, dtype=_U64)
