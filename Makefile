@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean sanitize
 
 $(STAMP): pyproject.toml csrc/native.c
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,24 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check contam_guard tests benchmarks
 	$(BIN)/mypy
+
+# The extension built with AddressSanitizer and UndefinedBehaviorSanitizer into build/sanitize
+# (beside a copy of the package, so the normal build is untouched), then the text, engine and
+# reader tests run against it: any read or write out of bounds, or undefined behaviour, aborts
+# the run. Python itself is not built with ASan, so its runtime is preloaded, with libstdc++ (ASan
+# must find the real __cxa_throw at start-up, or pyarrow's C++ exceptions abort).
+SAN      := $(CURDIR)/build/sanitize
+SAN_CC   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
+SAN_ENV  := PYTHONPATH=$(SAN) LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+sanitize: $(STAMP)
+	rm -rf $(SAN) && mkdir -p $(SAN)/tmp
+	cp -r contam_guard $(SAN)/ && find $(SAN)/contam_guard \( -name '*.so' -o -name __pycache__ \) -prune -exec rm -rf {} +
+	CC=gcc CFLAGS="$(SAN_CC)" LDFLAGS="$(SAN_CC)" $(BIN)/python -c "from setuptools import setup; setup()" \
+		--quiet build_ext --build-lib $(SAN) --build-temp $(SAN)/tmp 2>&1 | grep -v -i 'warning\|experimental\|config =\|^ *$$' || true
+	$(SAN_ENV) $(BIN)/python -P -c "import contam_guard._native as m; assert m.__file__.startswith('$(SAN)/'), m.__file__"
+	$(SAN_ENV) $(BIN)/python -P -m pytest -p no:cacheprovider -o pythonpath="$(SAN) ." -q tests/text tests/engine tests/readers
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

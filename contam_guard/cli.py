@@ -580,6 +580,16 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("CONTAM_GUARD_DEBUG"):
             raise
         sys.exit(int(ExitCode.INTERNAL))
+    finally:
+        _kernel_notices()
+
+
+def _kernel_notices() -> None:
+    """Show the kernels' notice (numpy fallback) once, if a command loaded them."""
+    native = sys.modules.get("contam_guard.native")
+    if native is not None:
+        for text in native.take_notices():
+            console.notice(text)
 
 
 def run() -> NoReturn:

@@ -1,14 +1,18 @@
-"""Loading the compiled kernels (``contam_guard._native``, built from ``csrc/native.c``).
+"""Loading the kernels: compiled (``contam_guard._native``, built from ``csrc/native.c``), or the
+numpy ones (``contam_guard.pure_kernels``) where the compiled module is not installed or
+``CONTAM_GUARD_PURE=1`` asks for them.
 
-The module is built when contam-guard is installed (``pip install .``; ``make`` does it for a
-checkout). A checkout that was never built gets a clear message instead of an ImportError
-traceback.
+Both give the same results (tests/text/test_pure_kernels.py compares them); the numpy kernels
+are slower and have no prefilter (``has_prefilter``), so a scan reads every line with the exact
+path. Falling back leaves one notice for the command line to show (``take_notices``): core code
+never prints.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 from types import ModuleType
 from typing import Any
 
@@ -16,45 +20,97 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.errors import ContamGuardError
-from contam_guard.text import hashing, normalise
+
+PURE_ENV = "CONTAM_GUARD_PURE"
+"""Set to 1 to use the numpy kernels even where the compiled ones are installed."""
+
+
+def _spec() -> dict[str, int]:
+    """Constants the kernels share with the Python spec (``text.hashing``, ``text.normalise``).
+
+    Imported here, not at the top: the readers import this module, and the command line imports
+    the readers to start; the spec (and its AES import) is needed once the kernels load."""
+    from contam_guard.text import hashing, normalise  # noqa: PLC0415
+
+    return {
+        "CHAR_BASE": hashing.CHAR_BASE,
+        "WORD_BASE": hashing.WORD_BASE,
+        "LEN_MIX": hashing.LEN_MIX,
+        "WINDOW_CHARS": hashing.WINDOW_CHARS,
+        "GRAM_N": hashing.GRAM_N,
+        "CLS_UNKNOWN": normalise.UNKNOWN,
+        "CLS_ALNUM": normalise.ALNUM,
+        "CLS_KEPT": normalise.KEPT,
+        "CLS_REMOVED": normalise.REMOVED,
+        "CLS_SPACE": normalise.SPACE,
+        "CLS_SPECIAL": normalise.SPECIAL,
+    }
+
+
+_OWNED = ("LINE_BLANK", "LINE_CLEAN", "LINE_HITS", "LINE_EXACT")
+"""Constants defined by the kernels alone: Python reads them from the module (``module().LINE_*``)."""
+
+_notices: list[str] = []
 
 
 class NativeMissingError(ContamGuardError):
-    """The compiled kernels are not there (a checkout that was never built) or stale: an
-    installation problem the user fixes by reinstalling, so exit 2 like other setup errors."""
+    """The compiled kernels are stale (built from another version): an installation problem the
+    user fixes by reinstalling, so exit 2 like other setup errors."""
+
+
+def pure_requested() -> bool:
+    """Whether ``CONTAM_GUARD_PURE`` asks for the numpy kernels."""
+    return os.environ.get(PURE_ENV, "").strip() not in ("", "0")
 
 
 @functools.cache
 def module() -> ModuleType:
-    """The compiled module, its constants checked against the Python definitions."""
+    """The kernels, their constants checked against the Python spec: the compiled module, or the
+    numpy one (with a notice) when it is missing or ``CONTAM_GUARD_PURE=1`` is set."""
+    if pure_requested():
+        _notices.append(
+            f"{PURE_ENV}=1: using contam-guard's numpy kernels (same results, slower; no prefilter)"
+        )
+        return _checked(importlib.import_module("contam_guard.pure_kernels"))
     try:
         compiled = importlib.import_module("contam_guard._native")
     except ImportError as exc:
-        raise NativeMissingError(
-            f"contam-guard's compiled kernels are missing or cannot load ({exc})",
-            hint="reinstall it (`pip install .`, or `make test` in a checkout) to build them",
-        ) from exc
-    _check_constants(compiled)
-    return compiled
+        _notices.append(
+            f"contam-guard's compiled kernels are not installed ({exc}): using its numpy kernels, "
+            "which give the same results more slowly; reinstall where a C compiler is available "
+            "for full speed"
+        )
+        return _checked(importlib.import_module("contam_guard.pure_kernels"))
+    return _checked(compiled)
 
 
-def _check_constants(mod: ModuleType) -> None:
-    expected = {
-        "CHAR_BASE": hashing.CHAR_BASE,
-        "LEN_MIX": hashing.LEN_MIX,
-        "WINDOW_CHARS": hashing.WINDOW_CHARS,
-        "GRAM_N": hashing.GRAM_N,
-        "WORD_BASE": hashing.WORD_BASE,
-        "CLS_SPACE": normalise.SPACE,
-        "CLS_REMOVED": normalise.REMOVED,
-        "CLS_SPECIAL": normalise.SPECIAL,
+def has_prefilter() -> bool:
+    """Whether the kernels include the scan's prefilter (``filter_jsonl``): the compiled ones do."""
+    return hasattr(module(), "filter_jsonl")
+
+
+def take_notices() -> list[str]:
+    """The notices about the kernels not yet shown (at most one), for the command line to show."""
+    taken = list(_notices)
+    _notices.clear()
+    return taken
+
+
+def _checked(mod: ModuleType) -> ModuleType:
+    """``mod`` when it defines exactly the expected constants, with the spec's values."""
+    spec = _spec()
+    defined = {
+        name for name in dir(mod) if name.isupper() and name[0] != "_" and isinstance(getattr(mod, name), int)
     }
-    wrong = [name for name, value in expected.items() if getattr(mod, name) != value]
+    wrong = sorted(name for name, value in spec.items() if getattr(mod, name, None) != value)
+    wrong += sorted(defined.symmetric_difference({*spec, *_OWNED}) - set(wrong))
     if wrong:
         raise NativeMissingError(
-            f"contam-guard's compiled kernels do not match this version (constants {', '.join(wrong)})",
+            f"contam-guard's kernels ({mod.__name__}) do not match this version "
+            f"(constants {', '.join(wrong)})",
             hint="reinstall contam-guard to rebuild them",
         )
+    return mod
 
 
 def need(array: NDArray[Any], dtype: type[np.generic]) -> NDArray[Any]:
@@ -66,12 +122,12 @@ def need(array: NDArray[Any], dtype: type[np.generic]) -> NDArray[Any]:
 
 def line_ends(block: bytes | memoryview) -> NDArray[np.int64]:
     """The offset just past each line of ``block`` (its last line may lack a newline)."""
-    compiled = module()
+    kernels = module()
     ends = np.empty(len(block) // 64 + 64, dtype=np.int64)
-    lines = compiled.line_ends(block, ends)
+    lines = kernels.line_ends(block, ends)
     if lines > ends.size:  # short lines: now the count is known
         ends = np.empty(lines, dtype=np.int64)
-        compiled.line_ends(block, ends)
+        kernels.line_ends(block, ends)
     return ends[:lines]
 
 

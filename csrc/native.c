@@ -20,9 +20,14 @@
  * 3. line_ends and count_lines: where each line of a block ends (scrub's later passes), and
  *    how many lines and blank lines a block has (the parallel planner).
  *
- * Buffers come in through the buffer protocol (numpy arrays, bytes); the Python wrapper checks
- * dtypes and sizes, and this file checks item sizes and lengths again, so a wrong call is a
- * Python exception, never a wild read. The GIL is released around every loop.
+ * Buffers come in through the buffer protocol (numpy arrays, bytes). Every function checks what
+ * it is given before it touches memory -- item sizes and integer formats, lengths, capacities,
+ * offsets (non-decreasing, within the data), code points (within the tables), hash table
+ * chains (strictly increasing) -- and raises TypeError or ValueError otherwise; probing a hash
+ * table looks at each slot at most once, so a full or corrupt table ends the probe. The tests
+ * call every kernel with malformed arguments (tests/text/test_kernel_bounds.py), and
+ * `make sanitize` runs the tests with AddressSanitizer and UndefinedBehaviorSanitizer.
+ * The GIL is released around every loop.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -34,7 +39,8 @@ typedef int64_t i64;
 typedef uint32_t u32;
 typedef uint8_t u8;
 
-/* Must equal contam_guard.text.hashing and contam_guard.text.normalise (checked at import). */
+/* Must equal contam_guard.text.hashing and contam_guard.text.normalise: every one is exported
+ * below and checked at import (contam_guard/native.py). */
 #define CHAR_BASE 0x9E3779B97F4A7C15ULL
 #define WORD_BASE 0xC2B2AE3D27D4EB4FULL
 #define LEN_MIX 0x165667B19E3779F9ULL
@@ -44,7 +50,7 @@ enum { CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE 
 #define N_CODEPOINTS 0x110000
 #define EMPTY (-1)
 
-/* Line statuses written by filter_jsonl. */
+/* Line statuses written by filter_jsonl; Python reads them from this module (LINE_*). */
 enum { LINE_BLANK = 0, LINE_CLEAN = 1, LINE_HITS = 2, LINE_EXACT = 3 };
 
 static inline u64 fmix64(u64 x) {
@@ -76,22 +82,37 @@ static void release(Arg *args, Py_ssize_t n) {
     }
 }
 
-/* Take buffers for args[0..n) from the first n positional arguments. */
+/* An integer (or bool) item in native byte order: the struct format codes numpy and bytes give.
+ * A float or a byte-swapped array of the right item size would be read as garbage. */
+static int integer_format(const char *format) {
+    if (format == NULL) return 1; /* no format requested means unsigned bytes */
+    if (*format == '@' || *format == '=') format++;
+#if PY_LITTLE_ENDIAN
+    else if (*format == '<') format++;
+#else
+    else if (*format == '>' || *format == '!') format++;
+#endif
+    return format[0] != '\0' && format[1] == '\0' && strchr("bBhHiIlLqQnN?", format[0]) != NULL;
+}
+
+/* Take buffers for args[0..n) from the first n positional arguments: C-contiguous, writable
+ * where written, integer items of the expected size, a whole number of them. */
 static int take(const char *func, PyObject *const *objs, Py_ssize_t nargs, Arg *args, Py_ssize_t n) {
     if (nargs < n) {
         PyErr_Format(PyExc_TypeError, "%s: expected %zd buffer arguments", func, n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        int flags = PyBUF_C_CONTIGUOUS | (args[i].writable ? PyBUF_WRITABLE : 0);
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (args[i].writable ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(objs[i], &args[i].view, flags) < 0) {
             release(args, n);
             return -1;
         }
         args[i].held = 1;
-        if (args[i].view.itemsize != args[i].itemsize || args[i].view.len % args[i].itemsize) {
-            PyErr_Format(PyExc_TypeError, "%s: %s must have items of %zd bytes", func, args[i].name,
-                         args[i].itemsize);
+        if (args[i].view.itemsize != args[i].itemsize || args[i].view.len % args[i].itemsize ||
+            !integer_format(args[i].view.format)) {
+            PyErr_Format(PyExc_TypeError, "%s: %s must have integer items of %zd bytes", func,
+                         args[i].name, args[i].itemsize);
             release(args, n);
             return -1;
         }
@@ -115,6 +136,19 @@ static int too_short(const char *func, const Arg *a, Py_ssize_t need) {
 static int check_tables(const char *func, Arg *tables, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (too_short(func, &tables[i], N_CODEPOINTS)) return -1;
+    }
+    return 0;
+}
+
+/* offsets[0..n) must run from 0 to ``size``, never decreasing: each record lies inside the data
+ * and after the one before it. */
+static int check_offsets(const char *func, const char *name, const i64 *offsets, Py_ssize_t n, i64 size) {
+    int bad = n < 1 || offsets[0] != 0 || offsets[n - 1] != size;
+    for (Py_ssize_t i = 0; !bad && i + 1 < n; i++) bad = offsets[i] > offsets[i + 1];
+    if (bad) {
+        PyErr_Format(PyExc_ValueError, "%s: %s must run from 0 to %lld without decreasing", func, name,
+                     (long long)size);
+        return -1;
     }
     return 0;
 }
@@ -171,12 +205,19 @@ static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
     u8 *flagged = PTR(a[8], u8);
     Py_ssize_t size = COUNT(a[0]), records = COUNT(a[3]) - 1, capacity = COUNT(a[4]);
     if (check_tables("words_pass", &a[1], 2) < 0 || check_codepoints("words_pass", cps, size) < 0 ||
-        records < 0 || too_short("words_pass", &a[8], records) || too_short("words_pass", &a[5], capacity) ||
-        too_short("words_pass", &a[6], capacity) || too_short("words_pass", &a[7], capacity) ||
-        record_start[0] != 0 || record_start[records] != size) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "words_pass: record_start must run from 0 to the size");
+        check_offsets("words_pass", "record_start", record_start, records + 1, size) < 0 ||
+        too_short("words_pass", &a[8], records) || too_short("words_pass", &a[5], capacity) ||
+        too_short("words_pass", &a[6], capacity) || too_short("words_pass", &a[7], capacity)) {
         release(a, n);
         return NULL;
+    }
+    /* A word ends at a space: each record must end with one, so that no word spans two. */
+    for (Py_ssize_t r = 0; r < records; r++) {
+        if (record_start[r + 1] > record_start[r] && cls[cps[record_start[r + 1] - 1]] != CLS_SPACE) {
+            PyErr_Format(PyExc_ValueError, "words_pass: record %zd does not end with a space", r);
+            release(a, n);
+            return NULL;
+        }
     }
     Py_ssize_t count = 0;
     int overflow = 0;
@@ -204,11 +245,11 @@ static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
             }
             acc = 0; power = 1; length = 0; first = -1;
         } else if (kind == CLS_SPECIAL) {
-            /* Drop this record's words so far and skip to its end (its separator is a space). */
+            /* Drop this record's words so far and go on at the next record. */
             flagged[record] = 1;
             while (count > 0 && word_record[count - 1] == record) count--;
             acc = 0; power = 1; length = 0; first = -1;
-            position = next_start - 1;
+            position = next_start; /* > position: the loop above keeps position < next_start */
             continue;
         } else if (kind != CLS_REMOVED) {
             acc += (u64)lower[ch] * power;
@@ -240,9 +281,8 @@ static PyObject *alnum_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
     i64 *record_chars = PTR(a[4], i64);
     Py_ssize_t size = COUNT(a[0]), bounds = COUNT(a[2]);
     if (check_tables("alnum_pass", &a[1], 1) < 0 || check_codepoints("alnum_pass", cps, size) < 0 ||
-        bounds < 1 || too_short("alnum_pass", &a[3], size) || too_short("alnum_pass", &a[4], bounds) ||
-        record_start[0] != 0 || record_start[bounds - 1] != size) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "alnum_pass: record_start must run from 0 to the size");
+        check_offsets("alnum_pass", "record_start", record_start, bounds, size) < 0 ||
+        too_short("alnum_pass", &a[3], size) || too_short("alnum_pass", &a[4], bounds)) {
         release(a, n);
         return NULL;
     }
@@ -283,12 +323,8 @@ static PyObject *windows_pass(PyObject *self, PyObject *const *objs, Py_ssize_t 
     u64 *window_hash = PTR(a[2], u64);
     u8 *window_valid = PTR(a[3], u8);
     Py_ssize_t size = COUNT(a[0]), bounds = COUNT(a[1]);
-    int bad = bounds < 1 || too_short("windows_pass", &a[2], size) || too_short("windows_pass", &a[3], size);
-    for (Py_ssize_t r = 0; !bad && r + 1 < bounds; r++) {
-        bad = record_chars[r] < 0 || record_chars[r] > record_chars[r + 1] || record_chars[r + 1] > size;
-    }
-    if (bad) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "windows_pass: bad record_chars");
+    if (check_offsets("windows_pass", "record_chars", record_chars, bounds, size) < 0 ||
+        too_short("windows_pass", &a[2], size) || too_short("windows_pass", &a[3], size)) {
         release(a, n);
         return NULL;
     }
@@ -358,17 +394,31 @@ static PyObject *table_build(PyObject *self, PyObject *const *objs, Py_ssize_t n
 }
 
 /* The first posting whose hash is ``value``, or EMPTY. A posting outside [0, count) ends the
- * probe (EMPTY does, as an unsigned number), so a corrupt table can give a wrong answer but
- * never an index outside the postings. */
+ * probe (EMPTY does, as an unsigned number), and so does having looked at every slot once (a
+ * table with no empty slot), so a corrupt table can give a wrong answer but never an index
+ * outside the postings, nor a probe without end. */
 static inline i64 first_posting(u64 count, const i64 *slots, u64 mask, u64 value) {
     u64 slot = value & mask;
-    while (1) {
+    for (u64 probes = 0; probes <= mask; probes++) {
         const i64 *entry = slots + 2 * slot;
         u64 posting = (u64)entry[1];
         if (posting >= count) return EMPTY;
         if ((u64)entry[0] == value) return (i64)posting;
         slot = (slot + 1) & mask;
     }
+    return EMPTY;
+}
+
+/* The posting after ``posting`` in its chain: EMPTY at the end, or a larger posting below
+ * ``count`` (chains run forwards, so a walk ends); -2 for anything else (a corrupt chain). */
+static inline i64 next_posting(const i64 *chain, i64 posting, i64 count) {
+    i64 next = chain[posting];
+    return next == EMPTY || (next > posting && next < count) ? next : -2;
+}
+
+static PyObject *corrupt_chain(const char *func) {
+    PyErr_Format(PyExc_ValueError, "%s: chain must hold -1 or a larger posting for each posting", func);
+    return NULL;
 }
 
 /* first[q] = the first posting equal to queries[q] (EMPTY if none or not valid); returns the
@@ -389,15 +439,18 @@ static PyObject *table_first(PyObject *self, PyObject *const *objs, Py_ssize_t n
     const u8 *valid = PTR(a[4], u8);
     i64 *first = PTR(a[5], i64);
     Py_ssize_t total = 0;
+    int corrupt = 0;
     Py_BEGIN_ALLOW_THREADS
     u64 mask = (u64)COUNT(a[1]) / 2 - 1, count = (u64)COUNT(a[0]);
-    for (Py_ssize_t q = 0; q < queries_n; q++) {
+    for (Py_ssize_t q = 0; q < queries_n && !corrupt; q++) {
         i64 posting = valid[q] ? first_posting(count, slots, mask, queries[q]) : EMPTY;
         first[q] = posting;
-        for (; posting >= 0 && (u64)posting < count; posting = chain[posting]) total++;
+        for (; posting >= 0; posting = next_posting(chain, posting, (i64)count)) total++;
+        corrupt = posting != EMPTY;
     }
     Py_END_ALLOW_THREADS
     release(a, n);
+    if (corrupt) return corrupt_chain("table_first");
     return PyLong_FromSsize_t(total);
 }
 
@@ -412,18 +465,26 @@ static PyObject *table_fill(PyObject *self, PyObject *const *objs, Py_ssize_t na
         release(a, n);
         return NULL;
     }
-    int overflow = 0;
+    int overflow = 0, corrupt = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t q = 0; q < queries_n && !overflow; q++) {
-        for (i64 posting = first[q]; posting >= 0 && posting < chain_n; posting = chain[posting]) {
+    for (Py_ssize_t q = 0; q < queries_n && !overflow && !corrupt; q++) {
+        i64 posting = first[q];
+        if (posting != EMPTY && (posting < 0 || posting >= chain_n)) { corrupt = 2; break; }
+        for (; posting >= 0; posting = next_posting(chain, posting, chain_n)) {
             if (k >= capacity) { overflow = 1; break; }
             where[k] = q;
             found[k] = posting;
             k++;
         }
+        if (!overflow && posting != EMPTY) corrupt = 1;
     }
     Py_END_ALLOW_THREADS
     release(a, n);
+    if (corrupt == 2) {
+        PyErr_SetString(PyExc_ValueError, "table_fill: first must hold -1 or a posting of the chain");
+        return NULL;
+    }
+    if (corrupt) return corrupt_chain("table_fill");
     if (overflow) {
         PyErr_SetString(PyExc_ValueError, "table_fill: more pairs than the output arrays hold");
         return NULL;
@@ -1075,6 +1136,14 @@ static int is_blank(const u8 *p, const u8 *end) {
 static int hashset_from(const char *func, Arg *args, HashSet *set) {
     /* args: hashes, slots, chain, bits, hit_line, hit_at, hit_posting */
     if (check_slots(func, &args[1]) < 0 || too_short(func, &args[2], COUNT(args[0]))) return -1;
+    /* find_hits walks chains without checks of its own: they must end (one linear pass here) */
+    const i64 *chain = PTR(args[2], i64);
+    for (Py_ssize_t p = 0, count = COUNT(args[0]); p < count; p++) {
+        if (next_posting(chain, p, count) == -2) {
+            corrupt_chain(func);
+            return -1;
+        }
+    }
     Py_ssize_t words = COUNT(args[3]), capacity = COUNT(args[4]);
     if (words < 1 || (words & (words - 1))) {
         PyErr_Format(PyExc_ValueError, "%s: bits must be a power of two of words", func);
@@ -1352,6 +1421,9 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObject(m, "LEN_MIX", PyLong_FromUnsignedLongLong(LEN_MIX)) < 0 ||
         PyModule_AddIntConstant(m, "WINDOW_CHARS", WINDOW_CHARS) < 0 ||
         PyModule_AddIntConstant(m, "GRAM_N", GRAM_N) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_UNKNOWN", CLS_UNKNOWN) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_ALNUM", CLS_ALNUM) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_KEPT", CLS_KEPT) < 0 ||
         PyModule_AddIntConstant(m, "CLS_SPACE", CLS_SPACE) < 0 ||
         PyModule_AddIntConstant(m, "CLS_REMOVED", CLS_REMOVED) < 0 ||
         PyModule_AddIntConstant(m, "CLS_SPECIAL", CLS_SPECIAL) < 0 ||

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from contam_guard.analysis import DEFAULT_NS, sweep, sweep_csv
@@ -11,13 +12,12 @@ from contam_guard.commands.scan import expand
 from contam_guard.config import LoadedConfig
 from contam_guard.dupes import self_match
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.errors import ExitCode, ManifestError
+from contam_guard.errors import ContamGuardError, ExitCode, ManifestError
 from contam_guard.findings import evaluate
 from contam_guard.keys import key_for
 from contam_guard.overlap_guard import check_sweep
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console, markdown, tables
-from contam_guard.reporting.plot import sweep_png
 from contam_guard.scan import ScanResult, check_readable, scan
 
 
@@ -34,8 +34,19 @@ def _write_sweep(
     if csv_path:
         write_text(csv_path, sweep_csv(rows))
     if plot_path:
+        from contam_guard.reporting.plot import sweep_png  # noqa: PLC0415 (the optional [plot] extra)
+
         write_bytes(plot_path, sweep_png(rows))
         console.info(f"wrote {plot_path}")
+
+
+def _check_plotting(plot_path: Path | None) -> None:
+    """``--plot`` needs matplotlib (the ``[plot]`` extra): say so before the scan, not after it."""
+    if plot_path is not None and importlib.util.find_spec("matplotlib") is None:
+        raise ContamGuardError(
+            "--plot needs matplotlib, which is not installed",
+            hint="pip install 'contam-guard[plot]'",
+        )
 
 
 def run_sweep(
@@ -49,6 +60,7 @@ def run_sweep(
     manifest_path: Path | None = None,
 ) -> int:
     """Scan once and print the any-hit-at-n shares and each rule's flagged share per view."""
+    _check_plotting(plot_path)
     check_sweep(loaded, paths, manifest_path, csv=csv_path, plot=plot_path)  # issue 11: outputs vs inputs
     _, manifest = load_manifest(loaded, manifest_path)
     key = key_for(manifest, loaded.config.key_env)
@@ -80,6 +92,7 @@ def run_dupes(
     manifest_path: Path | None = None,
 ) -> int:
     """A registered set against its own other items; lists the pairs each rule flags."""
+    _check_plotting(plot_path)
     outputs = dict(csv=csv_path, plot=plot_path, review=review, items_csv=items_csv, pairs_csv=pairs_csv)
     check_sweep(loaded, [], manifest_path, **outputs)  # issue 11: outputs never replace inputs
     _, manifest = load_manifest(loaded, manifest_path)

@@ -39,12 +39,11 @@ from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.plaintext import TextLineParser
 from contam_guard.text.tables import tables_for
 
-BLANK = 0
-CLEAN = 1
-HITS = 2
-EXACT = 3
-
 _native = native.module()
+BLANK: int = _native.LINE_BLANK
+CLEAN: int = _native.LINE_CLEAN
+HITS: int = _native.LINE_HITS
+EXACT: int = _native.LINE_EXACT
 _UNKNOWN_CAPACITY = 4096
 _RERUN_UNKNOWN = 32
 """More distinct new code points than this in a block: hash it again once they are classified."""
@@ -105,6 +104,8 @@ _MAX_KEYS = 16  # csrc/native.c MAX_KEYS
 def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
     """How the filter reads a file of format ``fmt``, or None where only the exact path can:
     the filter reads UTF-8 strictly, and JSONL records whole or by top-level keys."""
+    if not native.has_prefilter():  # the numpy kernels have none: every line goes exact
+        return None
     encoding = options.encoding.replace("_", "-").lower()
     if encoding not in ("utf-8", "utf8") or options.errors != "strict":
         return None

@@ -1,4 +1,5 @@
-"""An open-addressing hash table from 64-bit hashes to postings (compiled, ``csrc/native.c``).
+"""An open-addressing hash table from 64-bit hashes to postings (compiled, ``csrc/native.c``; or
+the numpy kernels, ``pure_kernels``, which build the same kind of table).
 
 Sorting the manifest's hashes at every start (for binary search) cost seconds for a large
 manifest; this table is built in one linear pass and probed in one pass per batch. A slot is a
@@ -36,7 +37,9 @@ def capacity(count: int) -> int:
 
 
 def build(hashes: NDArray[np.uint64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The slots (``capacity`` pairs) and chains (one per hash) of a table over ``hashes``."""
+    """The slots (``capacity`` pairs) and chains (one per hash) of a table over ``hashes``. The
+    table always has empty slots (``capacity``), which keeps probe runs short; the kernels bound
+    every probe to one lap of the table whatever they are given."""
     slots = np.empty(2 * capacity(hashes.size), dtype=np.int64)
     chain = np.empty(hashes.size, dtype=np.int64)
     _native.table_build(need(hashes, np.uint64), slots, chain)

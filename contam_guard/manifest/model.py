@@ -61,10 +61,11 @@ class Spec(_Frozen):
 
     def known(self) -> bool:
         """Whether this contam-guard can hash text under this spec."""
-        return (
-            normalise.spec_named(self.words, self.alnum) is not None
-            and (self.hash, self.gram_n, self.window_chars) == (HASH_SPEC, GRAM_N, WINDOW_CHARS)
-        )
+        return normalise.spec_named(self.words, self.alnum) is not None and (
+            self.hash,
+            self.gram_n,
+            self.window_chars,
+        ) == (HASH_SPEC, GRAM_N, WINDOW_CHARS)
 
     def is_current(self) -> bool:
         """Whether new manifests get this spec (else ``contam-guard upgrade`` converts it)."""

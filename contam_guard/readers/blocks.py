@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard import native
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.opener import StreamError, open_binary
@@ -26,7 +27,13 @@ if TYPE_CHECKING:
     from contam_guard.readers.opener import InputStream
 
 BLOCK_BYTES = 4 << 20
-_BLANK = 0  # the status a line filter gives a blank line
+
+
+def _blank() -> int:
+    """The status a line filter gives a blank line (the kernels define it; read when first needed,
+    so that importing the readers does not load the kernels)."""
+    blank: int = native.module().LINE_BLANK
+    return blank
 
 
 class LineParser(Protocol):
@@ -67,7 +74,7 @@ class LineBlock(Generic[Filtered]):
 
     @cached_property
     def _records_before(self) -> NDArray[np.int64]:
-        record = self.lines.status != _BLANK
+        record = self.lines.status != _blank()
         counts: NDArray[np.int64] = np.cumsum(record) - record
         return counts
 
@@ -145,7 +152,7 @@ def read_line_blocks(
                 yield LineBlock(data, lines, line, offset, index, parser)
                 line += int(lines.end.size)
                 offset += len(data)
-                index += int(np.count_nonzero(lines.status != _BLANK))
+                index += int(np.count_nonzero(lines.status != _blank()))
         except StreamError as exc:
             raise InputError(display, exc.problem, line=line, hint=exc.hint) from exc
 

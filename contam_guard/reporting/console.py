@@ -26,11 +26,12 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def error(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    # escape: a message is plain text; "[plot]" in a hint or "[1]" in a path is not markup
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
 
 
 def notice(message: str) -> None:
-    err.print(f"[yellow]notice:[/] {message}", markup=True)
+    err.print(f"[yellow]notice:[/] {escape(message)}", markup=True)
 
 
 def info(message: str) -> None:

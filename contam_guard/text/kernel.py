@@ -8,8 +8,11 @@ do not depend on which path made them. They know no Unicode and no spec version:
 normalisation decision arrives in the per code point tables of ``text/tables.py``.
 
 The loops are C rather than a JIT: a JIT's import and first-call start-up cost more than a
-whole pre-commit scan of a small file should take. The wrappers check dtypes, because the C
-side sees only raw buffers (it checks item sizes and bounds itself, too).
+whole pre-commit scan of a small file should take. Where the C module is not built (or
+``CONTAM_GUARD_PURE=1``), ``native.module()`` gives the numpy kernels (``pure_kernels``) instead,
+with the same results. The wrappers check dtypes, so that a caller's mistake names the array;
+the kernels check everything again themselves (formats, lengths, offsets: ValueError or
+TypeError, never a read or write out of bounds).
 """
 
 from __future__ import annotations

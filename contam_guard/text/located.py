@@ -57,7 +57,6 @@ def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[L
     return found
 
 
-
 def _word(chars: list[str]) -> str:
     """Steps 3 and e of version 2."""
     return unicodedata.normalize("NFC", "".join(chars).lower())

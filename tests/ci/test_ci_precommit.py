@@ -14,7 +14,6 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -262,9 +261,12 @@ def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hoo
         "FAIL    gpt3   bench:question item q-04" in output
         and "data/train.jsonl:3 (record 2, field text)" in output
     )
+    # The hook ran in an environment pre-commit built for it from the snapshot (language: python),
+    # not with this checkout's contam-guard (try-repo's store is temporary, so it says so each time).
+    installing = rf"\[INFO\] Installing environment for \S*/{re.escape(hooks_repo.name)}\.\n"
+    assert re.search(installing, output), output
 
     repo.write("data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", "more"]))
     repo.git("add", "-A")
     proc = run(args, repo.root, env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert sys.executable  # (the hook ran in pre-commit's own environment, not this one)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 import contam_guard.scan as scan_module
+from contam_guard import native
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, LineFormat, Prefilter
@@ -39,6 +40,10 @@ from contam_guard.text.features import extract_features
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
 from contam_guard.text.tables import CodepointTables, tables_for
 from tests.helpers import write
+
+pytestmark = pytest.mark.skipif(
+    not native.has_prefilter(), reason="the compiled prefilter is not loaded (numpy kernels)"
+)
 
 
 def build_index(groups: list[tuple[str, list[str]]], spec: TextSpec = CURRENT) -> ManifestIndex:

@@ -1,12 +1,15 @@
-"""A scrub killed with SIGKILL at any point leaves the input intact and no partial output.
+"""A scrub killed with SIGKILL at any step of its writes leaves the input intact and no partial output.
 
-The scrub runs in a child process on a ~6 MB input. It is killed at random moments (seeded)
-across its whole run, and at two moments inside the writing pass (once it has written a quarter
-and three quarters of the output's size, counted by the kernel: ``/proc/PID/io``, so the test
-does not depend on how the output is written). After each kill: the input hashes as
-before, and the output and the log either do not exist or are complete (equal to those of an
-uninterrupted run). SIGKILL gives no chance to clean up, so the hidden temporary file beside the
-output (``.out.jsonl.<random>.tmp``) can remain; it is never at a path the user named.
+The scrub runs in a child process on a ~6 MB input. It is killed at each step of each atomic write
+(its output, then its log, or the input itself with ``--in-place``), by ``contam_guard.atomic``'s
+fault injection (``CONTAM_GUARD_FAULT``): before and after the fsync of the temporary file, before
+and after its rename over the destination. Each kill is checked to have landed exactly there: the
+child died of SIGKILL, and before the rename the hidden temporary file beside the destination
+already holds the complete content while the destination does not exist; after it, the
+destination is complete. After every kill the input hashes as before (or, with ``--in-place``
+after the rename, is the complete scrubbed file), and every output is absent or complete (equal to
+that of an uninterrupted run). SIGKILL gives no chance to clean up, so the hidden temporary file
+(``.out.jsonl.<random>.tmp``) can remain; it is never at a path the user named.
 """
 
 from __future__ import annotations
@@ -18,14 +21,12 @@ import random
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux /proc/PID/io")
+STEPS = ["before-fsync", "after-fsync", "before-replace", "after-replace"]
 
 
 def sha(path: Path) -> str:
@@ -44,8 +45,10 @@ def build_input(path: Path, kit: Any, records: int = 12_000) -> None:
             out.write(json.dumps({"id": number, "text": text}) + "\n")
 
 
-def start(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}
+def start(root: Path, *args: str, fault: str | None = None) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CONTAM_GUARD_KEY", "CONTAM_GUARD_FAULT")}
+    if fault is not None:
+        env["CONTAM_GUARD_FAULT"] = fault
     return subprocess.Popen(
         [sys.executable, "-m", "contam_guard", "scrub", *args],
         cwd=root,
@@ -55,34 +58,15 @@ def start(root: Path, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
-def kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout: float = 60.0) -> bool:
-    """SIGKILL ``proc`` once ``ready()``; False if it finished first."""
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
-        if ready():
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            return True
-        time.sleep(0.002)
-    proc.wait()
-    return False
+def temporaries(root: Path, name: str) -> list[Path]:
+    return sorted(root.glob(f".{name}.*.tmp"))
 
 
-def written(proc: subprocess.Popen[bytes]) -> int:
-    """Bytes the process has written so far (Linux ``/proc/PID/io``), whatever the file."""
-    try:
-        text = Path(f"/proc/{proc.pid}/io").read_text()
-    except OSError:  # it has just exited
-        return -1
-    return int(next(line.split()[1] for line in text.splitlines() if line.startswith("wchar:")))
-
-
-def test_sigkill_leaves_the_input_intact_and_no_partial_output(project: Path, kit: Any) -> None:
+@pytest.fixture
+def scrubbed(project: Path, kit: Any) -> tuple[Path, bytes, bytes]:
+    """The input, and the output and log of an uninterrupted scrub of it."""
     source = project / "big.jsonl"
     build_input(source, kit)
-    before = sha(source)
-
-    began = time.monotonic()
     full = subprocess.run(
         [sys.executable, "-m", "contam_guard", "scrub", "big.jsonl", "-o", "full.jsonl", "--log", "full.log"],
         cwd=project,
@@ -91,39 +75,49 @@ def test_sigkill_leaves_the_input_intact_and_no_partial_output(project: Path, ki
         timeout=300,
     )
     assert full.returncode == 0, full.stderr
-    duration = time.monotonic() - began
-    expected = (project / "full.jsonl").read_bytes()
-    expected_log = (project / "full.log").read_bytes()
+    expected, expected_log = (project / "full.jsonl").read_bytes(), (project / "full.log").read_bytes()
     assert expected != source.read_bytes() and expected_log  # something was cut
+    return source, expected, expected_log
 
-    # When to kill: ready(seconds since start, bytes written so far) -> bool. Random moments
-    # over the whole run, then two inside the writing pass (a quarter, three quarters written).
-    rng = random.Random(20240601)
-    schedules: list[tuple[str, Callable[[float, int], bool]]] = [
-        (f"{at:.2f} s after start", lambda since, size, at=at: since >= at)
-        for at in sorted(rng.uniform(0.1, 1.05) * duration for _ in range(3))
-    ]
-    for share in (0.25, 0.75):
-        schedules.append(
-            (f"{share:.0%} written", lambda since, size, share=share: size >= share * len(expected))
-        )
-    killed_while_writing = 0
-    for number, (label, ready) in enumerate(schedules):
-        out, log = f"out{number}.jsonl", f"out{number}.log"
-        proc = start(project, "big.jsonl", "-o", out, "--log", log)
-        t0 = time.monotonic()
-        killed = kill_when(
-            proc, lambda proc=proc, ready=ready, t0=t0: ready(time.monotonic() - t0, written(proc))
-        )
-        killed_while_writing += killed and label.endswith("written")
-        assert sha(source) == before, label
-        for path, complete in ((project / out, expected), (project / log, expected_log)):
-            assert not path.exists() or path.read_bytes() == complete, (label, path.name)
-        for leftover in project.glob(f".{out}.*.tmp"):
-            leftover.unlink()  # SIGKILL's only trace: a hidden temporary file, never the output
-    assert killed_while_writing == 2  # the deliberate kills did land inside the writing pass
 
-    # --in-place: the input is either the original or the complete scrubbed file, never a mix.
-    proc = start(project, "big.jsonl", "--in-place")
-    assert kill_when(proc, lambda: written(proc) >= len(expected) // 2)
-    assert sha(source) == before
+@pytest.mark.parametrize("target", ["output", "log"])
+def test_a_kill_at_each_write_step_leaves_old_or_complete_files(
+    project: Path, scrubbed: tuple[Path, bytes, bytes], target: str
+) -> None:
+    source, expected, expected_log = scrubbed
+    before = sha(source)
+    for step in STEPS:
+        out, log = f"out-{step}.jsonl", f"out-{step}.log"
+        name = out if target == "output" else log
+        proc = start(project, "big.jsonl", "-o", out, "--log", log, fault=f"{step}@{name}")
+        assert proc.wait(timeout=300) == -signal.SIGKILL, step  # killed, by the fault at this step
+        assert sha(source) == before, step
+        complete = expected if target == "output" else expected_log
+        if step == "after-replace":
+            assert (project / name).read_bytes() == complete, step
+            assert temporaries(project, name) == [], step
+        else:  # the whole content was written, and the rename had not happened
+            assert not (project / name).exists(), step
+            [temporary] = temporaries(project, name)
+            assert temporary.read_bytes() == complete, step
+            temporary.unlink()
+        if target == "log":  # the output is written first: complete before the log is begun
+            assert (project / out).read_bytes() == expected, step
+        else:
+            assert not (project / log).exists(), step
+
+
+def test_in_place_is_the_original_or_the_complete_scrubbed_file(
+    project: Path, scrubbed: tuple[Path, bytes, bytes]
+) -> None:
+    source, expected, _ = scrubbed
+    original = source.read_bytes()
+    for step in STEPS:
+        proc = start(project, "big.jsonl", "--in-place", fault=f"{step}@big.jsonl")
+        assert proc.wait(timeout=300) == -signal.SIGKILL, step
+        assert source.read_bytes() == (expected if step == "after-replace" else original), step
+        if step != "after-replace":
+            [temporary] = temporaries(project, "big.jsonl")
+            assert temporary.read_bytes() == expected, step  # complete, and not yet in place
+            temporary.unlink()
+        source.write_bytes(original)
