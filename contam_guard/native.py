@@ -47,7 +47,7 @@ def _spec() -> dict[str, int]:
     }
 
 
-_OWNED = ("LINE_BLANK", "LINE_CLEAN", "LINE_HITS", "LINE_EXACT")
+_OWNED = ("LINE_BLANK", "LINE_CLEAN", "LINE_HITS", "LINE_EXACT", "READ_TEXT", "READ_KEYS", "READ_ALL")
 """Constants defined by the kernels alone: Python reads them from the module (``module().LINE_*``)."""
 
 _notices: list[str] = []

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.text import hashing, normalise
+from contam_guard.text.tables import N_CODEPOINTS as _CODEPOINTS
 
 CHAR_BASE = hashing.CHAR_BASE
 WORD_BASE = hashing.WORD_BASE
@@ -36,6 +37,11 @@ LINE_BLANK = 0
 LINE_CLEAN = 1
 LINE_HITS = 2
 LINE_EXACT = 3
+# ... and how its prefilter reads a line (this module has no prefilter; the values only let the
+# modules that name the modes import).
+READ_TEXT = 0
+READ_KEYS = 1
+READ_ALL = 2
 
 _EMPTY = -1
 _U64 = np.uint64
@@ -74,11 +80,11 @@ def _too_short(func: str, name: str, array: Array, need: int) -> None:
 
 def _tables(func: str, **tables: Array) -> None:
     for name, table in tables.items():
-        _too_short(func, name, table, normalise.N_CODEPOINTS)
+        _too_short(func, name, table, _CODEPOINTS)
 
 
 def _codepoints(func: str, codepoints: Array) -> None:
-    if codepoints.size and int(codepoints.max()) >= normalise.N_CODEPOINTS:
+    if codepoints.size and int(codepoints.max()) >= _CODEPOINTS:
         raise ValueError(f"{func}: code point {int(codepoints.max())} out of range")
 
 

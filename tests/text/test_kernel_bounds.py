@@ -28,11 +28,12 @@ from numpy.typing import NDArray
 from contam_guard import pure_kernels
 from contam_guard.engine import table
 from contam_guard.text import normalise
+from contam_guard.text.tables import N_CODEPOINTS, tables_for
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")
 MODULES = [pytest.param(compiled, id="compiled"), pytest.param(pure_kernels, id="numpy")]
-TABLES = normalise.TABLES
-N = normalise.N_CODEPOINTS
+TABLES = tables_for(normalise.V1)
+N = N_CODEPOINTS
 GUARD = 8
 CANARY = 0x5A
 REFUSED = (TypeError, ValueError, BufferError)
@@ -318,8 +319,9 @@ FILTER_ARGS = """
 import numpy as np
 from contam_guard import _native as n
 from contam_guard.text import normalise
+from contam_guard.text.tables import tables_for
 
-T = normalise.TABLES
+T = tables_for(normalise.V1)
 T.ensure(np.frombuffer("abcdefgh {}\\":".encode("utf-32-le"), dtype=np.uint32))
 full = np.zeros(32, np.int64)   # 16 slots, each (hash 0, posting 0): no empty slot
 one, chain, bits = np.array([99], np.uint64), np.array([-1], np.int64), np.full(64, 2**64 - 1, np.uint64)

@@ -20,9 +20,10 @@ from numpy.typing import NDArray
 from contam_guard import native, pure_kernels
 from contam_guard.engine import table
 from contam_guard.text import normalise
+from contam_guard.text.tables import tables_for
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")
-TABLES = normalise.TABLES
+TABLES = tables_for(normalise.V1)
 SETTINGS = settings(max_examples=150, deadline=None)
 
 # Words, punctuation, marks, spaces, a SPECIAL code point (İ lowercases to two), Greek capital
