@@ -134,4 +134,7 @@ def line_ends(block: bytes | memoryview) -> NDArray[np.int64]:
 def may_repeat_keys(line: bytes) -> bool:
     """Whether some object of the JSON ``line`` may hold a key twice (orjson keeps only the last
     value of a repeated key; the readers then parse the line keeping both)."""
-    return bool(module().may_repeat_keys(line))
+    kernels = module()
+    if not hasattr(kernels, "may_repeat_keys"):  # the numpy kernels: always parse keeping pairs
+        return True
+    return bool(kernels.may_repeat_keys(line))

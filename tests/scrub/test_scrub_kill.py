@@ -101,10 +101,10 @@ def test_a_kill_at_each_write_step_leaves_old_or_complete_files(
             [temporary] = temporaries(project, name)
             assert temporary.read_bytes() == complete, step
             temporary.unlink()
-        if target == "log":  # the output is written first: complete before the log is begun
-            assert (project / out).read_bytes() == expected, step
+        if target == "output":  # the log is written first: complete before the output is begun
+            assert (project / log).read_bytes() == expected_log, step
         else:
-            assert not (project / log).exists(), step
+            assert not (project / out).exists(), step
 
 
 def test_in_place_is_the_original_or_the_complete_scrubbed_file(
