@@ -187,12 +187,25 @@ def test_normalisation_is_idempotent(spec: TextSpec, text: str) -> None:
 @settings(max_examples=200, deadline=None)
 @given(any_texts)
 def test_v2_is_blind_to_what_it_promises(text: str) -> None:
-    """NFC, NFD, NFKC and NFKD forms, case, and inserted format characters give the same words."""
+    """NFC, NFD, NFKC and NFKD forms, case, and inserted format characters give the same words.
+
+    One exception, Unicode's own: U+0345 COMBINING GREEK YPOGEGRAMMENI case-folds to a letter
+    (ι), so folding case *before* normalising moves a later accent onto it (ᾀ + acute folds to
+    ἀ ι + acute, which composes to ἀί, where the spec gives ἄι). The spec folds after NFKC; a
+    text folded beforehand by someone else is another text there (polytonic Greek only)."""
     words = V2.words(text)
     for form in ("NFC", "NFD", "NFKC", "NFKD"):
         assert V2.words(unicodedata.normalize(form, text)) == words
     assert V2.words(text.replace(" ", " \u200d")) == words
-    assert V2.words(text.casefold()) == words
+    if "\u0345" not in unicodedata.normalize("NFKD", text):
+        assert V2.words(text.casefold()) == words
+
+
+def test_folding_case_first_moves_an_accent_onto_a_folded_ypogegrammeni() -> None:
+    """The exception above, pinned: it is Unicode's, not a bug to fix by hand."""
+    text = "\u1f80\u0301"  # ᾀ and an acute accent
+    assert V2.words(text) == ["\u1f04\u03b9"]  # ἄι
+    assert V2.words(text.casefold()) == ["\u1f00\u03af"]  # ἀί
 
 
 def test_word_offsets_point_at_the_original_text() -> None:
