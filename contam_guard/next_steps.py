@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from contam_guard.commands.common import display_path
 from contam_guard.config import with_rule_overrides
 from contam_guard.errors import ExitCode
-from contam_guard.findings import gpt3_thresholds
 from contam_guard.overlap_guard import registered_golden_files
 from contam_guard.reporting import console
+from contam_guard.rules import RULES
 
 if TYPE_CHECKING:
     from contam_guard.commands.scan import ScanOutputs, ScanRequest
@@ -87,16 +87,11 @@ def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report
     words, alnum = index.word_counts, index.alnum_counts
     longest = int(words.max())
     reasons = {
-        "gpt3": (
-            bool((words >= gpt3_thresholds(report.result, rules)).any()),
-            f"gpt3 needs a run of {rules.gpt3.n} words",
-        ),
-        "palm": (longest >= 8, "palm needs 8 words"),
-        "llama2": (longest >= rules.llama2.min_run, f"llama2 needs runs of {rules.llama2.min_run} words"),
-        "gpt4": (int(alnum.max()) >= 50, "gpt4 needs 50 letters and digits"),
+        name: (bool(rule.sees(index, rules.of(name)).any()), rule.needs(rules.of(name)))
+        for name, rule in RULES.items()
     }
-    enabled = [name for name in reasons if getattr(rules, name).enabled]
-    failing = [name for name in enabled if getattr(rules, name).action == "fail"]
+    enabled = rules.enabled()
+    failing = [name for name in enabled if rules.of(name).action == "fail"]
     if not enabled:
         return ["every rule is disabled: this scan cannot find anything"]
     longest_item = (

@@ -20,7 +20,7 @@ from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
-from contam_guard.engine.stats import item_stats
+from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.errors import InputError
 from contam_guard.readers import (
     ReadOptions,
@@ -31,7 +31,6 @@ from contam_guard.readers import (
 )
 from contam_guard.readers.blocks import LineBlock
 from contam_guard.readers.fields import KEY_MARK, general_path
-from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 
@@ -118,8 +117,8 @@ class ScanResult:
             notes.append(f"... and {len(self.files) - limit} more file(s), every string read")
         return notes
 
-    def item_stats(self, min_run: int = 10) -> ItemStats:
-        return item_stats(self.index, self.totals, min_run)
+    def item_stats(self) -> ItemStats:
+        return item_stats(self.index, self.totals)
 
 
 def scan(

@@ -102,7 +102,7 @@ def run_request(
             request.read,
             manifest,
             key=key,
-            windows=config.rules.gpt4.enabled,
+            windows=config.rules.windows,
             batch_chars=config.scan.batch_chars,
         )
     finally:

@@ -197,7 +197,7 @@ def scan_dataframe_report(
     frame, plan = dataframe_frame(
         df, text_col=text_col, record_col=record_col, source=source or DEFAULT_SOURCE
     )
-    windows = (rules or Rules()).gpt4.enabled
+    windows = (rules or Rules()).windows
     result = scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars)
     return _report(result, rules)
 
@@ -244,7 +244,7 @@ def scan_files_report(
     line.
     """
     read = ReadOptions(fields=_field_tuple(fields), encoding=encoding, errors=errors)
-    windows = (rules or Rules()).gpt4.enabled
+    windows = (rules or Rules()).windows
     result = scan_sources(
         spark, sources_for(paths), read, manifest, key=key, windows=windows, batch_chars=batch_chars
     )
