@@ -83,13 +83,18 @@ class ScanSettings(_Settings):
 class ScrubSettings(_Settings):
     """The GPT-3 removal filter (``contam-guard scrub``); see ``contam_guard/scrub``."""
 
-    mode: Literal["auto", "pieces", "drop"] = "auto"
-    """auto: drop for chat/instruction records and nested or list fields, pieces otherwise."""
-    n: int = Field(13, ge=5, le=MAX_WORDS)
-    window: int = Field(200, ge=0, le=MAX_COUNT)
-    min_piece_chars: int = Field(200, ge=0, le=MAX_COUNT)
-    max_pieces: int = Field(10, ge=1, le=MAX_COUNT)
-    max_doc_freq: int = Field(10, ge=1, le=MAX_COUNT)
+    mode: Literal["auto", "pieces", "drop"] = Field(
+        "auto",
+        description="pieces, drop, or auto: pieces for text files and records of one string "
+        "apart from their id, drop for records of several strings",
+    )
+    n: int = Field(13, ge=5, le=MAX_WORDS, description="Words per colliding n-gram")
+    window: int = Field(200, ge=0, le=MAX_COUNT, description="Characters removed on each side of a collision")
+    min_piece_chars: int = Field(200, ge=0, le=MAX_COUNT, description="Shorter pieces are discarded")
+    max_pieces: int = Field(10, ge=1, le=MAX_COUNT, description="A record cut into more pieces is dropped")
+    max_doc_freq: int = Field(
+        10, ge=1, le=MAX_COUNT, description="An n-gram in more training records is left alone"
+    )
 
 
 class AllowlistSettings(_Settings):
@@ -284,7 +289,7 @@ allowlist:
 
 # contam-guard scrub: GPT-3's removal filter (Brown et al. 2020, App. C).
 scrub:
-  # auto: pieces for text files, records of one string besides their id, and one --field
+  # auto: pieces for text files, records of one string apart from their id, and one --field
   # naming a top-level string; drop for records of several strings. Or: pieces, drop.
   mode: auto
   n: 13                 # words per colliding n-gram (5 or more)

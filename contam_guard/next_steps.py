@@ -18,9 +18,10 @@ from contam_guard.reporting import console
 from contam_guard.rules import RULES
 
 if TYPE_CHECKING:
-    from contam_guard.commands.scan import ScanOutputs, ScanRequest
     from contam_guard.config import LoadedConfig
     from contam_guard.findings import Report
+    from contam_guard.pipeline import ScanRequest
+    from contam_guard.reporting.outputs import Outputs
 
 
 def _quoted(paths: list[str]) -> str:
@@ -35,12 +36,12 @@ def clean_name(name: str) -> str:
     return f"{folder}/{cleaned}" if folder else cleaned
 
 
-def steps(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> list[str]:
+def steps(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: Report) -> list[str]:
     """The next steps for a scan that fails (exit 1); none for any other outcome."""
     if report.return_code != ExitCode.CONTAMINATED:
         return []
     lines: list[str] = []
-    reviews = [p for p in (outputs.review, outputs.review_json, outputs.review_html) if p is not None]
+    reviews = outputs.reviews()
     if reviews:
         lines.append(f"read each pair in {', '.join(str(p) for p in reviews)}")
     else:
@@ -106,12 +107,12 @@ def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report
     return []
 
 
-def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> None:
+def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: Report) -> None:
     """Print the next steps of a failing scan where its summary went (stdout, or stderr when
     stdout carries a machine format)."""
     lines = steps(loaded, request, outputs, report)
     if lines:
-        console.next_steps(lines, to_stderr=outputs.output is None and outputs.format != "text")
+        console.next_steps(lines, to_stderr=outputs.summary_to_stderr)
 
 
 __all__ = ["after_scan", "clean_name", "steps", "unreachable_rules"]

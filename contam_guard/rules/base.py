@@ -10,14 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.stats import FloatArray, IntArray, ItemStats
+if TYPE_CHECKING:
+    # The engine's types, for annotations only: the config imports the rules (for their
+    # settings), and must not load the engine and its compiled kernels to do so.
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
 
 Action = Literal["fail", "warn"]
 BoolArray = NDArray[np.bool_]
@@ -94,7 +100,6 @@ __all__ = [
     "BoolArray",
     "FloatArray",
     "IntArray",
-    "ItemStats",
     "Rule",
     "RuleResult",
     "RuleSettings",

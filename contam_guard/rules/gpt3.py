@@ -16,23 +16,25 @@ Worked example (the seed article's test item 0, "Janet's ducks lay 16 eggs per d
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import field_validator
 
-from contam_guard.engine.index import ManifestIndex
 from contam_guard.rules.base import (
     MAX_WORDS,
     Action,
     BoolArray,
     FloatArray,
     IntArray,
-    ItemStats,
     Rule,
     RuleResult,
     RuleSettings,
 )
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "gpt3"
 AUTO_MIN, AUTO_MAX = 8, 13

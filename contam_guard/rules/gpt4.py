@@ -18,13 +18,16 @@ windows are found; 1 - C(137, 3) / C(172, 3) = 49.7%.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
 
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.rules.base import BoolArray, FloatArray, IntArray, ItemStats, Rule, RuleResult, RuleSettings
+from contam_guard.rules.base import BoolArray, FloatArray, IntArray, Rule, RuleResult, RuleSettings
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "gpt4"
 

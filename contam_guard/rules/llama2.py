@@ -18,22 +18,24 @@ words lie in runs of 10 or more, 77%: not clean, not dirty.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
 
-from contam_guard.engine.index import ManifestIndex
 from contam_guard.rules.base import (
     MAX_WORDS,
     BoolArray,
     FloatArray,
-    ItemStats,
     Rule,
     RuleResult,
     RuleSettings,
     share,
 )
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "llama2"
 

@@ -14,11 +14,16 @@ Worked example (seed article, test item 0 against its number-swapped copy): 19 o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.rules.base import BoolArray, FloatArray, ItemStats, Rule, RuleResult, RuleSettings, share
+from contam_guard.rules.base import BoolArray, FloatArray, Rule, RuleResult, RuleSettings, share
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "palm"
 

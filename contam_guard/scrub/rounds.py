@@ -12,6 +12,7 @@ where it is).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -230,6 +231,36 @@ def _add_distinct(counts: IntArray, doc: IntArray, gram: IntArray) -> None:
     counts[grams] += per_gram  # grams are distinct: a plain fancy-index add is exact
 
 
+RoundStep = Callable[[int, NDArray[np.bool_], bool], tuple[IntArray, IntArray, bool]]
+"""One round (``number``, the active n-grams, whether to look through every record): returns
+the n-grams' records that entered the touched set this round, the n-grams' records among the
+pieces, and whether anything was cut. The local rounds are ``_Round``; Spark's run in tasks."""
+
+
+def loop_rounds(counts: IntArray, limit: int, step: RoundStep) -> tuple[IntArray, int]:
+    """Run rounds until no golden n-gram occurs in 1..``limit`` records; returns the final count
+    of each n-gram over the scrubbed corpus and the number of rounds. The one loop both the local
+    scrub and Spark's run."""
+    in_touched = np.zeros(counts.size, dtype=np.int64)
+    current = counts
+    active = (current > 0) & (current <= limit)
+    locate = False  # round 1's records were found by the counting pass
+    rounds = 0
+    while active.any():
+        rounds += 1
+        entering, pieces, changed = step(rounds, active, locate)
+        if not changed:
+            # Every active n-gram occurs somewhere (the counts say so) and the round looked
+            # everywhere it could be, so it must have cut something: never loop forever.
+            raise RuntimeError(f"scrub round {rounds} removed nothing although n-grams were active")
+        in_touched += entering
+        untouched = counts - in_touched  # records outside the touched set holding each n-gram
+        current = untouched + pieces
+        active = (current > 0) & (current <= limit)
+        locate = bool((untouched[active] > 0).any())
+    return current, rounds
+
+
 def run_rounds(
     jobs: list[Job],
     golden: GoldenNgrams,
@@ -244,22 +275,12 @@ def run_rounds(
         (f, r): RecordState(f, r, line)
         for f, r, line in zip(candidates.file.tolist(), candidates.record.tolist(), candidates.line.tolist())
     }
-    in_touched = np.zeros(golden.size, dtype=np.int64)
-    current = counts
-    limit = settings.max_doc_freq
-    active = (current > 0) & (current <= limit)
-    locate = False  # round 1's records were found by the counting pass
-    rounds = 0
-    while active.any():
-        rounds += 1
-        step = _Round(rounds, active, locate, golden, key, settings, states, in_touched)
-        step.run(jobs, totals)
-        if not step.changed:
-            # Every active n-gram occurs somewhere (the counts say so) and the round looked
-            # everywhere it could be, so it must have cut something: never loop forever.
-            raise RuntimeError(f"scrub round {rounds} removed nothing although n-grams were active")
-        untouched = counts - in_touched  # records outside the touched set holding each n-gram
-        current = untouched + step.piece_counts
-        active = (current > 0) & (current <= limit)
-        locate = bool((untouched[active] > 0).any())
+
+    def step(number: int, active: NDArray[np.bool_], locate: bool) -> tuple[IntArray, IntArray, bool]:
+        entering = np.zeros(golden.size, dtype=np.int64)
+        one = _Round(number, active, locate, golden, key, settings, states, entering)
+        one.run(jobs, totals)
+        return entering, one.piece_counts, one.changed
+
+    current, rounds = loop_rounds(counts, settings.max_doc_freq, step)
     return RoundsResult(states=states, counts=current, rounds=rounds)
