@@ -8,6 +8,7 @@ the project root: the folder holding the config file (or the ``.contam-guard`` f
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import sys
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from contam_guard.errors import ConfigError
 from contam_guard.rules import RULES
 from contam_guard.rules.base import MAX_WORDS, RuleSettings
-from contam_guard.safe_read import decode_utf8, read_regular
+from contam_guard.safe_read import decode_utf8, load_yaml, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -174,13 +175,9 @@ def _load_file(path: Path, root: Path) -> LoadedConfig:
         table = _pyproject_table(path)
         return LoadedConfig(_validate(table or {}, path), root, path)
     text = _read_text(path)
-    try:
+    with contextlib.suppress(yaml.YAMLError):  # malformed YAML: load_yaml reports it with its line
         _check_depth(text, path)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    data = load_yaml(text, path, ConfigError)
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -23,7 +23,7 @@ from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.scan import batches
+from contam_guard.scan import record_batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
@@ -116,7 +116,7 @@ def count_pass(
 def _every_record(
     job: Job, read: ReadOptions, batch_chars: int, totals: InputTotals
 ) -> Iterator[list[Record]]:
-    for batch in batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
+    for batch in record_batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
         totals.records += len(batch)
         totals.chars += sum(r.chars for r in batch)
         totals.bytes += sum(len(r.raw or b"") for r in batch)

@@ -114,10 +114,7 @@ def _pairs(table: pa.Table, plan: InputPlan, offsets: Offsets) -> list[PairRow]:
                 record=row["record"] if file.absolute else before.records + row["record"],
                 line=None if line is None else before.lines + line,
                 field=row["field"],
-                longest_run=row["longest_run"],
-                ngrams8_found=row["ngrams8_found"],
-                covered_l10=row["covered_l10"],
-                window_hits=row["window_hits"],
+                **{name: row[name] for name in PairRow.NUMBERS},
                 snippet=Snippet(row["before"], row["run"], row["after"], row["start"]),
                 allowed_inline=bool(row["allow"]),
             )
