@@ -3,10 +3,10 @@
  *
  * Two kinds of function live here.
  *
- * 1. The feature passes (count_tokens, words_pass, alnum_pass, windows_pass) and the hash table
- *    (table_build, table_first, table_fill, bits_build). They compute exactly what
- *    contam_guard.text.hashing defines; the tests compare them with the spec's reference words
- *    and windows on random Unicode.
+ * 1. The feature passes (count_tokens, words_pass, alnum_pass, windows_pass), the keyed hash of a
+ *    keyed manifest (siphash24) and the hash table (table_build, table_first, table_fill,
+ *    bits_build). They compute exactly what contam_guard.text.hashing defines; the tests compare
+ *    them with the spec's reference words and windows on random Unicode.
  *
  * 2. filter_jsonl: the scan's prefilter. It reads a block of JSON Lines (validating each line as
  *    strict JSON and decoding the text field) or of plain-text lines, hashes each record's words,
@@ -60,6 +60,35 @@ static inline u64 fmix64(u64 x) {
     x *= 0xC4CEB9FE1A85EC53ULL;
     x ^= x >> 33;
     return x;
+}
+
+/* The keyed hash of a keyed manifest (hash spec cg-poly64-v1+siphash24): SipHash-2-4
+ * (Aumasson & Bernstein, 2012) under the 128-bit key (k0, k1) of the one 8-byte message that is
+ * the unkeyed hash, little-endian. It is the reference algorithm specialised to that length:
+ * one message block, then the final block holding only the length (8 << 56). The tests check it
+ * against the reference implementation's test vectors and a pure-Python SipHash. */
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                     \
+    do {                                                                             \
+        v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);                    \
+        v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                                       \
+        v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                                       \
+        v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                    \
+    } while (0)
+
+static inline u64 siphash24_u64(u64 k0, u64 k1, u64 m) {
+    u64 v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
+    u64 v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
+    const u64 last = (u64)8 << 56;
+    v3 ^= m;
+    SIPROUND; SIPROUND;
+    v0 ^= m;
+    v3 ^= last;
+    SIPROUND; SIPROUND;
+    v0 ^= last;
+    v2 ^= 0xff;
+    SIPROUND; SIPROUND; SIPROUND; SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -350,6 +379,32 @@ static PyObject *windows_pass(PyObject *self, PyObject *const *objs, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+/* siphash24(key, hashes, out): out[i] = SipHash-2-4 of hashes[i] under key = (k0, k1), two
+ * uint64 items. ``out`` may be ``hashes`` itself. The exact path's keyed hashes (text/hashing.py
+ * HashKey.apply); the prefilter applies the same function inline (find_hits). */
+static PyObject *siphash24(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"key", 0, 8}, {"hashes", 0, 8}, {"out", 1, 8}};
+    if (take("siphash24", objs, nargs, a, 3) < 0) return NULL;
+    Py_ssize_t count = COUNT(a[1]);
+    if (COUNT(a[0]) != 2) {
+        PyErr_SetString(PyExc_ValueError, "siphash24: key must hold 2 items (k0, k1)");
+        release(a, 3);
+        return NULL;
+    }
+    if (too_short("siphash24", &a[2], count)) {
+        release(a, 3);
+        return NULL;
+    }
+    const u64 k0 = PTR(a[0], u64)[0], k1 = PTR(a[0], u64)[1];
+    const u64 *in = PTR(a[1], u64);
+    u64 *out = PTR(a[2], u64);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) out[i] = siphash24_u64(k0, k1, in[i]);
+    Py_END_ALLOW_THREADS
+    release(a, 3);
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Hash table: open addressing over the manifest's hashes; postings sharing a hash are chained.
  * A slot is two int64s, (hash, first posting), so that a probe reads one cache line instead of
@@ -547,9 +602,12 @@ typedef struct {
     i64 *hit_line, *hit_at, *hit_posting;
     Py_ssize_t capacity, hits;
     int overflow;
+    int keyed; /* a keyed manifest's: a text's hash is keyed (SipHash-2-4) before it is looked up */
+    u64 k0, k1;
 } HashSet;
 
 static inline void find_hits(HashSet *set, u64 h, i64 line, i64 at) {
+    if (set->keyed) h = siphash24_u64(set->k0, set->k1, h);
     u64 want = bloom_mask(h);
     if ((set->bits[bloom_word(h, set->shift)] & want) != want) return;
     i64 posting = first_posting(set->count, set->slots, set->mask, h);
@@ -1162,6 +1220,7 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
     set->capacity = capacity;
     set->hits = 0;
     set->overflow = 0;
+    set->keyed = 0;
     return 0;
 }
 
@@ -1169,7 +1228,7 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * filter_jsonl(block, keys, cls, lower, is_alnum,
  *              gram_hashes, gram_slots, gram_chain, gram_bits, gram_line, gram_at, gram_posting,
  *              window_hashes, window_slots, window_chain, window_bits, window_line, window_at,
- *              window_posting, line_end, status, line_chars, unknown, use_windows, mode)
+ *              window_posting, line_end, status, line_chars, unknown, key, use_windows, mode)
  *   -> (lines, unknown_count, gram_hits, window_hits, overflow)
  *
  * ``block`` holds whole lines (the last may lack its newline), read as ``mode`` says (READ_*):
@@ -1181,7 +1240,9 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * 5-gram (window) in the record, counted across its segments, posting). Code points not yet
  * classified are written to ``unknown``; the caller classifies them (their lines are EXACT).
  * ``overflow``: the hit arrays or the per-line arrays were too small; the caller runs the block
- * again with larger ones.
+ * again with larger ones. ``key``: no items for an unkeyed manifest, or the two uint64 items
+ * (k0, k1) of a keyed manifest's SipHash-2-4 key, applied to every 5-gram and window hash
+ * before it is looked up (the manifest holds keyed hashes).
  */
 static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"block", 0, 1},         {"keys", 0, 1},          {"cls", 0, 1},
@@ -1191,8 +1252,8 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
                {"window_hashes", 0, 8}, {"window_slots", 0, 8},  {"window_chain", 0, 8},
                {"window_bits", 0, 8},   {"window_line", 1, 8},   {"window_at", 1, 8},
                {"window_posting", 1, 8}, {"line_end", 1, 8},     {"status", 1, 1},
-               {"line_chars", 1, 8},    {"unknown", 1, 4}};
-    const Py_ssize_t n = 23;
+               {"line_chars", 1, 8},    {"unknown", 1, 4},       {"key", 0, 8}};
+    const Py_ssize_t n = 24;
     if (nargs != n + 2) {
         PyErr_Format(PyExc_TypeError, "filter_jsonl: expected %zd arguments", n + 2);
         return NULL;
@@ -1220,6 +1281,16 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
         too_short("filter_jsonl", &a[21], capacity)) {
         release(a, n);
         return NULL;
+    }
+    if (COUNT(a[23]) != 0 && COUNT(a[23]) != 2) {
+        PyErr_SetString(PyExc_ValueError, "filter_jsonl: key must hold no items (unkeyed) or 2 (k0, k1)");
+        release(a, n);
+        return NULL;
+    }
+    if (COUNT(a[23]) == 2) {
+        grams.keyed = windows.keyed = 1;
+        grams.k0 = windows.k0 = PTR(a[23], u64)[0];
+        grams.k1 = windows.k1 = PTR(a[23], u64)[1];
     }
     const u8 *block = PTR(a[0], u8);
     Py_ssize_t size = COUNT(a[0]);
@@ -1401,6 +1472,7 @@ static PyMethodDef methods[] = {
     {"table_first", (PyCFunction)(void (*)(void))table_first, METH_FASTCALL, "First posting per query."},
     {"table_fill", (PyCFunction)(void (*)(void))table_fill, METH_FASTCALL, "Every (query, posting) pair."},
     {"bits_build", (PyCFunction)(void (*)(void))bits_build, METH_FASTCALL, "A one-hash bit set of hashes."},
+    {"siphash24", (PyCFunction)(void (*)(void))siphash24, METH_FASTCALL, "SipHash-2-4 of each 8-byte hash."},
     {"filter_jsonl", (PyCFunction)(void (*)(void))filter_jsonl, METH_FASTCALL, "The scan's JSONL prefilter."},
     {"line_ends", (PyCFunction)(void (*)(void))line_ends, METH_FASTCALL, "Offsets just past each line."},
     {"count_lines", (PyCFunction)(void (*)(void))count_lines, METH_FASTCALL, "Newlines and blank lines."},
