@@ -6,6 +6,7 @@ hashes, never the matches). A manifest keyed before SipHash (AES) never reaches 
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -176,3 +177,28 @@ def test_an_aes_keyed_scan_takes_the_exact_path(tmp_path: Path, monkeypatch: pyt
     assert spy.statuses == []  # the filter never ran
     assert len(aes.pairs) >= 12
     assert_same(aes, scan(build_index(groups, None), sources, ReadOptions()))
+
+
+def test_keyed_lookups_wait_in_batches_that_never_cross_lines() -> None:
+    """The filter keys a line's hashes a batch (512) at a time: a long line flushes mid-way, and a
+    line that goes to the exact path part-way (a SPECIAL code point after the leak) drops what
+    was waiting, so that none of it is counted on the next line."""
+    a0 = ITEMS_A[0]
+    filler = " ".join(f"w{n}" for n in range(700))  # 700 words: more than one batch before the leak
+    rows = [
+        {"text": f"{filler} {a0} {filler}"},  # HITS, found across batches
+        {"text": f"{a0} İ"},  # the leak's hashes wait, then the line goes EXACT
+        {"text": "clean words only here and nothing else at all"},  # CLEAN: nothing carried over
+        {"text": f"{filler} {a0} İ"},  # a batch flushed before the line goes EXACT
+        {"text": " ".join(ITEMS_B[1].split()[:6])},  # words of an item not in this index: CLEAN
+    ]
+    data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode()
+    plain_index, keyed_index = build_index([("text", ITEMS_A)], None), build_index([("text", ITEMS_A)], KEY)
+    filtered(plain_index, data, TEXT_KEY, None)
+    plain, keyed = filtered(plain_index, data, TEXT_KEY, None), filtered(keyed_index, data, TEXT_KEY, KEY)
+    assert keyed.status.tolist() == plain.status.tolist() == [HITS, EXACT, CLEAN, EXACT, CLEAN]
+    identity = np.arange(len(rows), dtype=np.int64)
+    for kind in ("grams", "windows"):
+        got, want = hit_rows(getattr(keyed, kind), identity), hit_rows(getattr(plain, kind), identity)
+        assert np.array_equal(got, want), kind
+    assert set(keyed.grams.record.tolist()) == {0} and keyed.grams.record.size >= len(a0.split()) - 4
