@@ -45,7 +45,7 @@ def old_spec_notice(path: Path, manifest: Manifest) -> str:
         # Only the keyed function is older (issue 12.4): keyed with AES, before SipHash.
         return (
             f"{path} is keyed with AES (made before SipHash-2-4): its keyed scans cannot use the "
-            "compiled prefilter and run about 3x slower; `contam-guard upgrade` (with the key set) "
+            "compiled prefilter and run several times slower; `contam-guard upgrade` (with the key set) "
             "re-keys it with SipHash-2-4"
         )
     return (
