@@ -121,6 +121,22 @@ def test_an_aes_keyed_manifest_with_a_wrong_key_exits_2(
         assert aes_keyed.manifest.read_bytes() == before
 
 
+def test_register_into_an_aes_keyed_manifest_keys_with_aes(aes_keyed: Project, leak_text: Any) -> None:
+    """A manifest has one keyed function: a set added to an AES-keyed manifest is keyed with AES
+    (its spec says so) and found by the next scan."""
+    aes_keyed.items = [{**item, "id": item["id"] + "-b"} for item in aes_keyed.items]
+    aes_keyed.golden.write_text("".join(json.dumps(item) + "\n" for item in aes_keyed.items))
+    assert aes_keyed.register(name="second").code == 0
+    manifest = store.load(aes_keyed.manifest)
+    assert manifest.spec.hash == HASH_SPEC and set(manifest.sets) == {"bench", "second"}
+    assert view_arrays(aes_keyed.manifest_json()) == view_arrays(
+        {"sets": {"bench": aes_keyed.manifest_json()["sets"]["second"]}}
+    )  # the same questions, the same AES key: the same hashes
+    tokens = aes_keyed.items[3]["question"].split()
+    result = aes_keyed.cli("scan", aes_keyed.training("t.jsonl", [leak_text(tokens, 0, len(tokens))]))
+    assert result.code == 1 and "second" in result.out and "lx-04-b" in result.out
+
+
 def test_upgrade_rekeys_an_aes_manifest_with_siphash(
     aes_keyed: Project, leaky: Path, monkeypatch: pytest.MonkeyPatch, filter_calls: list[int]
 ) -> None:
