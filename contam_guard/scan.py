@@ -20,7 +20,7 @@ from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.batching import batches
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch, match_hits
-from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
+from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format, usable_with
 from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.errors import InputError
 from contam_guard.readers import (
@@ -170,7 +170,7 @@ def scan(
     ``skipped`` with the reason instead, and the records read before the failure still count.
     """
     result = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
-    prefilter = Prefilter(index, windows=windows) if key is None else None
+    prefilter = Prefilter(index, windows=windows, key=key) if usable_with(key) else None  # issue 12.4
     for source in sources:
         fmt = detect_format(source.path)
         if fmt is None and not source.path.is_dir():
@@ -225,7 +225,7 @@ def _scan_filtered(
     def flush() -> None:
         nonlocal pending, pending_chars
         if pending:
-            scan_batch(result, pending, None, prefilter.windows)
+            scan_batch(result, pending, prefilter.key, prefilter.windows)  # key: issue 12.4
             pending, pending_chars = [], 0
 
     try:

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
-from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
+from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format, usable_with
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.scan import record_batches
 from contam_guard.scrub.golden import GoldenNgrams
@@ -98,7 +98,7 @@ def count_pass(
     """Counts per golden n-gram (distinct records), the candidate records, and input totals."""
     counter = _Counter(golden, key, max_doc_freq)
     totals = InputTotals()
-    prefilter = Prefilter(golden.index, windows=False) if key is None else None
+    prefilter = Prefilter(golden.index, windows=False, key=key) if usable_with(key) else None  # issue 12.4
     for number, job in enumerate(jobs):
         totals.stamps.append(stamp(job.path))
         lines = line_format(job.fmt, read)
