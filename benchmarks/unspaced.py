@@ -38,7 +38,9 @@ SAME_QUESTION = 0.8
 
 
 def cg(*args: object, cwd: Path) -> None:
-    subprocess.run([sys.executable, "-m", "contam_guard", *map(str, args)], cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "contam_guard", *map(str, args)], cwd=cwd, check=True, capture_output=True
+    )
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -84,7 +86,9 @@ def main() -> None:
         dev_runs, seed_runs = longest(work / "dev.csv"), longest(work / "seed.csv")
         verbatim, fragment = longest(work / "verbatim.items.csv"), longest(work / "fragment.items.csv")
     total = len(questions)
-    print(f"CMMLU test: {total} questions; dev: {len(dev_questions)} records; seed: {len(seed_lines)} lines\n")
+    print(
+        f"CMMLU test: {total} questions; dev: {len(dev_questions)} records; seed: {len(seed_lines)} lines\n"
+    )
     print("| n | verbatim found | fragment found | false hits vs dev | same question in dev | hits vs seed |")
     print("| --- | --- | --- | --- | --- | --- |")
     for n in NS:

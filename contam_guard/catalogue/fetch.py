@@ -35,7 +35,6 @@ from contam_guard.atomic import write_bytes
 from contam_guard.catalogue import GOLDEN_DIR, Benchmark, find
 from contam_guard.errors import InputError
 from contam_guard.readers import detect_format
-from contam_guard.reporting import console
 from contam_guard.walk import data_files
 
 RECORD_FORMATS = frozenset({"jsonl", "json", "csv", "tsv", "parquet"})
@@ -61,13 +60,13 @@ class Found:
 
 def for_register(
     key: str, paths: Sequence[Path], fields: list[str], id_field: str | None, root: Path
-) -> tuple[list[Path], list[str], str | None]:
+) -> tuple[list[Path], list[str], str | None, str]:
     """``register --benchmark KEY``: the files to hash, the views (``fields`` when the user gave
-    some, else the catalogue's) and the id field (likewise)."""
+    some, else the catalogue's), the id field (likewise) and a line saying where the files are."""
     benchmark = find(key)
     found = resolve(benchmark, paths, root)
-    console.info(f"{benchmark.title}: {len(found.files)} file(s) from {found.origin}")
-    return found.files, fields or benchmark.fields, id_field if id_field is not None else benchmark.id_field
+    note = f"{benchmark.title}: {len(found.files)} file(s) from {found.origin}"
+    return found.files, fields or benchmark.fields, benchmark.id_field if id_field is None else id_field, note
 
 
 def golden_folder(benchmark: Benchmark, root: Path) -> Path:

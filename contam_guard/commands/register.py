@@ -50,7 +50,8 @@ def register(
     if benchmark is not None:  # issue 14: the catalogue's files, views and id field (yours win)
         from contam_guard.catalogue.fetch import for_register  # noqa: PLC0415
 
-        files, fields, id_field = for_register(benchmark, files, fields, id_field, loaded.root)
+        files, fields, id_field, note = for_register(benchmark, files, fields, id_field, loaded.root)
+        console.info(note)
     elif not files:
         raise ContamGuardError("register needs golden files (FILE...) or --benchmark NAME")
     for file in files:

