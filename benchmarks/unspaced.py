@@ -14,8 +14,11 @@ project and scans, with the real command line:
 - recall: every test question planted in Chinese prose (a seed line before and after it, no
   space between), verbatim, and as a fragment (its first half, by characters); an item counts
   as found at n when its longest shared run reaches n.
+- the seed text at small n (5 to 7), where general prose starts to share runs with questions;
+- the choices views (``A`` to ``D``, one set of their own): their length in characters and how
+  many share a run of 10 with a dev record.
 
-Prints a Markdown table (README, "Languages and templates").
+Prints a Markdown table and three lines (README, "Languages and templates").
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import csv
 import difflib
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -85,6 +89,7 @@ def main() -> None:
             same.setdefault(item, []).append((int(pair["longest_run"]), is_same))
         dev_runs, seed_runs = longest(work / "dev.csv"), longest(work / "seed.csv")
         verbatim, fragment = longest(work / "verbatim.items.csv"), longest(work / "fragment.items.csv")
+        choices = choice_items(tests, work / "choices")
     total = len(questions)
     print(
         f"CMMLU test: {total} questions; dev: {len(dev_questions)} records; seed: {len(seed_lines)} lines\n"
@@ -103,6 +108,23 @@ def main() -> None:
             f"{sum(r >= n for r in seed_runs)}",
         ]
         print(f"| {n} | " + " | ".join(cells) + " |")
+    small = ", ".join(f"{sum(r >= n for r in seed_runs)} at n = {n}" for n in (5, 6, 7))
+    print(f"\nQuestions sharing a run of n characters with the seed text: {small}")
+    lengths = sorted(int(row["words"]) for row in choices)
+    print(
+        f"Choices (views A to D): {len(choices)} items, median {statistics.median(lengths):g} characters, "
+        f"{sum(length < 10 for length in lengths) / len(lengths):.0%} under 10; "
+        f"{sum(int(row['longest_run']) >= 10 for row in choices)} share a run of 10 with a dev record"
+    )
+
+
+def choice_items(tests: list[Path], work: Path) -> list[dict[str, str]]:
+    """The items CSV rows of CMMLU's four choices views scanned against its dev split."""
+    work.mkdir()
+    cg("init", cwd=work)
+    cg("register", "choices", *tests, *(f"--field={view}" for view in "ABCD"), cwd=work)
+    cg("scan", "--only", "gpt3", "--exit-zero", CMMLU / "dev", "--items-csv", "dev.csv", cwd=work)
+    return rows(work / "dev.csv")
 
 
 if __name__ == "__main__":
