@@ -17,7 +17,7 @@ import pytest
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, Spec
 from contam_guard.rules import gpt3
-from contam_guard.text.normalise import words
+from contam_guard.text.normalise import alnum, words
 from tests.helpers import Runner
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -90,6 +90,41 @@ def test_a_question_in_chinese_prose_was_invisible_under_v2_and_is_found_under_v
     long_enough = {k for k, q in enumerate(questions) if len(words(q)) >= gpt3.UNSPACED_N}
     assert found["v2"] == set()
     assert long_enough <= found["v3"] and len(long_enough) > 150
+
+
+def _findings(stdout: str) -> set[tuple[str, str]]:
+    """(rule, item id) of every finding line: ``WARN    palm   cmmlu:Question item 11 (#11) in ...``."""
+    return {
+        (line.split()[1], line.split(" item ")[1].split()[0])
+        for line in stdout.splitlines()
+        if line.startswith(("FAIL", "WARN"))
+    }
+
+
+def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
+    cli: Runner, tmp_path: Path
+) -> None:
+    """GPT-3, PaLM and Llama 2 count words, so they are blind under words-v2 and see under
+    words-v3; GPT-4's character windows (alnum-v2, unchanged) found the same items under both."""
+    long = [q for q in _questions() if len(words(q)) >= 20]
+    assert len(long) > 20
+    train = _planted(tmp_path / "train.jsonl", long)
+    found = {}
+    for label, spec in (("v2", V2_SPEC), ("v3", None)):
+        manifest = _project(cli, tmp_path / label, spec)
+        _register(cli, manifest)
+        result = cli("scan", train, "--manifest", manifest)
+        assert result.code == (0 if label == "v2" else 1), result.output
+        found[label] = _findings(result.out)
+    ids = {str(_questions().index(q)) for q in long}
+    windowed = {str(_questions().index(q)) for q in long if len(alnum(q)) >= 50}  # GPT-4 needs 50
+    assert windowed
+    rules = ("gpt3", "palm", "llama2", "gpt4")
+    by_rule = {rule: {item for r, item in found["v3"] if r == rule} for rule in rules}
+    missed = {rule: (windowed if rule == "gpt4" else ids) - items for rule, items in by_rule.items()}
+    assert not any(missed.values()), missed
+    assert {rule for rule, _ in found["v2"]} == {"gpt4"}
+    assert {item for _, item in found["v2"]} == by_rule["gpt4"]
 
 
 def test_the_set_gets_n_10_and_a_set_of_its_own_n_keeps_it(cli: Runner, tmp_path: Path) -> None:
