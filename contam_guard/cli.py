@@ -278,6 +278,7 @@ def _scan_request(
     jobs: int = 1,
     skip_unreadable: bool = False,
     redact_pii: bool = False,
+    max_pairs_per_item: int | None = None,
 ) -> "ScanRequest":
     """The options ``scan`` and ``review`` share, checked and gathered."""
     from contam_guard.commands import scan as scan_cmd
@@ -308,6 +309,7 @@ def _scan_request(
         jobs=jobs,
         skip_unreadable=skip_unreadable,
         redact_pii=redact_pii,
+        max_pairs_per_item=max_pairs_per_item,
     )
 
 
@@ -352,6 +354,15 @@ def scan(
     redact_pii: Annotated[
         bool, typer.Option(help="Mask e-mails, phone numbers, IPs and keys in the training-side snippets.")
     ] = False,
+    max_pairs_per_item: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            metavar="N",
+            help="Training records listed per test item, the rest counted (default: the "
+            "scan.max_pairs_per_item setting); 0 lists all.",
+        ),
+    ] = None,
     engine: Annotated[
         str, typer.Option(help="local, or spark: run on Apache Spark (pip install 'contam-guard[spark]').")
     ] = "local",
@@ -391,6 +402,7 @@ def scan(
         jobs=jobs,
         skip_unreadable=skip_unreadable,
         redact_pii=redact_pii,
+        max_pairs_per_item=max_pairs_per_item,
     )
     outputs = scan_cmd.ScanOutputs(
         review=review,

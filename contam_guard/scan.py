@@ -3,7 +3,8 @@
 Records are read one file at a time and gathered into batches of about ``batch_chars``
 characters; each batch is hashed and matched in whole-array passes. Memory stays flat: only the
 per-item totals (manifest-sized) and the notable pairs (a run of 8+ words or a shared window)
-are kept, each with a short snippet of the training side.
+are kept, each with a short snippet of the training side, at most ``max_pairs`` per item (the
+rest counted exactly, by shared run: ``engine.pairs``).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.engine.pairs import PairStore, Unlisted
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
 from contam_guard.engine.stats import item_stats
 from contam_guard.errors import InputError
@@ -59,6 +62,9 @@ class Snippet:
     after: str
     start: int
     """Character offset of ``run`` in the record."""
+    span: str = ""
+    """The allowlist digest of ``run`` (``engine.pairs.run_span``), when it was taken before the
+    run was changed for display (``--redact-pii``); "" when ``run`` is the record's text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,14 @@ class ScanResult:
     index: ManifestIndex
     totals: ItemTotals
     pairs: list[PairRow] = field(default_factory=list)
+    """The notable pairs, by file (scan order), record and item: at most ``max_pairs`` per item."""
+    unlisted: dict[int, Unlisted] = field(default_factory=dict)
+    """Per item with more pairs than ``max_pairs``: the others, counted by shared run."""
+    max_pairs: int = 0
+    """Pairs listed per item (0: all)."""
+    store: PairStore | None = field(default=None, repr=False, compare=False)
+    """Where pairs go while ``scan`` runs (``settle`` moves them to ``pairs`` and ``unlisted``);
+    None: straight into ``pairs``."""
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Notices for files that were not scanned (unknown or binary type)."""
@@ -121,6 +135,21 @@ class ScanResult:
     def item_stats(self, min_run: int = 10) -> ItemStats:
         return item_stats(self.index, self.totals, min_run)
 
+    def add_pair(self, pair: PairRow) -> None:
+        if self.store is not None:
+            self.store.add(pair)
+        else:
+            self.pairs.append(pair)
+
+    def settle(self) -> None:
+        """Pairs in their final order (and, with a store, capped): call when the scan is done."""
+        if self.store is None:
+            order_pairs(self)
+            return
+        self.pairs = self.store.pairs()  # the store ranks files by scan order
+        self.unlisted = self.store.unlisted()
+        self.store = None
+
 
 def scan(
     index: ManifestIndex,
@@ -132,15 +161,21 @@ def scan(
     batch_chars: int = 1 << 20,
     on_chars: ProgressFn | None = None,
     skip_unreadable: bool = False,
+    max_pairs: int = MAX_PAIRS_PER_ITEM,
 ) -> ScanResult:
     """Scan every source; raise ``InputError`` on anything that cannot be read.
 
     With ``skip_unreadable`` (the user's explicit choice), a file that fails is noted in
     ``skipped`` with the reason instead, and the records read before the failure still count.
+    At most ``max_pairs`` pairs are listed per item (0: all), the rest counted (``unlisted``).
     """
-    result = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
+    store = PairStore(max_pairs)
+    result = ScanResult(
+        index=index, totals=ItemTotals.empty(index), asked=options.fields, max_pairs=max_pairs, store=store
+    )
     prefilter = Prefilter(index, windows=windows) if key is None else None
     for source in sources:
+        store.file(source.display)
         fmt = detect_format(source.path)
         if fmt is None and not source.path.is_dir():
             result.skipped.append(f"{source.display}: not a data file type contam-guard reads")
@@ -167,7 +202,7 @@ def scan(
             result.skipped.append(f"unreadable, not scanned from there on (--skip-unreadable): {exc}")
             continue
         result.files.append(source.display)
-    order_pairs(result)
+    result.settle()
     return result
 
 
@@ -267,7 +302,8 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
 
 
 def order_pairs(result: ScanResult) -> None:
-    """Sort pairs by file (in scan order), record and item: batch boundaries must not show."""
+    """Sort pairs by file (in scan order), record and item: batch boundaries must not show.
+    (Pairs collected without a ``PairStore``: the Spark workers' and ``dupes``.)"""
     files = {name: number for number, name in enumerate(dict.fromkeys(p.source for p in result.pairs))}
     result.pairs.sort(key=lambda p: (files[p.source], p.record, p.item))
 
@@ -369,7 +405,7 @@ def _add_pairs(
             unit = int(np.searchsorted(features.record_chars, first, side="right")) - 1
             start = int(features.char_offset[first])
             end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
-        result.pairs.append(
+        result.add_pair(
             PairRow(
                 item=int(table.item[row]),
                 source=record.source,

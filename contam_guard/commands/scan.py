@@ -68,6 +68,8 @@ class ScanRequest:
     """Note unreadable files in the summary and go on, instead of exit 2 (``--skip-unreadable``)."""
     redact_pii: bool = False
     """Mask e-mail addresses, phone numbers, IPs and keys in training-side snippets."""
+    max_pairs_per_item: int | None = None  # issue 12: None reads scan.max_pairs_per_item
+    """Training records listed per test item (``--max-pairs-per-item``; 0: all)."""
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,8 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     if not manifest.sets:
         console.notice("no golden sets are registered: nothing to match against")
     notices: list[str] = []
+    max_pairs = request.max_pairs_per_item  # issue 12: the cap on listed pairs
+    max_pairs = config.scan.max_pairs_per_item if max_pairs is None else max_pairs
     with _sources(request, excluded_paths(loaded, manifest), notices) as sources:
         check_readable(sources)
         if request.jobs > 1 and request.changes is not None:
@@ -204,6 +208,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                 batch_chars=config.scan.batch_chars,
                 skip_unreadable=request.skip_unreadable,
                 loaded=(manifest, index),
+                max_pairs=max_pairs,
             )
         else:
             with console.progress() as advance:
@@ -216,6 +221,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                     batch_chars=config.scan.batch_chars,
                     on_chars=advance,
                     skip_unreadable=request.skip_unreadable,
+                    max_pairs=max_pairs,
                 )
     if request.redact_pii:
         result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
@@ -235,10 +241,15 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
 
 
 def redacted(snippet: Snippet) -> Snippet:
+    from contam_guard.engine.pairs import run_span
     from contam_guard.reporting.redact import redact
 
     return replace(
-        snippet, before=redact(snippet.before), run=redact(snippet.run), after=redact(snippet.after)
+        snippet,
+        before=redact(snippet.before),
+        run=redact(snippet.run),
+        after=redact(snippet.after),
+        span=snippet.span or run_span(snippet.run),  # issue 12: the allowlist key of what was shared
     )
 
 

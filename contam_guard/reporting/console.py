@@ -107,7 +107,7 @@ def _summary(report: Report, out: Console) -> None:
         if finding.pairs:
             pair = finding.pairs[0]
             line = f":{pair.line}" if pair.line is not None else ""
-            more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
+            more = f" (+{finding.records - 1} more)" if finding.records > 1 else ""
             where = f" in {pair.source}{line} (record {pair.record}{pair.in_field}){more}"
         out.print(
             f"[{style}]{action.upper():7}[/] {finding.rule:6} {finding.target.label} item "
@@ -146,8 +146,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         )
         snip = pair.snippet
         err.print(f"    …{escape(snip.before)}[bold]«{escape(snip.run)}»[/]{escape(snip.after)}…")
-    if len(finding.pairs) > 3:
-        err.print(f"  … and {len(finding.pairs) - 3} more record(s)", markup=False)
+    if finding.pairs and finding.records > 3:  # (a summary of unlisted records says so itself)
+        err.print(f"  … and {finding.records - min(len(finding.pairs), 3)} more record(s)", markup=False)
     if golden is not None:
         err.print(f"  golden item (--show-golden): {golden}", markup=False)
 

@@ -10,7 +10,7 @@ from html import escape
 
 from contam_guard import __version__
 from contam_guard.findings import Finding, Report
-from contam_guard.reporting.markdown import MAX_PAIRS_SHOWN, GoldenText
+from contam_guard.reporting.markdown import MAX_PAIRS_SHOWN, GoldenText, more_records
 from contam_guard.scan import PairRow
 
 _STYLE = """
@@ -68,8 +68,8 @@ def _finding(number: int, finding: Finding, golden: GoldenText | None) -> str:
         ),
     ]
     out += [_pair(pair) for pair in finding.pairs[:MAX_PAIRS_SHOWN]]
-    if len(finding.pairs) > MAX_PAIRS_SHOWN:
-        out.append(f"<p>… and {len(finding.pairs) - MAX_PAIRS_SHOWN} more records.</p>")
+    if more := more_records(finding, min(len(finding.pairs), MAX_PAIRS_SHOWN)):
+        out.append(f"<p>{escape(more)}</p>")
     text = golden(finding) if golden is not None else None
     if text is not None:
         out.append(f'<div class="golden"><strong>Golden item</strong> (--show-golden): {escape(text)}</div>')

@@ -106,11 +106,26 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
     return text
 
 
+def more_records(finding: Finding, shown: int) -> str:
+    """``… and N more records`` after the first ``shown`` pairs of ``finding``, saying which of
+    them only the JSON review lists and which are counted but listed nowhere (the cap). ""
+    for a finding that lists no pair (its detail counts the records)."""
+    if not finding.pairs:
+        return ""
+    listed = len(finding.pairs) - shown
+    unlisted = finding.records - len(finding.pairs)
+    if listed + unlisted <= 0:
+        return ""
+    where = [f"{listed} in the JSON review"] if listed else []
+    where += [f"{unlisted} counted, not listed: --max-pairs-per-item"] if unlisted else []
+    return f"… and {listed + unlisted} more record(s) ({'; '.join(where)})"
+
+
 def _where(finding: Finding) -> str:
     if not finding.pairs:
         return "-"
     pair = finding.pairs[0]
-    more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
+    more = f" (+{finding.records - 1} more)" if finding.records > 1 else ""
     line = f":{pair.line}" if pair.line is not None else ""
     return f"{pair.source}{line} record {pair.record}{pair.in_field}{more}"
 
@@ -135,8 +150,8 @@ def _section(number: int, finding: Finding, golden: GoldenText | None) -> list[s
         )
         snip = pair.snippet
         out.append(f"  > …{_escape(snip.before)}**«{_escape(snip.run)}»**{_escape(snip.after)}…")
-    if len(finding.pairs) > MAX_PAIRS_SHOWN:
-        out.append(f"- … and {len(finding.pairs) - MAX_PAIRS_SHOWN} more records (see the JSON review)")
+    if more := more_records(finding, min(len(finding.pairs), MAX_PAIRS_SHOWN)):
+        out.append(f"- {more}")
     text = golden(finding) if golden is not None else None
     if text is not None:
         out.append(f"- golden item (shown with --show-golden): {_escape(text)}")
