@@ -96,8 +96,9 @@ class Finding:
             self.rule,
             first is None,  # a summary of unlisted records after the listed ones
             first.source if first else "",
-            first.record if first else -1,
-            self.span if first is None else "",  # summaries of one item: by their shared run
+            # summaries of unlisted records: the longest shared run first, then by span
+            first.record if first else -(self.unlisted.longest if self.unlisted else 0),
+            self.span if first is None else "",
         )
 
 

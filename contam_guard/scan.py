@@ -20,7 +20,7 @@ from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.engine.pairs import PairStore, Unlisted
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
 from contam_guard.engine.stats import item_stats
@@ -287,18 +287,51 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     result.records += int(np.count_nonzero(counted))
     result.chars += int(lines.chars[:limit][counted].sum())
     hit_lines, grams, windows_hits = lines.hit_records(limit)
-    if hit_lines.size == 0:
+    for first, last, some_grams, some_windows in _hit_slices(grams, windows_hits, int(hit_lines.size)):
+        table = match_hits(result.index, some_grams, some_windows, last - first, result.totals)
+        notable = _notable(table)
+        if notable.size == 0:
+            continue
+        # Only a notable pair's record is read again: for its snippet, line and inline marker.
+        wanted = sorted_unique(table.record[notable])
+        units = Units.of([block.record(int(hit_lines[first + r])) for r in wanted.tolist()])
+        features = extract_features(units.texts, windows=windows, spec=result.index.spec)
+        count_fields(result, units.records)
+        _add_pairs(result, table, notable, units, features, np.searchsorted(wanted, table.record))
+
+
+MATCH_HITS = 1 << 19
+"""Hits matched at once. A block whose every line hits (a copied test set) has millions: matched
+in one piece, the matcher's arrays and the notable records' features took 250 MB."""
+
+
+def _hit_slices(grams: Hits, windows: Hits, records: int) -> Iterator[tuple[int, int, Hits, Hits]]:
+    """(first, last, grams, windows): the hits of records [first, last), renumbered from 0, in
+    pieces of about ``MATCH_HITS`` hits (a record with more is a piece of its own)."""
+    per_record = np.bincount(grams.record, minlength=records) + np.bincount(windows.record, minlength=records)
+    if int(per_record.sum()) <= MATCH_HITS:
+        yield 0, records, grams, windows
         return
-    table = match_hits(result.index, grams, windows_hits, int(hit_lines.size), result.totals)
-    notable = _notable(table)
-    if notable.size == 0:
-        return
-    # Only a notable pair's record is read again: for its snippet, line and inline marker.
-    wanted = sorted_unique(table.record[notable])
-    units = Units.of([block.record(int(hit_lines[r])) for r in wanted.tolist()])
-    features = extract_features(units.texts, windows=windows, spec=result.index.spec)
-    count_fields(result, units.records)
-    _add_pairs(result, table, notable, units, features, np.searchsorted(wanted, table.record))
+    ends = np.cumsum(per_record)
+    by_record = [_by_record(hits) for hits in (grams, windows)]
+    first = 0
+    while first < records:
+        done = int(ends[first - 1]) if first else 0
+        last = max(int(np.searchsorted(ends, done + MATCH_HITS, side="right")), first + 1)
+        pieces = []
+        for hits in by_record:
+            a, b = np.searchsorted(hits.record, (first, last)).tolist()
+            pieces.append(Hits(hits.record[a:b] - first, hits.at[a:b], hits.posting[a:b]))
+        yield first, last, pieces[0], pieces[1]
+        first = last
+
+
+def _by_record(hits: Hits) -> Hits:
+    """``hits`` sorted by record (the filter lists them so already; the sort keeps their order)."""
+    if bool(np.all(hits.record[1:] >= hits.record[:-1])):
+        return hits
+    order = np.argsort(hits.record, kind="stable")
+    return Hits(hits.record[order], hits.at[order], hits.posting[order])
 
 
 def order_pairs(result: ScanResult) -> None:

@@ -15,31 +15,47 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from contam_guard.errors import InputError
 
 MAX_DEPTH = 512
 
-_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = np.zeros(256, dtype=np.int64)
-_STEP[list(b"[{")] = 1
-_STEP[list(b"]}")] = -1
+_TOKEN = re.compile(rb'["\\\[\]{}]')
+"""What changes the depth or the string state; everything else is skipped in C."""
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_OPEN, _CLOSE = frozenset(b"[{"), frozenset(b"]}")
 
 
 def deeper_than(raw: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether the JSON text ``raw`` nests arrays and objects more than ``limit`` levels deep.
 
     Brackets inside strings do not count. ``raw`` need not be valid JSON (the parser decides
-    that). Linear in ``len(raw)``; a text with at most ``limit`` opening brackets (nearly
-    every record) costs two ``bytes.count`` calls.
+    that). A text with at most ``limit`` opening brackets (nearly every record) costs two
+    ``bytes.count`` calls; any other is read once, up to the first level past ``limit``.
     """
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
-    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKET)
-    depth = np.cumsum(_STEP[np.frombuffer(brackets, dtype=np.uint8)])
-    return bool(depth.size) and int(depth.max()) > limit
+    depth = 0
+    in_string = False
+    escaped_at = -1
+    for token in _TOKEN.finditer(raw):
+        at = token.start()
+        if at == escaped_at:
+            continue
+        byte = raw[at]
+        if in_string:
+            if byte == _BACKSLASH:
+                escaped_at = at + 1
+            elif byte == _QUOTE:
+                in_string = False
+        elif byte == _QUOTE:
+            in_string = True
+        elif byte in _OPEN:
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in _CLOSE:
+            depth -= 1
+    return False
 
 
 def too_deep(display: str, *, line: int | None = None, where: str = "") -> InputError:
