@@ -11,10 +11,10 @@ workers inherit the parent's manifest and index; spawned ones get its canonical 
 the pool's initializer). Results come back as the positions each chunk found (merged into the
 per-item totals with max / or), its listed pairs and the counts of the others (merged through a
 ``PairStore``, which lists the same pairs whatever order they arrive in), and are merged as each
-chunk completes: memory holds one merged result and the chunks in flight (a few per worker), not
-every chunk's result (10,000 one-line files took 6.7 GB when each kept a manifest-sized copy of
-the totals until the end). Files, notices and errors come out in chunk order, as one process
-gives them.
+task (a window, or up to ``TASK_FILES`` small files) completes: memory holds one merged result
+and the tasks in flight (a few per worker), not every chunk's result (10,000 one-line files took
+6.7 GB when each kept a manifest-sized copy of the totals until the end). Files, notices and
+errors come out in scan order, as one process gives them.
 
 Workers ignore Ctrl-C (the terminal sends it to the whole process group): the parent alone
 handles it, cancels what has not started and removes its temporary files.
@@ -56,14 +56,21 @@ WINDOWS_PER_JOB = 8
 """Windows per worker: workers take the next window when they finish one, so many windows even
 out the ones that cost more (text with many hits is slower than clean text)."""
 IN_FLIGHT_PER_JOB = 4
-"""Chunks submitted and not yet merged, per worker: enough that no worker waits for the next
+"""Tasks submitted and not yet merged, per worker: enough that no worker waits for the next
 one, few enough that their arguments and results take little memory."""
+TASK_FILES = 64
+"""Whole files scanned by one task at most (with at most ``min_window_bytes`` between them): a
+task per one-line file cost more in hand-offs than its scan (10,000 files: twice one process)."""
 
 
 @dataclass(frozen=True)
 class Chunk:
     source: Source
     window: Window | None
+
+
+Task = tuple[Chunk, ...]
+"""What one worker call scans: a window of a file, or whole files in scan order."""
 
 
 Span = tuple[Path, int, int]
@@ -191,20 +198,20 @@ def _ready() -> None:
 def _scan_chunk(
     token: str,
     key_env: str,
-    chunk: Chunk,
+    task: Task,
     options: ReadOptions,
     windows: bool,
     batch_chars: int,
     skip_unreadable: bool,
     max_pairs: int,
 ) -> ChunkResult:
-    """One chunk in a worker process, against the parent's manifest."""
+    """One task in a worker process, against the parent's manifest."""
     manifest, index = _WORKER_STATE[token]
-    read = replace(options, window=chunk.window)
+    read = replace(options, window=task[0].window)
     key = key_for(manifest, key_env)
     result = scan(
         index,
-        [chunk.source],
+        [chunk.source for chunk in task],
         read,
         key=key,
         windows=windows,
@@ -262,7 +269,7 @@ class _Merged:
         self.files: dict[int, list[str]] = {}
         self.skipped: dict[int, list[str]] = {}
 
-    def add(self, place: int, chunk: Chunk, part: ChunkResult) -> None:
+    def add(self, place: int, task: Task, part: ChunkResult) -> None:
         totals, result = self.result.totals, self.result
         totals.run[part.run_at] = np.maximum(totals.run[part.run_at], part.run)  # positions are unique
         totals.window_found[part.window_at] = True
@@ -273,7 +280,7 @@ class _Merged:
             result.fields.setdefault(name, set()).update(seen)
         if part.skipped:
             self.skipped[place] = part.skipped
-        if chunk.window is None or chunk.window.start == 0:  # name each file once
+        if task[0].window is None or task[0].window.start == 0:  # name each file once
             self.files[place] = part.files
 
     def finish(self) -> ScanResult:
@@ -332,11 +339,12 @@ def scan_parallel(
                 sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
             )
 
-            def submit(chunk: Chunk) -> Future[ChunkResult]:
+            def submit(task: Task) -> Future[ChunkResult]:
                 scan_args = (options, windows, batch_chars, skip_unreadable, max_pairs)
-                return pool.submit(_scan_chunk, token, key_env, chunk, *scan_args)
+                return pool.submit(_scan_chunk, token, key_env, task, *scan_args)
 
-            _run_chunks(chunks, submit, merged, IN_FLIGHT_PER_JOB * jobs)
+            tasks = _tasks(chunks, min_window_bytes)
+            _run_tasks(tasks, submit, merged, IN_FLIGHT_PER_JOB * jobs)
         except BaseException:
             # An error or Ctrl-C: drop the chunks not yet started and wait for the running ones
             # only (at most a window per worker); the workers end with the pool, none is orphaned.
@@ -345,39 +353,70 @@ def scan_parallel(
     return merged.finish()
 
 
-def _run_chunks(
-    chunks: Iterator[tuple[int, Chunk]],
-    submit: Callable[[Chunk], Future[ChunkResult]],
+def _tasks(chunks: Iterator[tuple[int, Chunk]], max_bytes: int) -> Iterator[tuple[int, Task]]:
+    """(place of the first chunk, task) for the chunks: consecutive whole files together, up to
+    ``TASK_FILES`` files and ``max_bytes`` bytes (a larger file alone), each window alone."""
+    group: list[Chunk] = []
+    first = size = 0
+    for place, chunk in chunks:
+        if chunk.window is not None:
+            if group:
+                yield first, tuple(group)
+                group = []
+            yield place, (chunk,)
+            continue
+        grows = _size(chunk.source.path)
+        if group and (place != first + len(group) or len(group) == TASK_FILES or size + grows > max_bytes):
+            yield first, tuple(group)
+            group = []
+        if not group:
+            first, size = place, 0
+        group.append(chunk)
+        size += grows
+    if group:
+        yield first, tuple(group)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # the scan says what is wrong with it
+        return 0
+
+
+def _run_tasks(
+    tasks: Iterator[tuple[int, Task]],
+    submit: Callable[[Task], Future[ChunkResult]],
     merged: _Merged,
     limit: int,
 ) -> None:
-    """Run every (place, chunk), at most ``limit`` at a time, merging each as it completes.
+    """Run every (place, task), at most ``limit`` at a time, merging each as it completes.
 
-    When chunks fail, the error raised is that of the first in scan order, as in one process:
-    the chunks before it still run (one process reads them first), those after it do not start.
+    When tasks fail, the error raised is that of the first in scan order, as in one process:
+    the tasks before it still run (one process reads them first), those after it do not start.
     """
-    in_flight: dict[Future[ChunkResult], tuple[int, Chunk]] = {}
+    in_flight: dict[Future[ChunkResult], tuple[int, Task]] = {}
     failure: tuple[int, Exception] | None = None
 
     def collect() -> None:
         nonlocal failure
         done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
         for future in done:
-            place, chunk = in_flight.pop(future)
+            place, task = in_flight.pop(future)
             try:
                 part = future.result()
-            except Exception as exc:  # raised below, once the chunks before it are done
+            except Exception as exc:  # raised below, once the tasks before it are done
                 if failure is None or place < failure[0]:
                     failure = (place, exc)
                 continue
-            merged.add(place, chunk, part)
+            merged.add(place, task, part)
 
-    for place, chunk in chunks:
+    for place, task in tasks:
         if failure is not None and place > failure[0]:
             continue
         while len(in_flight) >= limit:
             collect()
-        in_flight[submit(chunk)] = (place, chunk)
+        in_flight[submit(task)] = (place, task)
     while in_flight:
         collect()
     if failure is not None:

@@ -16,8 +16,8 @@ from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
-from contam_guard.parallel import Chunk, ChunkResult, scan_parallel
-from contam_guard.readers.base import ReadOptions
+from contam_guard.parallel import Chunk, ChunkResult, Task, scan_parallel
+from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.scan import ScanResult, Source, scan
 
 QUESTIONS = [
@@ -116,18 +116,18 @@ class _Recorder:
     def __init__(self) -> None:
         self.places: list[int] = []
 
-    def add(self, place: int, chunk: Chunk, part: ChunkResult) -> None:
+    def add(self, place: int, task: Task, part: ChunkResult) -> None:
         self.places.append(place)
 
 
-def test_few_chunks_are_in_flight(tmp_path: Path) -> None:
-    """10,000 chunks are not all submitted at once (each holds its arguments, then its result
+def test_few_tasks_are_in_flight(tmp_path: Path) -> None:
+    """10,000 tasks are not all submitted at once (each holds its arguments, then its result
     until merged): at most ``limit`` are submitted and not yet merged."""
     outstanding: list[Future[ChunkResult]] = []
     most = 0
     recorder = _Recorder()
 
-    def submit(chunk: Chunk) -> Future[ChunkResult]:
+    def submit(task: Task) -> Future[ChunkResult]:
         nonlocal most
         future: Future[ChunkResult] = Future()
         future.set_result(ChunkResult(*(np.zeros(0, dtype=np.int64),) * 3, [], {}, [], [], 1, 1, {}))
@@ -135,9 +135,33 @@ def test_few_chunks_are_in_flight(tmp_path: Path) -> None:
         most = max(most, len(outstanding) - len(recorder.places))
         return future
 
-    chunks = (
-        (place, Chunk(Source(tmp_path / f"{place}.jsonl", f"{place}.jsonl"), None)) for place in range(10_000)
-    )
-    parallel._run_chunks(chunks, submit, recorder, limit=8)  # type: ignore[arg-type]
+    source = Source(tmp_path / "a.jsonl", "a.jsonl")
+    tasks = ((place, (Chunk(source, None),)) for place in range(10_000))
+    parallel._run_tasks(tasks, submit, recorder, limit=8)  # type: ignore[arg-type]
     assert most == 8
     assert sorted(recorder.places) == list(range(10_000))
+
+
+def test_small_files_are_scanned_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Consecutive whole files share a task, up to TASK_FILES files and the byte budget; a
+    window is a task of its own; the task is placed at its first chunk."""
+    monkeypatch.setattr(parallel, "TASK_FILES", 3)
+    sizes = [10, 10, 10, 10, 10, 95, 10, 10]
+    chunks = []
+    for place, size in enumerate(sizes):
+        path = tmp_path / f"{place}.jsonl"
+        path.write_bytes(b"x" * size)
+        chunks.append((place, Chunk(Source(path, path.name), None)))
+    window = Chunk(Source(tmp_path / "big.jsonl", "big.jsonl"), Window(0, 100, 1, 0))
+    chunks.insert(7, (8, window))  # a big file's first window between two small files
+    chunks.append((9, Chunk(Source(tmp_path / "gone.jsonl", "gone.jsonl"), None)))  # missing: size 0
+    tasks = list(parallel._tasks(iter(chunks), max_bytes=100))
+    assert [(place, [c.source.display for c in task]) for place, task in tasks] == [
+        (0, ["0.jsonl", "1.jsonl", "2.jsonl"]),  # TASK_FILES
+        (3, ["3.jsonl", "4.jsonl"]),  # the next would pass 100 bytes
+        (5, ["5.jsonl"]),
+        (6, ["6.jsonl"]),
+        (8, ["big.jsonl"]),
+        (7, ["7.jsonl"]),  # places 7 and 9 are not consecutive
+        (9, ["gone.jsonl"]),
+    ]
