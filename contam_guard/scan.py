@@ -334,6 +334,18 @@ def _by_record(hits: Hits) -> Hits:
     return Hits(hits.record[order], hits.at[order], hits.posting[order])
 
 
+def cap_pairs(result: ScanResult, limit: int) -> None:
+    """List at most ``limit`` pairs per item of a result collected without a ``PairStore`` (the
+    Spark front end's), the others counted: what ``scan`` lists for the same data."""
+    store = PairStore(limit)
+    for name in result.files:
+        store.file(name)
+    for pair in result.pairs:
+        store.add(pair)
+    store.merge((), result.unlisted)
+    result.pairs, result.unlisted, result.max_pairs = store.pairs(), store.unlisted(), limit
+
+
 def order_pairs(result: ScanResult) -> None:
     """Sort pairs by file (in scan order), record and item: batch boundaries must not show.
     (Pairs collected without a ``PairStore``: the Spark workers' and ``dupes``.)"""

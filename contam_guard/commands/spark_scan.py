@@ -28,6 +28,7 @@ from contam_guard.findings import evaluate
 from contam_guard.keys import key_for
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
+from contam_guard.scan import cap_pairs  # issue 12
 
 
 def _needs_pyspark() -> None:
@@ -108,6 +109,8 @@ def run_request(
     finally:
         if started:
             spark.stop()
+    max_pairs = request.max_pairs_per_item  # issue 12: list as many pairs per item as a local scan
+    cap_pairs(result, config.scan.max_pairs_per_item if max_pairs is None else max_pairs)
     if request.redact_pii:
         result.pairs = [replace(p, snippet=scan_cmd.redacted(p.snippet)) for p in result.pairs]
     markers = request.use_allowlist and config.allowlist.markers

@@ -28,7 +28,7 @@ from contam_guard.findings import Report, evaluate, span_digest
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers.base import ReadOptions
-from contam_guard.scan import PairRow, ScanResult, Snippet, Source, scan
+from contam_guard.scan import PairRow, ScanResult, Snippet, Source, cap_pairs, scan
 
 # ------------------------------------------------------------------ the store
 
@@ -313,3 +313,15 @@ def test_matching_in_pieces_changes_nothing(
     assert whole.pairs == pieces.pairs and len(whole.pairs) == 43
     assert np.array_equal(whole.totals.run, pieces.totals.run)
     assert np.array_equal(whole.totals.window_found, pieces.totals.window_found)
+
+
+@pytest.mark.parametrize("cap", [0, 1, 3, 50])
+def test_capping_a_collected_result_lists_what_a_capped_scan_lists(
+    index: ManifestIndex, tmp_path: Path, cap: int
+) -> None:
+    """``cap_pairs`` (the Spark front end's results come uncapped) gives ``scan``'s own cap."""
+    train = write_training(tmp_path, marked={2, 13})
+    collected = run(index, train, 0)
+    cap_pairs(collected, cap)
+    capped = run(index, train, cap)
+    assert (collected.pairs, collected.unlisted, collected.max_pairs) == (capped.pairs, capped.unlisted, cap)
