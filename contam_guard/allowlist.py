@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from contam_guard.atomic import write_text
 from contam_guard.errors import ConfigError
 from contam_guard.findings import ALLOWED_BY_ALLOWLIST, Finding, Report
+from contam_guard.safe_read import load_yaml
 
 FORMAT_VERSION = 1
 Decision = Literal["false-positive", "leak"]
@@ -111,12 +112,7 @@ class Allowlist:
             return cls(path, {})
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the allowlist ({exc.strerror or exc})") from exc
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = f":{mark.line + 1}" if mark is not None else ""
-            raise ConfigError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        data = load_yaml(text, path, ConfigError)
         if data is None:
             return cls(path, {})
         if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):

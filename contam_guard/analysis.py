@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from contam_guard.config import Rules
-from contam_guard.findings import gpt3_thresholds
-from contam_guard.rules import gpt4
+from contam_guard.engine.stats import FloatArray
+from contam_guard.rules import RULES
 from contam_guard.scan import ScanResult
 
 DEFAULT_NS = (5, 6, 8, 10, 13, 20, 30, 50)
-RULE_COLUMNS = ("gpt3", "palm", "l2 dirty", "l2 >=20%", "gpt4 x3", "gpt4 all")
+RULE_COLUMNS = tuple(column for rule in RULES.values() for column in rule.columns)
 
 
 @dataclass(frozen=True)
@@ -26,38 +26,28 @@ class SweepRow:
     any_hit: dict[int, float]
     """Share of items whose longest shared run is at least n words, per n."""
     rules: dict[str, float]
-    """Share of items each rule flags (GPT-4 "x3": in expectation over three random draws)."""
+    """Share of items each rule flags, by the rule's columns (``Rule.sweep``; GPT-4's "x3" in
+    expectation over three random draws)."""
 
 
 def sweep(result: ScanResult, rules: Rules, ns: tuple[int, ...] = DEFAULT_NS) -> list[SweepRow]:
-    stats = result.item_stats(rules.llama2.min_run)
-    n = gpt3_thresholds(result, rules)
+    """Per set and view: the any-hit-at-n shares and every registered rule's columns."""
+    stats = result.item_stats()
+    index = result.index
+    columns: dict[str, FloatArray] = {}
+    for name, rule in RULES.items():  # every rule, enabled or not: the table compares them
+        columns.update(rule.sweep(stats, rules.of(name), index))
     rows = []
-    for target in result.index.targets:
+    for target in index.targets:
         span = slice(target.first_item, target.first_item + target.items)
         count = max(target.items, 1)
         longest = stats.longest_run[span]
-        words = stats.words[span]
-        ngrams8 = stats.ngrams8[span]
-        l2_share = np.divide(stats.covered_l10[span], words, out=np.zeros(words.size), where=words > 0)
-        palm_share = np.divide(
-            stats.ngrams8_found[span], ngrams8, out=np.zeros(words.size), where=ngrams8 > 0
-        )
-        probability = gpt4.three_draw_probability(stats.windows[span], stats.window_hits[span])
-        shares = {
-            "gpt3": float(np.sum(longest >= n[span])),
-            "palm": float(np.sum((ngrams8 > 0) & (palm_share >= rules.palm.threshold))),
-            "l2 dirty": float(np.sum((words > 0) & (l2_share >= rules.llama2.dirty))),
-            "l2 >=20%": float(np.sum((words > 0) & (l2_share >= rules.llama2.not_clean))),
-            "gpt4 x3": float(np.sum(probability)),
-            "gpt4 all": float(np.sum(stats.window_hits[span] > 0)),
-        }
         rows.append(
             SweepRow(
                 label=target.label,
                 items=target.items,
                 any_hit={k: float(np.sum(longest >= k)) / count for k in ns},
-                rules={name: value / count for name, value in shares.items()},
+                rules={name: float(np.sum(values[span])) / count for name, values in columns.items()},
             )
         )
     return rows
@@ -67,9 +57,10 @@ def sweep_csv(rows: list[SweepRow]) -> str:
     if not rows:
         return "set_view,items\n"
     ns = list(rows[0].any_hit)
-    header = ["set_view", "items", *(f"n={k}" for k in ns), *RULE_COLUMNS]
+    columns = list(RULE_COLUMNS)
+    header = ["set_view", "items", *(f"n={k}" for k in ns), *columns]
     lines = [",".join(header)]
     for row in rows:
-        values = [f"{row.any_hit[k]:.6f}" for k in ns] + [f"{row.rules[c]:.6f}" for c in RULE_COLUMNS]
+        values = [f"{row.any_hit[k]:.6f}" for k in ns] + [f"{row.rules[c]:.6f}" for c in columns]
         lines.append(",".join([row.label, str(row.items), *values]))
     return "\n".join(lines) + "\n"

@@ -8,18 +8,21 @@ the project root: the folder holding the config file (or the ``.contam-guard`` f
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from contam_guard.errors import ConfigError
-from contam_guard.safe_read import decode_utf8, read_regular
+from contam_guard.rules import RULES
+from contam_guard.rules.base import MAX_WORDS, RuleSettings
+from contam_guard.safe_read import decode_utf8, load_yaml, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,11 +33,7 @@ GUARD_DIR = ".contam-guard"
 CONFIG_NAME = "contam-guard.yaml"
 MANIFEST_NAME = "manifest.json"
 
-Action = Literal["fail", "warn"]
 
-MAX_WORDS = 1_000_000
-"""Bound of every word-count setting: no test item is a million words long, and a bound keeps a
-typo (``n: 99999999999999999999999``) from overflowing the engine's integer arrays."""
 MAX_COUNT = 2**31 - 1
 """Bound of every character or record count setting (the manifest's counts are 32-bit)."""
 MAX_PAIRS_PER_ITEM = 20
@@ -49,56 +48,32 @@ class _Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Gpt3Rule(_Settings):
-    """Any shared run of at least ``n`` words (``auto``: the set's 5th-percentile length, 8..13)."""
+class _RulesBase(_Settings):
+    """Each registered rule's settings, by name (``contam_guard.rules.RULES``)."""
 
-    enabled: bool = True
-    action: Action = "fail"
-    n: int | Literal["auto"] = 13
+    def of(self, name: str) -> RuleSettings:
+        settings = getattr(self, name)
+        assert isinstance(settings, RuleSettings)
+        return settings
 
-    @field_validator("n")
-    @classmethod
-    def _n_at_least_five(cls, value: int | str) -> int | str:
-        if isinstance(value, int) and value < 5:
-            raise ValueError("n must be at least 5 (runs under 5 words are not measured), or 'auto'")
-        if isinstance(value, int) and value > MAX_WORDS:
-            raise ValueError(f"n must be at most {MAX_WORDS:,} words, or 'auto'")
-        return value
+    def enabled(self) -> list[str]:
+        """The enabled rules' names, in registry order."""
+        return [name for name in RULES if self.of(name).enabled]
 
-
-class PalmRule(_Settings):
-    """At least ``threshold`` of the item's 8-grams occur in the scanned data."""
-
-    enabled: bool = True
-    action: Action = "warn"
-    threshold: float = Field(0.70, ge=0.0, le=1.0)
+    @property
+    def windows(self) -> bool:
+        """Whether an enabled rule reads the 50-character windows (the scan computes them then)."""
+        return any(RULES[name].uses_windows for name in self.enabled())
 
 
-class Llama2Rule(_Settings):
-    """Share of the item's words inside shared runs of at least ``min_run`` words."""
-
-    enabled: bool = True
-    action: Action = "warn"
-    min_run: int = Field(10, ge=5, le=MAX_WORDS)
-    dirty: float = Field(0.80, ge=0.0, le=1.0)
-    not_clean: float = Field(0.20, ge=0.0, le=1.0)
-    fire_on: Literal["dirty", "not_clean"] = "dirty"
-
-
-class Gpt4Rule(_Settings):
-    """50-character windows of the alnum view; fire on any window or on the 3-draw probability."""
-
-    enabled: bool = True
-    action: Action = "warn"
-    mode: Literal["any_window", "probability"] = "any_window"
-    probability: float = Field(0.5, ge=0.0, le=1.0)
-
-
-class Rules(_Settings):
-    gpt3: Gpt3Rule = Gpt3Rule()
-    palm: PalmRule = PalmRule()
-    llama2: Llama2Rule = Llama2Rule()
-    gpt4: Gpt4Rule = Gpt4Rule()
+if TYPE_CHECKING:
+    Rules = _RulesBase
+else:  # one field per registered rule: a new rule needs no line here
+    Rules = create_model(
+        "Rules",
+        __base__=_RulesBase,
+        **{name: (rule.settings, rule.settings()) for name, rule in RULES.items()},
+    )
 
 
 class ScanSettings(_Settings):
@@ -114,13 +89,18 @@ class ScanSettings(_Settings):
 class ScrubSettings(_Settings):
     """The GPT-3 removal filter (``contam-guard scrub``); see ``contam_guard/scrub``."""
 
-    mode: Literal["auto", "pieces", "drop"] = "auto"
-    """auto: drop for chat/instruction records and nested or list fields, pieces otherwise."""
-    n: int = Field(13, ge=5, le=MAX_WORDS)
-    window: int = Field(200, ge=0, le=MAX_COUNT)
-    min_piece_chars: int = Field(200, ge=0, le=MAX_COUNT)
-    max_pieces: int = Field(10, ge=1, le=MAX_COUNT)
-    max_doc_freq: int = Field(10, ge=1, le=MAX_COUNT)
+    mode: Literal["auto", "pieces", "drop"] = Field(
+        "auto",
+        description="pieces, drop, or auto: pieces for text files and records of one string "
+        "apart from their id, drop for records of several strings",
+    )
+    n: int = Field(13, ge=5, le=MAX_WORDS, description="Words per colliding n-gram")
+    window: int = Field(200, ge=0, le=MAX_COUNT, description="Characters removed on each side of a collision")
+    min_piece_chars: int = Field(200, ge=0, le=MAX_COUNT, description="Shorter pieces are discarded")
+    max_pieces: int = Field(10, ge=1, le=MAX_COUNT, description="A record cut into more pieces is dropped")
+    max_doc_freq: int = Field(
+        10, ge=1, le=MAX_COUNT, description="An n-gram in more training records is left alone"
+    )
 
 
 class AllowlistSettings(_Settings):
@@ -200,13 +180,9 @@ def _load_file(path: Path, root: Path) -> LoadedConfig:
         table = _pyproject_table(path)
         return LoadedConfig(_validate(table or {}, path), root, path)
     text = _read_text(path)
-    try:
+    with contextlib.suppress(yaml.YAMLError):  # malformed YAML: load_yaml reports it with its line
         _check_depth(text, path)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    data = load_yaml(text, path, ConfigError)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -303,17 +279,7 @@ guard_dir: .contam-guard
 key_env: CONTAM_GUARD_KEY
 
 rules:
-  # GPT-3 (Brown et al. 2020, App. C): any shared run of at least n words. n: 5.. or auto
-  gpt3: {enabled: true, action: fail, n: 13}
-  # PaLM (Chowdhery et al. 2022, Sec. 8): at least 70% of the item's 8-grams seen.
-  palm: {enabled: true, action: warn, threshold: 0.70}
-  # Llama 2 (Touvron et al. 2023, App. A.6), with words for tokens: share of words in
-  # shared runs of 10+ words; dirty at 80%, not clean at 20%.
-  llama2: {enabled: true, action: warn, min_run: 10, dirty: 0.80, not_clean: 0.20, fire_on: dirty}
-  # GPT-4 (OpenAI 2023, App. C): 50-character windows of the alphanumeric text.
-  # mode any_window (every window checked) or probability (3 random draws, in expectation).
-  gpt4: {enabled: true, action: warn, mode: any_window, probability: 0.5}
-
+{RULES_CONFIG}
 scan:
   fields: []         # fields of training records to read (as --field); [] reads every string
   batch_chars: 1048576
@@ -326,12 +292,12 @@ allowlist:
 
 # contam-guard scrub: GPT-3's removal filter (Brown et al. 2020, App. C).
 scrub:
-  # auto: drop for chat/instruction records (messages, Alpaca, ShareGPT) and nested or list
-  # fields, pieces for a plain text field and plain-text files. Or: pieces, drop.
+  # auto: pieces for text files, records of one string apart from their id, and one --field
+  # naming a top-level string; drop for records of several strings. Or: pieces, drop.
   mode: auto
   n: 13                 # words per colliding n-gram (5 or more)
   window: 200           # characters removed on each side of a colliding n-gram
   min_piece_chars: 200  # pieces shorter than this are discarded
   max_pieces: 10        # a record split into more pieces is dropped whole
   max_doc_freq: 10      # an n-gram in more training records than this is left alone
-"""
+""".replace("{RULES_CONFIG}", "".join(rule.config for rule in RULES.values()))

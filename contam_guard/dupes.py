@@ -75,16 +75,13 @@ def self_match(name: str, golden: GoldenSet, view_name: str) -> ScanResult:
     for row in notable.tolist():
         other = int(table.record[row])
         result.pairs.append(
-            PairRow(
-                item=int(table.item[row]),
+            PairRow.of(
+                table,
+                row,
                 source=f"{name}:{view_name} item {golden.ids[other]}",
                 record=other,
                 line=None,
                 field=view.field,
-                longest_run=int(table.longest[row]),
-                ngrams8_found=int(table.ngrams8_found[row]),
-                covered_l10=int(table.covered_l10[row]),
-                window_hits=int(table.window_hits[row]),
                 snippet=_NO_TEXT,
                 allowed_inline=False,
             )

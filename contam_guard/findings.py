@@ -1,10 +1,11 @@
-"""From scan statistics to findings: apply each enabled rule with its threshold and action.
+"""From scan statistics to findings: apply each enabled rule with its settings and action.
 
-GPT-3's rule is decided per pair (a run of N words with one record), so each pair that reaches
-N is its own finding. PaLM's, Llama 2's and GPT-4's rules are decided per item over everything
-scanned (an 8-gram "seen at least once" anywhere), so each fired item is one finding that lists
-the pairs contributing to it. At most ``max_pairs`` pairs per item are listed (``engine.pairs``):
-beyond that, a per-item finding counts the others, and GPT-3's are summed up per shared run.
+A rule decided per pair (GPT-3's: a run of N words with one record; ``RuleResult.pair_bar``)
+makes each pair that reaches its bar a finding of its own. The others (PaLM's, Llama 2's and
+GPT-4's) are decided per item over everything scanned (an 8-gram "seen at least once"
+anywhere), so each fired item is one finding that lists the pairs contributing to it. At most
+``max_pairs`` pairs per item are listed (``engine.pairs``): beyond that, a per-item finding
+counts the others, and per-pair findings are summed up per shared run.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import numpy as np
 from contam_guard.config import Rules
 from contam_guard.engine.index import Target
 from contam_guard.engine.pairs import Unlisted, run_span
+from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
-from contam_guard.rules import gpt3, gpt4, llama2, palm
-from contam_guard.rules.base import IntArray, ItemStats, RuleResult
+from contam_guard.rules import RULES
 from contam_guard.scan import PairRow, ScanResult
 from contam_guard.text.hashing import digest
 
@@ -132,16 +133,6 @@ def _marked(finding: Finding) -> Finding:
     return finding
 
 
-def gpt3_thresholds(result: ScanResult, rules: Rules) -> IntArray:
-    index = result.index
-    n = np.zeros(index.items, dtype=np.int64)
-    for target in index.targets:
-        span = slice(target.first_item, target.first_item + target.items)
-        value = rules.gpt3.n
-        n[span] = gpt3.auto_n(index.word_counts[span]) if value == "auto" else value
-    return n
-
-
 def evaluate(
     result: ScanResult, rules: Rules, *, exit_zero: bool = False, honour_markers: bool = True
 ) -> Report:
@@ -149,25 +140,15 @@ def evaluate(
 
     ``honour_markers=False`` (``--no-allowlist``) ignores the records' inline allow markers.
     """
-    stats = result.item_stats(rules.llama2.min_run)
-    n = gpt3_thresholds(result, rules)
-    outcomes: dict[str, RuleResult] = {}
-    if rules.gpt3.enabled:
-        outcomes["gpt3"] = gpt3.evaluate(stats, n)
-    if rules.palm.enabled:
-        outcomes["palm"] = palm.evaluate(stats, rules.palm.threshold)
-    if rules.llama2.enabled:
-        l2 = rules.llama2
-        outcomes["llama2"] = llama2.evaluate(stats, l2.dirty, l2.not_clean, l2.fire_on)
-    if rules.gpt4.enabled:
-        outcomes["gpt4"] = gpt4.evaluate(stats, rules.gpt4.mode, rules.gpt4.probability)
-    actions = {name: str(getattr(rules, name).action) for name in outcomes}
+    index = result.index
+    stats = result.item_stats()
+    outcomes = {name: RULES[name].evaluate(stats, rules.of(name), index) for name in rules.enabled()}
+    actions = {name: str(rules.of(name).action) for name in outcomes}
     report = Report(result, stats, exit_zero=exit_zero, actions=actions)
 
     by_item: dict[int, list[PairRow]] = defaultdict(list)
     for pair in result.pairs:
         by_item[pair.item].append(pair)
-    index = result.index
     for name, outcome in outcomes.items():
         for item in np.flatnonzero(outcome.fired).tolist():
             target = index.targets[int(index.item_target[item])]
@@ -182,13 +163,14 @@ def evaluate(
             )
             pairs = sorted(by_item[item], key=lambda p: (-p.longest_run, -p.window_hits, p.source, p.record))
             unlisted = result.unlisted.get(item)
-            if name == "gpt3":
+            if outcome.pair_bar is not None:  # decided per pair: each pair reaching the bar
+                bar = int(outcome.pair_bar[item])
                 for pair in pairs:
-                    if pair.longest_run >= n[item]:
-                        detail = f"shared run of {pair.longest_run} words >= N = {n[item]}"
+                    if pair.longest_run >= bar:
+                        detail = f"shared run of {pair.longest_run} words >= N = {bar}"
                         report.findings.append(Finding(**base, detail=detail, pairs=(pair,)))
-                for more in unlisted.reaching(int(n[item])) if unlisted else []:
-                    detail = _more_detail(more, int(n[item]))
+                for more in unlisted.reaching(bar) if unlisted else []:  # beyond the cap
+                    detail = _more_detail(more, bar)
                     report.findings.append(Finding(**base, detail=detail, pairs=(), unlisted=more))
             else:
                 finding = Finding(**base, detail=outcome.explain[item], pairs=tuple(pairs), unlisted=unlisted)
@@ -200,7 +182,7 @@ def evaluate(
 
 
 def _more_detail(more: Unlisted, n: int) -> str:
-    """GPT-3's finding for records beyond ``--max-pairs-per-item`` that share one run."""
+    """A per-pair rule's finding for records beyond ``--max-pairs-per-item`` sharing one run."""
     return (
         f"and {more.records} more record(s) not listed (--max-pairs-per-item) share a run "
         f"of up to {more.longest} words >= N = {n}"

@@ -6,11 +6,12 @@ import os
 
 from contam_guard.errors import HashKeyError
 from contam_guard.manifest.model import Manifest
-from contam_guard.text.hashing import HashKey
+from contam_guard.text.hashing import HashKey, Prf, keyed_prf
 
 
-def key_from_env(variable: str) -> HashKey | None:
-    """The key in ``$variable`` (None when unset or empty); ``HashKeyError`` when it is unusable."""
+def key_from_env(variable: str, prf: Prf = "siphash24") -> HashKey | None:
+    """The key in ``$variable`` for the keyed function ``prf`` (None when unset or empty);
+    ``HashKeyError`` when it is unusable."""
     secret = os.environ.get(variable)
     if not secret:
         return None
@@ -29,14 +30,16 @@ def key_from_env(variable: str) -> HashKey | None:
             f"{HashKey.MIN_SECRET_CHARS} are needed so the key cannot be guessed)",
             hint="generate one with: python -c 'import secrets; print(secrets.token_hex(32))'",
         )
-    return HashKey(secret)
+    return HashKey(secret, prf)
 
 
-def key_for(manifest: Manifest, variable: str) -> HashKey | None:
-    """The key the manifest needs: None for an unkeyed manifest, else the matching key."""
+def key_for(manifest: Manifest, variable: str, *, hash_spec: str | None = None) -> HashKey | None:
+    """The key the manifest needs: None for an unkeyed manifest, else the matching key for its
+    own hash spec (SipHash-2-4, or AES for a manifest keyed before SipHash), or for
+    ``hash_spec`` (``contam-guard upgrade`` re-keys with the same secret)."""
     if manifest.key_check is None:
         return None
-    key = key_from_env(variable)
+    key = key_from_env(variable, keyed_prf(hash_spec or manifest.spec.hash))
     if key is None:
         raise HashKeyError(
             f"this manifest is keyed, and ${variable} is not set: its hashes cannot be matched",

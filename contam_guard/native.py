@@ -131,6 +131,14 @@ def line_ends(block: bytes | memoryview) -> NDArray[np.int64]:
     return ends[:lines]
 
 
+def siphash24(key: NDArray[np.uint64], hashes: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SipHash-2-4 of each hash (its 8 bytes, little-endian) under ``key``, the two uint64 words
+    (k0, k1) of a 128-bit key: a new array."""
+    out = np.empty(hashes.size, dtype=np.uint64)
+    module().siphash24(need(key, np.uint64), need(hashes, np.uint64), out)
+    return out
+
+
 def may_repeat_keys(line: bytes) -> bool:
     """Whether some object of the JSON ``line`` may hold a key twice (orjson keeps only the last
     value of a repeated key; the readers then parse the line keeping both)."""

@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 from contam_guard.commands.common import display_path
 from contam_guard.config import with_rule_overrides
 from contam_guard.errors import ExitCode
-from contam_guard.findings import gpt3_thresholds
 from contam_guard.overlap_guard import registered_golden_files
 from contam_guard.reporting import console
+from contam_guard.rules import RULES
 
 if TYPE_CHECKING:
-    from contam_guard.commands.scan import ScanOutputs, ScanRequest
     from contam_guard.config import LoadedConfig
     from contam_guard.findings import Report
+    from contam_guard.pipeline import ScanRequest
+    from contam_guard.reporting.outputs import Outputs
 
 
 def _quoted(paths: list[str]) -> str:
@@ -35,12 +36,12 @@ def clean_name(name: str) -> str:
     return f"{folder}/{cleaned}" if folder else cleaned
 
 
-def steps(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> list[str]:
+def steps(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: Report) -> list[str]:
     """The next steps for a scan that fails (exit 1); none for any other outcome."""
     if report.return_code != ExitCode.CONTAMINATED:
         return []
     lines: list[str] = []
-    reviews = [p for p in (outputs.review, outputs.review_json, outputs.review_html) if p is not None]
+    reviews = outputs.reviews()
     if reviews:
         lines.append(f"read each pair in {', '.join(str(p) for p in reviews)}")
     else:
@@ -87,16 +88,11 @@ def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report
     words, alnum = index.word_counts, index.alnum_counts
     longest = int(words.max())
     reasons = {
-        "gpt3": (
-            bool((words >= gpt3_thresholds(report.result, rules)).any()),
-            f"gpt3 needs a run of {rules.gpt3.n} words",
-        ),
-        "palm": (longest >= 8, "palm needs 8 words"),
-        "llama2": (longest >= rules.llama2.min_run, f"llama2 needs runs of {rules.llama2.min_run} words"),
-        "gpt4": (int(alnum.max()) >= 50, "gpt4 needs 50 letters and digits"),
+        name: (bool(rule.sees(index, rules.of(name)).any()), rule.needs(rules.of(name)))
+        for name, rule in RULES.items()
     }
-    enabled = [name for name in reasons if getattr(rules, name).enabled]
-    failing = [name for name in enabled if getattr(rules, name).action == "fail"]
+    enabled = rules.enabled()
+    failing = [name for name in enabled if rules.of(name).action == "fail"]
     if not enabled:
         return ["every rule is disabled: this scan cannot find anything"]
     longest_item = (
@@ -111,12 +107,12 @@ def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report
     return []
 
 
-def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs, report: Report) -> None:
+def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: Report) -> None:
     """Print the next steps of a failing scan where its summary went (stdout, or stderr when
     stdout carries a machine format)."""
     lines = steps(loaded, request, outputs, report)
     if lines:
-        console.next_steps(lines, to_stderr=outputs.output is None and outputs.format != "text")
+        console.next_steps(lines, to_stderr=outputs.summary_to_stderr)
 
 
 __all__ = ["after_scan", "clean_name", "steps", "unreachable_rules"]

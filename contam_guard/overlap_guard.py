@@ -24,8 +24,9 @@ from contam_guard.manifest import store
 from contam_guard.readers import detect_format
 
 if TYPE_CHECKING:
-    from contam_guard.commands.scan import ScanOutputs, ScanRequest
     from contam_guard.config import LoadedConfig
+    from contam_guard.pipeline import ScanRequest
+    from contam_guard.reporting.outputs import Outputs
     from contam_guard.scrub import Job
 
 
@@ -146,23 +147,10 @@ def _changed_files(request: ScanRequest) -> dict[str, Path]:
     return {f"the input {name} (changed in {rng.describe()})": root / name for name in names}
 
 
-def scan_outputs(outputs: ScanOutputs) -> dict[str, Path | None]:
-    return {
-        "--output": outputs.output,
-        "--review": outputs.review,
-        "--review-json": outputs.review_json,
-        "--review-html": outputs.review_html,
-        "--items-csv": outputs.items_csv,
-        "--pairs-csv": outputs.pairs_csv,
-        "--sarif": outputs.sarif,
-        "--summary": outputs.summary,
-    }
-
-
-def check_scan(loaded: LoadedConfig, request: ScanRequest, outputs: ScanOutputs) -> None:
+def check_scan(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs) -> None:
     """``scan``: no output may be an input, a golden file, the manifest, the config or the
     allowlist (nothing is read or walked when no output file was asked for)."""
-    written = scan_outputs(outputs)
+    written = outputs.by_option()
     if all(path is None for path in written.values()):
         return
     manifest_path = request.manifest_path or loaded.manifest_path

@@ -357,6 +357,60 @@ def bits_build(hashes: object, bits: object) -> None:
     np.bitwise_or.at(words, word.astype(np.int64), mask)
 
 
+_SIP_INIT = (0x736F6D6570736575, 0x646F72616E646F6D, 0x6C7967656E657261, 0x7465646279746573)
+
+
+def _rotl(x: NDArray[np.uint64], bits: int) -> NDArray[np.uint64]:
+    rotated: NDArray[np.uint64] = (x << _U64(bits)) | (x >> _U64(64 - bits))
+    return rotated
+
+
+def _sip_rounds(v: list[NDArray[np.uint64]], rounds: int) -> None:
+    """SipHash's SipRound ``rounds`` times on the four state arrays ``v`` (wrapping uint64 adds)."""
+    v0, v1, v2, v3 = v
+    for _ in range(rounds):
+        v0 = v0 + v1
+        v1 = _rotl(v1, 13) ^ v0
+        v0 = _rotl(v0, 32)
+        v2 = v2 + v3
+        v3 = _rotl(v3, 16) ^ v2
+        v0 = v0 + v3
+        v3 = _rotl(v3, 21) ^ v0
+        v2 = v2 + v1
+        v1 = _rotl(v1, 17) ^ v2
+        v2 = _rotl(v2, 32)
+    v[:] = [v0, v1, v2, v3]
+
+
+def siphash24(key: object, hashes: object, out: object) -> None:
+    """SipHash-2-4 of each hash (an 8-byte message) under ``key`` = (k0, k1), as in C: every
+    SipRound is a few whole-array adds, rotations and xors."""
+    func = "siphash24"
+    k = _take(func, "key", key, 8)
+    values = _take(func, "hashes", hashes, 8)
+    result = _take(func, "out", out, 8, writable=True)
+    if k.size != 2:
+        raise ValueError(f"{func}: key must hold 2 items (k0, k1)")
+    _too_short(func, "out", result, values.size)
+    m = values.copy()  # ``out`` may be ``hashes``
+    k0, k1 = _U64(k[0]), _U64(k[1])
+    v = [
+        np.full(m.size, k0 ^ _U64(_SIP_INIT[0]), dtype=_U64),
+        np.full(m.size, k1 ^ _U64(_SIP_INIT[1]), dtype=_U64),
+        np.full(m.size, k0 ^ _U64(_SIP_INIT[2]), dtype=_U64),
+        np.full(m.size, k1 ^ _U64(_SIP_INIT[3]), dtype=_U64) ^ m,
+    ]
+    _sip_rounds(v, 2)
+    v[0] ^= m
+    last = _U64(8 << 56)  # the final block: only the message length, 8 bytes
+    v[3] ^= last
+    _sip_rounds(v, 2)
+    v[0] ^= last
+    v[2] ^= _U64(0xFF)
+    _sip_rounds(v, 4)
+    result[: m.size] = v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
 def line_ends(block: object, out: object) -> int:
     data = _take("line_ends", "block", block, 1)
     ends = _take("line_ends", "out", out, 8, writable=True, signed=True)

@@ -72,3 +72,15 @@ def decode_utf8(data: bytes, path: Path, what: str, error: type[ContamGuardError
             f"{path}:{line}: the {what} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
             hint="save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)",
         ) from None
+
+
+def load_yaml(text: str, path: Path, error: type[ContamGuardError]) -> object:
+    """``yaml.safe_load`` of ``text``, a YAML error as ``error`` naming ``path`` and the line."""
+    import yaml  # noqa: PLC0415 (only the config and the allowlist are YAML)
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise error(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None

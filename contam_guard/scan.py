@@ -19,11 +19,12 @@ from numpy.typing import NDArray
 from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
+from contam_guard.engine.batching import batches
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.engine.pairs import PairStore, Unlisted
-from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
-from contam_guard.engine.stats import item_stats
+from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format, usable_with
+from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.errors import InputError
 from contam_guard.readers import (
     ReadOptions,
@@ -34,7 +35,6 @@ from contam_guard.readers import (
 )
 from contam_guard.readers.blocks import LineBlock
 from contam_guard.readers.fields import KEY_MARK, general_path
-from contam_guard.rules.base import ItemStats
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 
@@ -87,6 +87,37 @@ class PairRow:
     snippet: Snippet
     allowed_inline: bool
 
+    NUMBERS = ("longest_run", "ngrams8_found", "covered_l10", "window_hits")
+    """The statistics of the pair (what Spark's tasks send back as columns of these names)."""
+
+    @classmethod
+    def of(
+        cls,
+        table: PairTable,
+        row: int,
+        *,
+        source: str,
+        record: int,
+        line: int | None,
+        field: str,
+        snippet: Snippet,
+        allowed_inline: bool,
+    ) -> PairRow:
+        """Row ``row`` of the engine's pair table, for the record named by the rest."""
+        return cls(
+            item=int(table.item[row]),
+            source=source,
+            record=record,
+            line=line,
+            field=field,
+            longest_run=int(table.longest[row]),
+            ngrams8_found=int(table.ngrams8_found[row]),
+            covered_l10=int(table.covered_l10[row]),
+            window_hits=int(table.window_hits[row]),
+            snippet=snippet,
+            allowed_inline=allowed_inline,
+        )
+
     @property
     def in_field(self) -> str:
         """``, field messages[2].content`` for reports; "" for a plain-text record."""
@@ -132,8 +163,8 @@ class ScanResult:
             notes.append(f"... and {len(self.files) - limit} more file(s), every string read")
         return notes
 
-    def item_stats(self, min_run: int = 10) -> ItemStats:
-        return item_stats(self.index, self.totals, min_run)
+    def item_stats(self) -> ItemStats:
+        return item_stats(self.index, self.totals)
 
     def add_pair(self, pair: PairRow) -> None:
         if self.store is not None:
@@ -173,7 +204,7 @@ def scan(
     result = ScanResult(
         index=index, totals=ItemTotals.empty(index), asked=options.fields, max_pairs=max_pairs, store=store
     )
-    prefilter = Prefilter(index, windows=windows) if key is None else None
+    prefilter = Prefilter(index, windows=windows, key=key) if usable_with(key) else None  # issue 12.4
     for source in sources:
         store.file(source.display)
         fmt = detect_format(source.path)
@@ -188,7 +219,7 @@ def scan(
                 records = read_records(source.path, source.display, options)
                 if source.lines is not None:
                     records = _on_lines(records, source.lines)
-                for batch in batches(records, batch_chars):
+                for batch in record_batches(records, batch_chars):
                     before = result.chars
                     scan_batch(result, batch, key, windows)
                     if on_chars is not None:
@@ -229,7 +260,7 @@ def _scan_filtered(
     def flush() -> None:
         nonlocal pending, pending_chars
         if pending:
-            scan_batch(result, pending, None, prefilter.windows)
+            scan_batch(result, pending, prefilter.key, prefilter.windows)  # key: issue 12.4
             pending, pending_chars = [], 0
 
     try:
@@ -357,27 +388,9 @@ def _on_lines(records: Iterator[Record], lines: frozenset[int]) -> Iterator[Reco
     return (record for record in records if record.line in lines)
 
 
-def batches(records: Iterator[Record], batch_chars: int) -> Iterator[list[Record]]:
-    """Group records into lists of about ``batch_chars`` characters (the unit the engine hashes).
-
-    When reading fails, the records read before the failure come out as a last batch before
-    the error goes on, so that ``--skip-unreadable`` keeps everything it could read.
-    """
-    batch: list[Record] = []
-    size = 0
-    try:
-        for record in records:
-            batch.append(record)
-            size += record.chars
-            if size >= batch_chars:
-                yield batch
-                batch, size = [], 0
-    except InputError:
-        if batch:
-            yield batch
-        raise
-    if batch:
-        yield batch
+def record_batches(records: Iterable[Record], batch_chars: int) -> Iterator[list[Record]]:
+    """Records in batches of about ``batch_chars`` characters (``engine.batching.batches``)."""
+    return batches(records, batch_chars, Record.size)
 
 
 @dataclass(frozen=True)
@@ -451,16 +464,13 @@ def _add_pairs(
             start = int(features.char_offset[first])
             end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
         result.add_pair(
-            PairRow(
-                item=int(table.item[row]),
+            PairRow.of(
+                table,
+                row,
                 source=record.source,
                 record=record.index,
                 line=record.line,
                 field=units.paths[unit],
-                longest_run=int(table.longest[row]),
-                ngrams8_found=int(table.ngrams8_found[row]),
-                covered_l10=int(table.covered_l10[row]),
-                window_hits=int(table.window_hits[row]),
                 snippet=_snippet(units.texts[unit], start, end),
                 allowed_inline=record.allow,
             )

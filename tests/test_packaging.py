@@ -44,7 +44,7 @@ def test_pip_wheel_builds_a_wheel_that_runs(tmp_path: Path) -> None:
     (wheel,) = dist.glob("contam_guard-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("contam_guard/_native.") and n.endswith(".so") for n in names)  # compiled
-    assert "contam_guard/cli.py" in names and "contam_guard/spark/log4j2.properties" in names
+    assert "contam_guard/cli/options.py" in names and "contam_guard/spark/log4j2.properties" in names
 
     target = tmp_path / "site"
     installed = subprocess.run(

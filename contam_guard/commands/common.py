@@ -32,16 +32,25 @@ def manifest_display(path: Path, root: Path) -> str:
 def load_manifest(loaded: LoadedConfig, override: Path | None = None) -> tuple[Path, Manifest]:
     path = override or loaded.manifest_path
     manifest = store.load(path)
-    if not manifest.spec.is_current():
+    if not manifest.spec.is_current(keyed=manifest.key_check is not None):  # keyed branch: issue 12.4
         console.notice(old_spec_notice(path, manifest))
     return path, manifest
 
 
 def old_spec_notice(path: Path, manifest: Manifest) -> str:
     """One line: the manifest is used with its older spec, and how to move to the current one."""
-    current = Spec()
+    keyed = manifest.key_check is not None
+    current = Spec.current(keyed=keyed)
+    if (manifest.spec.words, manifest.spec.alnum) == (current.words, current.alnum):
+        # Only the keyed function is older (issue 12.4): keyed with AES, before SipHash.
+        return (
+            f"{path} is keyed with AES (made before SipHash-2-4): its keyed scans cannot use the "
+            "compiled prefilter and run several times slower; `contam-guard upgrade` (with the key set) "
+            "re-keys it with SipHash-2-4"
+        )
     return (
         f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
         f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
         f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text"
+        + (" (and re-keys it with SipHash-2-4)" if keyed and manifest.spec.hash != current.hash else "")
     )

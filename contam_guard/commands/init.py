@@ -9,7 +9,7 @@ from contam_guard.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT, GUARD_DIR, MAN
 from contam_guard.errors import ExitCode, HashKeyError
 from contam_guard.keys import key_from_env
 from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.model import Manifest, Spec
 from contam_guard.reporting import console
 
 
@@ -62,7 +62,8 @@ def run(root: Path, *, keyed: bool, key_env: str) -> int:
         state = "keyed" if current.key_check else "unkeyed"
         console.info(f"{manifest_path} already exists ({state}); left unchanged")
         return ExitCode.CLEAN
-    store.save(manifest_path, Manifest(key_check=key_check))
+    # A keyed manifest's hashes go through SipHash-2-4 (spec cg-poly64-v1+siphash24).
+    store.save(manifest_path, Manifest(spec=Spec.current(keyed=key_check is not None), key_check=key_check))
     console.info(f"wrote {manifest_path} ({'keyed' if keyed else 'unkeyed'}, no sets yet)")
     console.info("next: contam-guard register NAME GOLDEN_FILE... --field question")
     return ExitCode.CLEAN

@@ -11,14 +11,15 @@ from pathlib import Path
 import numpy as np
 
 from contam_guard.commands.common import load_manifest
-from contam_guard.config import LoadedConfig
+from contam_guard.config import LoadedConfig, Rules
+from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import ExitCode, ManifestError
 from contam_guard.keys import key_for
 from contam_guard.manifest import store
 from contam_guard.manifest.digests import golden_set_digest, view_digest
 from contam_guard.manifest.model import Manifest
 from contam_guard.reporting import console
-from contam_guard.rules import gpt3
+from contam_guard.rules import RULES
 
 
 def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -> int:
@@ -34,25 +35,21 @@ def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -
     return ExitCode.CLEAN
 
 
-def too_short(manifest: Manifest, n_setting: int | str) -> dict[tuple[str, str], dict[str, int]]:
+def too_short(manifest: Manifest, rules: Rules) -> dict[tuple[str, str], dict[str, int]]:
     """How many items of each view each rule cannot see (too few words or characters)."""
+    index = ManifestIndex.from_manifest(manifest)
     out = {}
-    for name, golden in manifest.sets.items():
-        for view_name, view in golden.views.items():
-            words = view.word_counts
-            n = gpt3.auto_n(words) if n_setting == "auto" else int(n_setting)
-            out[(name, view_name)] = {
-                "gpt3": int(np.sum(words < n)),
-                "palm": int(np.sum(words < 8)),
-                "llama2": int(np.sum(words < 10)),
-                "gpt4": int(np.sum(view.alnum_counts < 50)),
-            }
+    for target in index.targets:
+        span = slice(target.first_item, target.first_item + target.items)
+        out[(target.set_name, target.view)] = {
+            name: int(np.sum(~rule.sees(index, rules.of(name))[span])) for name, rule in RULES.items()
+        }
     return out
 
 
 def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
     _, manifest = load_manifest(loaded, manifest_path)
-    console.sets_table(manifest, too_short(manifest, loaded.config.rules.gpt3.n))
+    console.sets_table(manifest, too_short(manifest, loaded.config.rules))
     return ExitCode.CLEAN
 
 

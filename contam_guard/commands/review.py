@@ -19,10 +19,10 @@ from typing import Literal
 
 from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, key_of
 from contam_guard.atomic import Interrupted
-from contam_guard.commands.scan import ScanRequest, execute
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode
 from contam_guard.findings import Finding
+from contam_guard.pipeline import ScanRequest, execute
 from contam_guard.reporting import console
 from contam_guard.reporting.markdown import GoldenText
 

@@ -36,20 +36,15 @@ class ScrubRequest:
     in_place: bool = False
     fields: list[str] = field(default_factory=list)
     id_field: str | None = None
-    mode: str | None = None
-    n: int | None = None
-    window: int | None = None
-    min_piece_chars: int | None = None
-    max_pieces: int | None = None
-    max_doc_freq: int | None = None
+    settings: dict[str, object] = field(default_factory=dict)
+    """Scrub settings given on the command line (``config.ScrubSettings`` names); the rest are
+    the config's."""
 
 
 def settings_for(loaded: LoadedConfig, request: ScrubRequest) -> ScrubSettings:
     """The config's scrub settings with the command line's on top, validated alike."""
-    names = ("mode", "n", "window", "min_piece_chars", "max_pieces", "max_doc_freq")
-    overrides = {name: getattr(request, name) for name in names if getattr(request, name) is not None}
     try:
-        return ScrubSettings.model_validate({**loaded.config.scrub.model_dump(), **overrides})
+        return ScrubSettings.model_validate({**loaded.config.scrub.model_dump(), **request.settings})
     except ValidationError as exc:
         problems = [
             f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}"
@@ -125,12 +120,7 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
     if not manifest.sets:
         console.notice("no golden sets are registered: nothing to remove")
     options = ScrubOptions(
-        mode=settings.mode,
-        n=settings.n,
-        window=settings.window,
-        min_piece_chars=settings.min_piece_chars,
-        max_pieces=settings.max_pieces,
-        max_doc_freq=settings.max_doc_freq,
+        settings=settings,
         read=ReadOptions(fields=fields, id_field=request.id_field),
         batch_chars=loaded.config.scan.batch_chars,
     )

@@ -1,34 +1,19 @@
-"""``contam-guard scan --engine spark``: the scan, done by Spark, with the local scan's outputs.
+"""``contam-guard scan --engine spark``: the pipeline's scan step done by Spark.
 
-The files and formats written, the allowlist, the inline markers, ``--redact-pii`` and the exit
-code are those of ``contam-guard scan``; only the work moves: files are read by Spark (JSONL,
-text and Parquet; local paths, or URLs such as ``hdfs://`` and ``s3a://``) and scanned in its
-tasks (``contam_guard.spark``). Local folders are walked as the local scan walks them, leaving
-out the guard's folder and the registered golden files.
-
-``run_request`` takes the ``ScanRequest`` the ``scan`` command already builds; ``run`` is the
-same with plain arguments.
+Everything but the scan itself is ``contam-guard scan``'s (``contam_guard.pipeline``): the same
+files (local folders walked the same way, leaving out the guard's folder and the golden files;
+URLs such as ``hdfs://`` and ``s3a://`` passed to Spark as they are), the same verdicts,
+allowlist, markers, ``--redact-pii``, outputs and exit code. Files are read by Spark (JSONL,
+text and Parquet) and scanned in its tasks (``contam_guard.spark``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from pathlib import Path
+from collections.abc import Mapping
 
-from contam_guard.allowlist import Allowlist, apply
-from contam_guard.commands import scan as scan_cmd
-from contam_guard.commands.common import load_manifest
-from contam_guard.commands.golden import golden_lookup
-from contam_guard.commands.scan import ScanOutputs, ScanRequest
-from contam_guard.config import LoadedConfig, with_rule_overrides
 from contam_guard.errors import ConfigError
-from contam_guard.findings import evaluate
-from contam_guard.keys import key_for
-from contam_guard.readers import ReadOptions
-from contam_guard.reporting import console
-from contam_guard.scan import cap_pairs  # issue 12
+from contam_guard.pipeline import Engine, Prepared, ScanRequest
+from contam_guard.scan import ScanResult, Source
 
 
 def _needs_pyspark() -> None:
@@ -41,7 +26,7 @@ def _needs_pyspark() -> None:
         ) from None
 
 
-def _check(request: ScanRequest) -> None:
+def check(request: ScanRequest) -> None:
     """Refuse, before any work, what only the local engine does."""
     if request.changes is not None:
         raise ConfigError("--staged and --diff scan a git change with the local engine, not --engine spark")
@@ -52,102 +37,47 @@ def _check(request: ScanRequest) -> None:
         )
     if request.skip_unreadable:
         raise ConfigError("--skip-unreadable is not supported by --engine spark")
-
-
-def run_request(
-    loaded: LoadedConfig,
-    request: ScanRequest,
-    outputs: ScanOutputs,
-    *,
-    master: str | None = None,
-    spark_conf: Mapping[str, str] | None = None,
-) -> int:
-    """Scan on Spark (``master``; None: as ``spark-submit`` or the environment says) and write
-    ``outputs`` as ``contam-guard scan`` does; returns the exit code."""
-    _check(request)
     _needs_pyspark()
-    from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
-    from pyspark.sql import SparkSession  # noqa: PLC0415
-
-    from contam_guard.spark.inputs import SparkSource, location  # noqa: PLC0415
-    from contam_guard.spark.scan import scan_sources  # noqa: PLC0415
-    from contam_guard.spark.session import session  # noqa: PLC0415
-
-    config = with_rule_overrides(loaded.config, request.rule_overrides)
-    _, manifest = load_manifest(loaded, request.manifest_path)
-    key = key_for(manifest, config.key_env)
-    if not manifest.sets:
-        console.notice("no golden sets are registered: nothing to match against")
-    notices: list[str] = []
-    excluded = scan_cmd.excluded_paths(loaded, manifest)
-    sources: list[SparkSource] = []
-    for given in request.paths:
-        text = location(given)
-        if SparkSource(text, text).is_local:
-            found = scan_cmd.expand([Path(text)], excluded, notices)
-            sources += [SparkSource(str(s.path), s.display) for s in found]
-        else:
-            sources.append(SparkSource(text, text))
-    started = SparkSession.getActiveSession() is None  # else a caller's session: leave it running
-    try:
-        spark = session(master, conf=spark_conf)
-    except PySparkRuntimeError as exc:  # no Java, or Spark could not start
-        raise ConfigError(
-            f"Spark could not start: {exc}",
-            hint="Spark needs Java 17 or newer on the PATH (or JAVA_HOME); check --master",
-        ) from None
-    try:
-        result = scan_sources(
-            spark,
-            sources,
-            request.read,
-            manifest,
-            key=key,
-            windows=config.rules.gpt4.enabled,
-            batch_chars=config.scan.batch_chars,
-        )
-    finally:
-        if started:
-            spark.stop()
-    max_pairs = request.max_pairs_per_item  # issue 12: list as many pairs per item as a local scan
-    cap_pairs(result, config.scan.max_pairs_per_item if max_pairs is None else max_pairs)
-    if request.redact_pii:
-        result.pairs = [replace(p, snippet=scan_cmd.redacted(p.snippet)) for p in result.pairs]
-    markers = request.use_allowlist and config.allowlist.markers
-    report = evaluate(result, config.rules, exit_zero=request.exit_zero, honour_markers=markers)
-    report.notices += notices
-    if request.use_allowlist:
-        apply(report, Allowlist.load(loaded.allowlist_path), dt.date.today(), check_stale=True)
-    golden = golden_lookup(manifest, loaded.root, key) if request.show_golden else None
-    return scan_cmd.write_outputs(report, golden, outputs)
 
 
-def run(
-    loaded: LoadedConfig,
-    paths: Sequence[str | Path],
-    fields: Sequence[str],
-    master: str | None,
-    outputs: ScanOutputs,
-    *,
-    encoding: str = "utf-8",
-    errors: str = "strict",
-    rule_overrides: dict[str, dict[str, object]] | None = None,
-    exit_zero: bool = False,
-    show_golden: bool = False,
-    use_allowlist: bool = True,
-    redact_pii: bool = False,
-    manifest_path: Path | None = None,
-    spark_conf: Mapping[str, str] | None = None,
-) -> int:
-    """``run_request`` with plain arguments (``paths`` may be URLs: ``s3a://bucket/train.jsonl``)."""
-    request = ScanRequest(
-        paths=[Path(p) for p in paths],  # a URL survives: run_request restores its "//"
-        read=ReadOptions(fields=tuple(fields or loaded.config.scan.fields), encoding=encoding, errors=errors),
-        rule_overrides=rule_overrides or {},
-        exit_zero=exit_zero,
-        show_golden=show_golden,
-        manifest_path=manifest_path,
-        use_allowlist=use_allowlist,
-        redact_pii=redact_pii,
-    )
-    return run_request(loaded, request, outputs, master=master, spark_conf=spark_conf)
+def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None = None) -> Engine:
+    """The scan step on Spark (``master``; None: as ``spark-submit`` or the environment says)."""
+
+    def scan_on_spark(prepared: Prepared, request: ScanRequest, found: list[Source]) -> ScanResult:
+        check(request)
+        from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
+        from pyspark.sql import SparkSession  # noqa: PLC0415
+
+        from contam_guard.spark.inputs import SparkSource, location  # noqa: PLC0415
+        from contam_guard.spark.scan import scan_sources  # noqa: PLC0415
+        from contam_guard.spark.session import session  # noqa: PLC0415
+
+        spark_sources = []
+        for source in found:
+            text = location(source.path)
+            spark_sources.append(
+                SparkSource(text, source.display if SparkSource(text, text).is_local else text)
+            )
+        started = SparkSession.getActiveSession() is None  # else a caller's session: leave it running
+        try:
+            spark = session(master, conf=spark_conf)
+        except PySparkRuntimeError as exc:  # no Java, or Spark could not start
+            raise ConfigError(
+                f"Spark could not start: {exc}",
+                hint="Spark needs Java 17 or newer on the PATH (or JAVA_HOME); check --master",
+            ) from None
+        try:
+            return scan_sources(
+                spark,
+                spark_sources,
+                request.read,
+                prepared.manifest,
+                key=prepared.key,
+                windows=prepared.config.rules.windows,
+                batch_chars=prepared.config.scan.batch_chars,
+            )
+        finally:
+            if started:
+                spark.stop()
+
+    return scan_on_spark

@@ -1,12 +1,16 @@
-"""``contam-guard upgrade``: re-hash every set of a manifest under the current normalisation spec.
+"""``contam-guard upgrade``: re-hash every set of a manifest under the current spec: the current
+normalisation and, for a keyed manifest made before SipHash (its hashes went through AES, so
+its scans cannot use the compiled prefilter), SipHash-2-4 under the same secret.
 
 The manifest holds hashes only, so the golden files are read again, from the paths it records
 (relative to the project root). Each set is first hashed under the manifest's own spec and must
 give exactly its registered digest: an upgrade changes how text is normalised, never what was
 registered (a golden file edited since would otherwise slip in unreviewed). Then it is hashed
 under the current spec. A set whose hashes do not change (ASCII text is the same under both
-specs) keeps its version; another gets the next version, its history keeping the old digest.
-Nothing is written unless every set converts: the whole manifest is written once, atomically.
+normalisation specs) keeps its version; another (every set, when the keyed function changes)
+gets the next version, its history keeping the old digest. The key's ``key_check`` stays: it
+identifies the secret, whichever function the secret keys. Nothing is written unless every set
+converts: the whole manifest is written once, atomically.
 """
 
 from __future__ import annotations
@@ -20,25 +24,28 @@ from contam_guard.manifest import store
 from contam_guard.manifest.build import AUTO_VIEW, GoldenSource, build_set
 from contam_guard.manifest.model import GoldenSet, Manifest, Spec
 from contam_guard.reporting import console
+from contam_guard.text.hashing import SIPHASH_SPEC
 from contam_guard.text.normalise import CURRENT
 
 
 def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
     path = manifest_path or loaded.manifest_path
-    current = Spec()
     with store.locked(path):
         manifest = store.load(path)
-        if manifest.spec.is_current():
-            console.info(f"{path}: already spec {current.words}/{current.alnum}; nothing to do")
+        keyed = manifest.key_check is not None
+        current = Spec.current(keyed=keyed)
+        if manifest.spec.is_current(keyed=keyed):
+            console.info(f"{path}: already spec {describe(current)}; nothing to do")
             return ExitCode.CLEAN
         sources = _golden_sources(path, manifest, loaded.root)
         key = key_for(manifest, loaded.config.key_env)
+        new_key = key_for(manifest, loaded.config.key_env, hash_spec=current.hash)
         old = manifest.spec.text()
         sets: dict[str, GoldenSet] = {}
         for name in sorted(manifest.sets):
             golden = manifest.sets[name]
             fields = [None if view == AUTO_VIEW else golden.views[view].field for view in golden.views]
-            again = build_set(sources[name], fields, golden.id_field, key, None, old)
+            again = build_set(sources[name], fields, golden.id_field, key, None, old)  # as registered
             if again.digest != golden.digest:
                 files = ", ".join(f.path for f in golden.files)
                 raise ManifestError(
@@ -47,14 +54,20 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     hint="restore the registered files, or register the set again from the new "
                     f"files (contam-guard register {name} FILE...), then run `contam-guard upgrade`",
                 )
-            sets[name] = build_set(sources[name], fields, golden.id_field, key, golden, CURRENT)
+            sets[name] = build_set(sources[name], fields, golden.id_field, new_key, golden, CURRENT)
         store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
     for name, golden in sets.items():
         before = manifest.sets[name].version
         change = "hashes unchanged" if golden.version == before else f"version {before} -> {golden.version}"
-        console.info(f"{name}: re-hashed under {current.words}/{current.alnum} ({change})")
-    console.info(f"{path}: upgraded to spec {current.words}/{current.alnum} ({len(sets)} set(s))")
+        console.info(f"{name}: re-hashed under {describe(current)} ({change})")
+    console.info(f"{path}: upgraded to spec {describe(current)} ({len(sets)} set(s))")
     return ExitCode.CLEAN
+
+
+def describe(spec: Spec) -> str:
+    """A spec as one names it: its normalisation, and its keyed function when it has one."""
+    keyed = ", keyed with SipHash-2-4" if spec.hash == SIPHASH_SPEC else ""
+    return f"{spec.words}/{spec.alnum}{keyed}"
 
 
 def _golden_sources(path: Path, manifest: Manifest, root: Path) -> dict[str, list[GoldenSource]]:

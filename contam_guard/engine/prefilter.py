@@ -15,9 +15,11 @@ in the manifest, so it is only counted. A HITS line is matched from its hits, wi
 object; its text is read again only for a notable pair's snippet. An EXACT line goes to the
 exact path unchanged, so its result, line number and error message are the exact path's.
 
-The filter applies only where it computes exactly what the exact path would: UTF-8 read
-strictly, an unkeyed manifest (keyed hashes pass through AES, which stays in Python), and no
-restriction to a diff's lines.
+With a keyed manifest, the filter passes every 5-gram and window hash through SipHash-2-4
+under the key before it looks it up, as the exact path does (``HashKey.apply``, the same C
+function). The filter applies only where it computes exactly what the exact path would: UTF-8
+read strictly, an unkeyed or SipHash-keyed manifest (a manifest keyed before SipHash passes
+its hashes through AES, which stays in Python), and no restriction to a diff's lines.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from contam_guard.readers.base import ReadOptions
 from contam_guard.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.plaintext import TextLineParser
+from contam_guard.text.hashing import HashKey
 from contam_guard.text.tables import tables_for
 
 _native = native.module()
@@ -121,6 +124,13 @@ def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
     return LineFormat(_native.READ_KEYS, options.fields)
 
 
+def usable_with(key: HashKey | None) -> bool:
+    """Whether the prefilter can scan for a manifest keyed with ``key`` (None: unkeyed): it
+    applies SipHash-2-4 keys itself; AES keys (manifests keyed before SipHash) only the exact
+    path applies."""
+    return key is None or key.kernel_key is not None
+
+
 _NO_POSTINGS = Postings.build(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
 
 
@@ -141,8 +151,18 @@ class _HitArrays:
         )
 
 
+_UNKEYED = np.zeros(0, dtype=np.uint64)
+
+
 class Prefilter:
-    def __init__(self, index: ManifestIndex, *, windows: bool) -> None:
+    def __init__(self, index: ManifestIndex, *, windows: bool, key: HashKey | None = None) -> None:
+        """A filter over ``index``'s hashes (keyed with ``key``, which must be a SipHash key:
+        ``usable_with(key)``)."""
+        if not usable_with(key):
+            raise ValueError("the prefilter cannot apply an AES key")
+        self.key = key
+        """The manifest's key: the lines the filter leaves to the exact path are hashed with it."""
+        self._key = _UNKEYED if key is None or key.kernel_key is None else key.kernel_key
         self._grams = index.grams
         # Without windows the C loop never reads their table: an empty one stands in.
         self._windows = index.windows if windows else _NO_POSTINGS
@@ -197,6 +217,7 @@ class Prefilter:
                 status,
                 chars,
                 self._unknown,
+                self._key,
                 self.windows,
                 lines.mode,
             )

@@ -2,14 +2,54 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
+from numpy.typing import NDArray
 
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, union_lengths
-from contam_guard.rules.base import ItemStats
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
 
 
-def item_stats(index: ManifestIndex, totals: ItemTotals, min_run: int = 10) -> ItemStats:
+@dataclass(frozen=True)
+class ItemStats:
+    """One entry per test item (global numbering of the manifest index)."""
+
+    words: IntArray
+    longest_run: IntArray
+    """max R[i]: the longest run of words shared with one scanned record (0 under 5)."""
+    ngrams8: IntArray
+    ngrams8_found: IntArray
+    """8-grams of the item found in some scanned record: positions with R[i] >= 8."""
+    covered_l10: IntArray
+    """Words inside shared runs of at least 10 words (Llama 2's default; ``covered`` for another)."""
+    windows: IntArray
+    """m: 50-character windows of the item's alnum view."""
+    window_hits: IntArray
+    """h: those windows found in some scanned record."""
+    runs: tuple[IntArray, IntArray, IntArray] | None = field(default=None, compare=False, repr=False)
+    """(item, position, R) of every word position, for ``covered`` at another run length."""
+    _covered: dict[int, IntArray] = field(default_factory=dict, compare=False, repr=False)
+
+    def covered(self, min_run: int) -> IntArray:
+        """Words inside shared runs of at least ``min_run`` words, per item."""
+        if min_run == 10:
+            return self.covered_l10
+        if self.runs is None:
+            raise ValueError("these statistics keep no runs: only the coverage at 10 words is known")
+        if min_run not in self._covered:
+            item, position, run = self.runs
+            long_runs = run >= min_run
+            self._covered[min_run] = union_lengths(
+                item[long_runs], position[long_runs], (position + run)[long_runs], self.words.size
+            )
+        return self._covered[min_run]
+
+
+def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
     """Aggregate the flat per-position totals into per-item numbers."""
     items = index.items
     position_item = np.repeat(np.arange(items, dtype=np.int64), index.word_counts)
@@ -17,7 +57,7 @@ def item_stats(index: ManifestIndex, totals: ItemTotals, min_run: int = 10) -> I
     longest = np.zeros(items, dtype=np.int64)
     np.maximum.at(longest, position_item, totals.run)
     found8 = np.bincount(position_item[totals.run >= 8], minlength=items).astype(np.int64)
-    long_runs = totals.run >= min_run
+    long_runs = totals.run >= 10
     covered = union_lengths(
         position_item[long_runs], position[long_runs], (position + totals.run)[long_runs], items
     )
@@ -31,4 +71,5 @@ def item_stats(index: ManifestIndex, totals: ItemTotals, min_run: int = 10) -> I
         covered_l10=covered,
         windows=index.window_counts,
         window_hits=hits,
+        runs=(position_item, position, totals.run),
     )

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
 from contam_guard.text import normalise
-from contam_guard.text.hashing import GRAM_N, HASH_SPEC, WINDOW_CHARS
+from contam_guard.text.hashing import GRAM_N, HASH_SPEC, HASH_SPECS, SIPHASH_SPEC, WINDOW_CHARS
 
 SCHEMA_VERSION = 1
 MANIFEST_FORMAT = "contam-guard-manifest"
@@ -46,7 +46,11 @@ class _Frozen(BaseModel):
 class Spec(_Frozen):
     """How text was normalised and hashed. Text is always hashed under the manifest's own spec
     (``text()``): version 1 manifests keep working with version 1 until ``contam-guard
-    upgrade``; a spec this contam-guard does not know is an error, never a silent rehash."""
+    upgrade``; a spec this contam-guard does not know is an error, never a silent rehash.
+
+    ``hash`` is ``cg-poly64-v1`` for an unkeyed manifest, ``cg-poly64-v1+siphash24`` for a keyed
+    one; a keyed manifest made before SipHash records ``cg-poly64-v1`` with its ``key_check``
+    (its hashes went through AES) and is read as it is until ``contam-guard upgrade``."""
 
     words: str = normalise.CURRENT.words_name
     alnum: str = normalise.CURRENT.alnum_name
@@ -61,15 +65,21 @@ class Spec(_Frozen):
 
     def known(self) -> bool:
         """Whether this contam-guard can hash text under this spec."""
-        return normalise.spec_named(self.words, self.alnum) is not None and (
-            self.hash,
-            self.gram_n,
-            self.window_chars,
-        ) == (HASH_SPEC, GRAM_N, WINDOW_CHARS)
+        return (
+            normalise.spec_named(self.words, self.alnum) is not None
+            and self.hash in HASH_SPECS
+            and (self.gram_n, self.window_chars) == (GRAM_N, WINDOW_CHARS)
+        )
 
-    def is_current(self) -> bool:
-        """Whether new manifests get this spec (else ``contam-guard upgrade`` converts it)."""
-        return self.core() == Spec().core()
+    @classmethod
+    def current(cls, *, keyed: bool) -> Spec:
+        """The spec new manifests get, keyed or not."""
+        return cls(hash=SIPHASH_SPEC if keyed else HASH_SPEC)
+
+    def is_current(self, *, keyed: bool) -> bool:
+        """Whether new manifests (keyed or not, as this one is) get this spec (else
+        ``contam-guard upgrade`` converts it)."""
+        return self.core() == Spec.current(keyed=keyed).core()
 
     def text(self) -> normalise.TextSpec:
         """The normalisation to hash text with, to compare it with this manifest's hashes."""

@@ -17,10 +17,12 @@ from contam_guard.errors import ManifestError
 from contam_guard.manifest import upgrade
 from contam_guard.manifest.model import MANIFEST_FORMAT, SCHEMA_VERSION, Manifest, Spec
 from contam_guard.safe_read import decode_utf8, read_regular
-from contam_guard.text.hashing import digest
+from contam_guard.text.hashing import HASH_SPECS, SIPHASH_SPEC, digest
 from contam_guard.text.normalise import SPECS
 
-KNOWN_SPECS = [Spec(words=s.words_name, alnum=s.alnum_name) for s in reversed(SPECS)]
+KNOWN_SPECS = [
+    Spec(words=s.words_name, alnum=s.alnum_name, hash=h) for s in reversed(SPECS) for h in HASH_SPECS
+]
 
 RESTORE_HINT = "restore it from version control (git checkout -- {path}) or re-register the sets"
 MAX_MANIFEST_BYTES = 1 << 30
@@ -111,6 +113,12 @@ def parse(path: Path, raw_text: str, *, spec: Spec | None = None) -> Manifest:
             f"{path}: built with normalisation/hash spec {manifest.spec.core()}, but this "
             f"contam-guard uses {wanted}; the hashes cannot be compared",
             hint=upgrade.REBUILD_HINT.format(path=path) + "; or install the contam-guard that built it",
+        )
+    if manifest.spec.hash == SIPHASH_SPEC and manifest.key_check is None:
+        # Keyed hashes with no key to check: every scan would miss silently.
+        raise ManifestError(
+            f"{path}: the manifest's hashes are keyed ({SIPHASH_SPEC}) but it records no key_check",
+            hint=RESTORE_HINT.format(path=path),
         )
     check_arrays(path, manifest)
     return manifest

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from contam_guard.engine.batching import batches
 from contam_guard.manifest.digests import view_digest
 from contam_guard.manifest.model import View, encode_array
 from contam_guard.text.features import extract_features
@@ -16,18 +17,12 @@ _BATCH_CHARS = 1 << 20
 def hash_view(field: str, texts: list[str], key: HashKey | None, spec: TextSpec = CURRENT) -> View:
     """The view of ``texts`` (one per item) hashed under ``spec`` (and ``key``, when keyed)."""
     words, alnum, grams, windows = [], [], [], []
-    start = 0
-    while start < len(texts):
-        stop, size = start, 0
-        while stop < len(texts) and (size < _BATCH_CHARS or stop == start):
-            size += len(texts[stop])
-            stop += 1
-        features = extract_features(texts[start:stop], key=key, windows=True, spec=spec)
+    for batch in batches(texts, _BATCH_CHARS, len):
+        features = extract_features(batch, key=key, windows=True, spec=spec)
         words.append(features.word_counts)
         alnum.append(features.alnum_counts)
         grams.append(features.gram_hash[features.gram_valid])
         windows.append(features.window_hash[features.window_valid])
-        start = stop
     arrays = {
         "words": encode_array(np.concatenate(words), "<i4"),
         "alnum_chars": encode_array(np.concatenate(alnum), "<i4"),

@@ -46,6 +46,10 @@ class Record:
         """Characters of text in the record (every segment)."""
         return sum(len(segment.text) for segment in self.segments)
 
+    def size(self) -> int:
+        """What a batch of records counts (``chars``)."""
+        return self.chars
+
     def joined(self) -> str:
         """The segments joined by newlines: a golden item's text for one view."""
         return "\n".join(segment.text for segment in self.segments)

@@ -10,6 +10,7 @@ numbers and errors are the ones the line-by-line readers give.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +22,7 @@ from numpy.typing import NDArray
 from contam_guard import native
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
-from contam_guard.readers.opener import StreamError, open_binary
+from contam_guard.readers.opener import Source, StreamError, open_binary
 
 if TYPE_CHECKING:
     from contam_guard.readers.opener import InputStream
@@ -89,12 +90,9 @@ class LineBlock(Generic[Filtered]):
         )
 
 
-def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
-    """Every non-blank line of a file through ``parser``, one at a time (``.gz``/``.zst`` allowed).
-
-    ``raw`` is the line's exact bytes with its ending; ``line`` the physical line; ``index``
-    counts non-blank lines. Errors name the line (and byte offset for bad bytes).
-    """
+@contextmanager
+def _open(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Source]:
+    """The file opened as ``options`` say, its head checked by ``parser``."""
     with open_binary(
         path,
         display,
@@ -104,6 +102,16 @@ def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LinePar
         errors=options.errors,
     ) as src:
         parser.check_head(src.head)
+        yield src
+
+
+def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
+    """Every non-blank line of a file through ``parser``, one at a time (``.gz``/``.zst`` allowed).
+
+    ``raw`` is the line's exact bytes with its ending; ``line`` the physical line; ``index``
+    counts non-blank lines. Errors name the line (and byte offset for bad bytes).
+    """
+    with _open(path, display, options, parser) as src:
         offset = src.first_offset + src.bom_length  # file offset of the current line
         line = src.first_line - 1
         index = src.first_record
@@ -134,15 +142,7 @@ def read_line_blocks(
     line-by-line reader's. A read failure (corrupt compression) comes after the blocks of whole
     lines read before it, naming the line where reading stopped, as that reader does.
     """
-    with open_binary(
-        path,
-        display,
-        head_size=parser.head_size,
-        window=options.window,
-        encoding=options.encoding,
-        errors=options.errors,
-    ) as src:
-        parser.check_head(src.head)
+    with _open(path, display, options, parser) as src:
         offset = src.first_offset + src.bom_length  # file offset of the block
         line = src.first_line  # the block's first line
         index = src.first_record

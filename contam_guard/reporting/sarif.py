@@ -12,34 +12,29 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any
 from urllib.parse import quote
 
 from contam_guard import __version__
 from contam_guard.findings import ALLOWED_BY_MARKER, Finding, Report
-from contam_guard.rules import gpt3, gpt4, llama2, palm
+from contam_guard.rules import RULES
 from contam_guard.text.hashing import digest
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/contam-guard/"
-RULE_MODULES = {"gpt3": gpt3, "palm": palm, "llama2": llama2, "gpt4": gpt4}
-RULE_TITLES = {
-    "gpt3": "GPT-3 (Brown et al. 2020, App. C): a shared run of N words",
-    "palm": "PaLM (Chowdhery et al. 2022, Sec. 8): 70% of the item's 8-grams seen",
-    "llama2": "Llama 2 (Touvron et al. 2023, App. A.6): share of words in long shared runs",
-    "gpt4": "GPT-4 (OpenAI 2023, App. C): 50-character substrings",
-}
 LEVELS = {"fail": "error", "warn": "warning"}
 SPAN_FINGERPRINT = "contamGuardSpan/v1"
 KEY_FINGERPRINT = "contamGuardKey/v1"
 
 
 def _rule(name: str, action: str) -> dict[str, Any]:
-    doc = (RULE_MODULES[name].__doc__ or RULE_TITLES[name]).strip()
+    rule = RULES[name]
+    doc = (sys.modules[rule.evaluate.__module__].__doc__ or rule.title).strip()
     return {
         "id": name,
         "name": f"{name}-overlap",
-        "shortDescription": {"text": RULE_TITLES[name]},
+        "shortDescription": {"text": rule.title},
         "fullDescription": {"text": doc.split("\n\n", 1)[0].replace("\n", " ")},
         "defaultConfiguration": {"level": LEVELS.get(action, "warning")},
         "properties": {"action": action},
@@ -117,7 +112,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
 
 def render(report: Report) -> str:
     """The SARIF log as deterministic JSON (sorted keys, trailing newline)."""
-    names = [name for name in RULE_MODULES if name in report.actions] or list(RULE_MODULES)
+    names = [name for name in RULES if name in report.actions] or list(RULES)
     rule_index = {name: i for i, name in enumerate(names)}
     run: dict[str, Any] = {
         "tool": {

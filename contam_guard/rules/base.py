@@ -1,32 +1,47 @@
-"""What every rule sees: per-item statistics aggregated over everything scanned."""
+"""What a rule is: settings, a verdict per item over the shared statistics, and what it needs.
+
+A rule is one module (``contam_guard/rules/<name>.py``) defining its settings model and its
+``RULE``, and one line in the registry (``contam_guard/rules/__init__.py``): the config, the
+command line (``--only``, ``--fail-on`` ...), the verdicts, the sweep table, SARIF and the "can
+this scan find anything" notice all read the registry.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    # The engine's types, for annotations only: the config imports the rules (for their
+    # settings), and must not load the engine and its compiled kernels to do so.
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 
+Action = Literal["fail", "warn"]
+BoolArray = NDArray[np.bool_]
+MAX_WORDS = 1_000_000
+"""Bound of every word-count setting: no test item is a million words long, and a bound keeps a
+typo (``n: 99999999999999999999999``) from overflowing the engine's integer arrays."""
 
-@dataclass(frozen=True)
-class ItemStats:
-    """One entry per test item (global numbering of the manifest index)."""
 
-    words: IntArray
-    longest_run: IntArray
-    """max R[i]: the longest run of words shared with one scanned record (0 under 5)."""
-    ngrams8: IntArray
-    ngrams8_found: IntArray
-    """8-grams of the item found in some scanned record: positions with R[i] >= 8."""
-    covered_l10: IntArray
-    """Words inside shared runs of at least ``min_run`` (Llama 2's) words."""
-    windows: IntArray
-    """m: 50-character windows of the item's alnum view."""
-    window_hits: IntArray
-    """h: those windows found in some scanned record."""
+class RuleSettings(BaseModel):
+    """Every rule's settings: on or off, and what a finding does. A rule adds its numbers."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    action: Action = "warn"
+
+
+S = TypeVar("S", bound=RuleSettings)
 
 
 @dataclass(frozen=True)
@@ -38,3 +53,55 @@ class RuleResult:
     score: FloatArray
     explain: list[str]
     """One short sentence per item with the numbers (only read for fired items)."""
+    pair_bar: IntArray | None = None
+    """For a rule decided per (item, record) pair (GPT-3): the shared run a pair needs, per item;
+    each such pair is its own finding. None: one finding per fired item, listing its pairs."""
+
+
+@dataclass(frozen=True)
+class Rule(Generic[S]):
+    """One overlap rule, as the registry holds it."""
+
+    name: str
+    title: str
+    """One line with the citation, for SARIF and listings."""
+    settings: type[S]
+    evaluate: Callable[[ItemStats, S, ManifestIndex], RuleResult]
+    sees: Callable[[ManifestIndex, S], BoolArray]
+    """Per item: whether it is long enough for the rule to fire at all."""
+    needs: Callable[[S], str]
+    """What an item needs for the rule to see it, in words ("gpt3 needs a run of 13 words")."""
+    columns: tuple[str, ...]
+    """The rule's columns in the sweep table."""
+    sweep: Callable[[ItemStats, S, ManifestIndex], dict[str, FloatArray]]
+    """For each of ``columns``, per item, how much the item counts towards it (0..1)."""
+    config: str
+    """The rule's lines in the commented default config (``contam-guard init``)."""
+    uses_windows: bool = False
+    """Reads the 50-character windows (the scan computes them only when such a rule is on)."""
+
+    def settings_of(self, rules: Any) -> S:
+        """This rule's settings in a ``config.Rules``."""
+        value = getattr(rules, self.name)
+        assert isinstance(value, self.settings)
+        return value
+
+
+def share(numerator: IntArray, denominator: IntArray) -> FloatArray:
+    """numerator / denominator per item, 0 where the denominator is 0."""
+    return np.divide(
+        numerator, denominator, out=np.zeros(numerator.size, dtype=np.float64), where=denominator > 0
+    )
+
+
+__all__ = [
+    "MAX_WORDS",
+    "Action",
+    "BoolArray",
+    "FloatArray",
+    "IntArray",
+    "Rule",
+    "RuleResult",
+    "RuleSettings",
+    "share",
+]

@@ -16,12 +16,44 @@ Worked example (the seed article's test item 0, "Janet's ducks lay 16 eggs per d
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
-from contam_guard.rules.base import IntArray, ItemStats, RuleResult
+import numpy as np
+from pydantic import field_validator
+
+from contam_guard.rules.base import (
+    MAX_WORDS,
+    Action,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    Rule,
+    RuleResult,
+    RuleSettings,
+)
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "gpt3"
 AUTO_MIN, AUTO_MAX = 8, 13
+
+
+class Settings(RuleSettings):
+    """Any shared run of at least ``n`` words (``auto``: the set's 5th-percentile length, 8..13)."""
+
+    action: Action = "fail"
+    n: int | Literal["auto"] = 13
+
+    @field_validator("n")
+    @classmethod
+    def _n_at_least_five(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and value < 5:
+            raise ValueError("n must be at least 5 (runs under 5 words are not measured), or 'auto'")
+        if isinstance(value, int) and value > MAX_WORDS:
+            raise ValueError(f"n must be at most {MAX_WORDS:,} words, or 'auto'")
+        return value
 
 
 def auto_n(word_counts: IntArray) -> int:
@@ -33,10 +65,44 @@ def auto_n(word_counts: IntArray) -> int:
     return int(min(max(int(ordered[rank]), AUTO_MIN), AUTO_MAX))
 
 
-def evaluate(stats: ItemStats, n: IntArray) -> RuleResult:
-    """``n``: the threshold for each item (it may differ between sets when ``auto``)."""
+def thresholds(index: ManifestIndex, settings: Settings) -> IntArray:
+    """N for every item: the setting, or under ``auto`` its set's (and view's) own."""
+    n = np.zeros(index.items, dtype=np.int64)
+    for target in index.targets:
+        span = slice(target.first_item, target.first_item + target.items)
+        n[span] = auto_n(index.word_counts[span]) if settings.n == "auto" else settings.n
+    return n
+
+
+def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:
+    """Fires where the longest shared run reaches N; each pair reaching it is its own finding."""
+    n = thresholds(index, settings)
     fired = stats.longest_run >= n
     explain = [
         f"longest shared run {r} words >= N = {k}" for r, k in zip(stats.longest_run.tolist(), n.tolist())
     ]
-    return RuleResult(NAME, fired, stats.longest_run.astype(np.float64), explain)
+    return RuleResult(NAME, fired, stats.longest_run.astype(np.float64), explain, pair_bar=n)
+
+
+def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
+    return np.asarray(index.word_counts >= thresholds(index, settings))
+
+
+def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[str, FloatArray]:
+    return {"gpt3": (stats.longest_run >= thresholds(index, settings)).astype(np.float64)}
+
+
+RULE = Rule(
+    name=NAME,
+    title="GPT-3 (Brown et al. 2020, App. C): a shared run of N words",
+    settings=Settings,
+    evaluate=evaluate,
+    sees=_sees,
+    needs=lambda s: f"gpt3 needs a run of {s.n} words",
+    columns=("gpt3",),
+    sweep=_sweep,
+    config="""\
+  # GPT-3 (Brown et al. 2020, App. C): any shared run of at least n words. n: 5.. or auto
+  gpt3: {enabled: true, action: fail, n: 13}
+""",
+)

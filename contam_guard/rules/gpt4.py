@@ -18,9 +18,16 @@ windows are found; 1 - C(137, 3) / C(172, 3) = 49.7%.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
-from contam_guard.rules.base import FloatArray, IntArray, ItemStats, RuleResult
+import numpy as np
+from pydantic import Field
+
+from contam_guard.rules.base import BoolArray, FloatArray, IntArray, Rule, RuleResult, RuleSettings
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "gpt4"
 
@@ -38,11 +45,50 @@ def three_draw_probability(m: IntArray, h: IntArray) -> FloatArray:
     return np.asarray(probability, dtype=np.float64)
 
 
-def evaluate(stats: ItemStats, mode: str, probability: float) -> RuleResult:
+class Settings(RuleSettings):
+    """50-character windows of the alnum view; fire on any window or on the 3-draw probability."""
+
+    mode: Literal["any_window", "probability"] = "any_window"
+    probability: float = Field(0.5, ge=0.0, le=1.0)
+
+
+def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:
     p = three_draw_probability(stats.windows, stats.window_hits)
-    fired = stats.window_hits > 0 if mode == "any_window" else (stats.windows > 0) & (p >= probability)
+    if settings.mode == "any_window":
+        fired = stats.window_hits > 0
+    else:
+        fired = (stats.windows > 0) & (p >= settings.probability)
     explain = [
         f"{h} of {m} windows found; 3 draws catch it with p = {q:.1%}"
         for h, m, q in zip(stats.window_hits.tolist(), stats.windows.tolist(), p.tolist())
     ]
     return RuleResult(NAME, np.asarray(fired), p, explain)
+
+
+def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
+    return np.asarray(index.window_counts > 0)
+
+
+def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[str, FloatArray]:
+    return {
+        "gpt4 x3": three_draw_probability(stats.windows, stats.window_hits),
+        "gpt4 all": (stats.window_hits > 0).astype(np.float64),
+    }
+
+
+RULE = Rule(
+    name=NAME,
+    title="GPT-4 (OpenAI 2023, App. C): 50-character substrings",
+    settings=Settings,
+    evaluate=evaluate,
+    sees=_sees,
+    needs=lambda s: "gpt4 needs 50 letters and digits",
+    columns=("gpt4 x3", "gpt4 all"),
+    sweep=_sweep,
+    config="""\
+  # GPT-4 (OpenAI 2023, App. C): 50-character windows of the alphanumeric text.
+  # mode any_window (every window checked) or probability (3 random draws, in expectation).
+  gpt4: {enabled: true, action: warn, mode: any_window, probability: 0.5}
+""",
+    uses_windows=True,
+)

@@ -18,20 +18,75 @@ words lie in runs of 10 or more, 77%: not clean, not dirty.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
-from contam_guard.rules.base import ItemStats, RuleResult
+import numpy as np
+from pydantic import Field
+
+from contam_guard.rules.base import (
+    MAX_WORDS,
+    BoolArray,
+    FloatArray,
+    Rule,
+    RuleResult,
+    RuleSettings,
+    share,
+)
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "llama2"
 
 
-def evaluate(stats: ItemStats, dirty: float, not_clean: float, fire_on: str) -> RuleResult:
-    share = np.divide(stats.covered_l10, stats.words, out=np.zeros(stats.words.size), where=stats.words > 0)
-    bar = dirty if fire_on == "dirty" else not_clean
-    fired = (stats.words > 0) & (share >= bar)
+class Settings(RuleSettings):
+    """Share of the item's words inside shared runs of at least ``min_run`` words."""
+
+    min_run: int = Field(10, ge=5, le=MAX_WORDS)
+    dirty: float = Field(0.80, ge=0.0, le=1.0)
+    not_clean: float = Field(0.20, ge=0.0, le=1.0)
+    fire_on: Literal["dirty", "not_clean"] = "dirty"
+
+
+def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:
+    covered = stats.covered(settings.min_run)
+    part = share(covered, stats.words)
+    bar = settings.dirty if settings.fire_on == "dirty" else settings.not_clean
+    fired = (stats.words > 0) & (part >= bar)
     explain = [
         f"{c} of {w} words in shared runs ({s:.1%}): "
-        + ("dirty" if s >= dirty else "not clean" if s >= not_clean else "clean")
-        for c, w, s in zip(stats.covered_l10.tolist(), stats.words.tolist(), share.tolist())
+        + ("dirty" if s >= settings.dirty else "not clean" if s >= settings.not_clean else "clean")
+        for c, w, s in zip(covered.tolist(), stats.words.tolist(), part.tolist())
     ]
-    return RuleResult(NAME, fired, share, explain)
+    return RuleResult(NAME, fired, part, explain)
+
+
+def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
+    return np.asarray(index.word_counts >= settings.min_run)
+
+
+def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[str, FloatArray]:
+    part = share(stats.covered(settings.min_run), stats.words)
+    words = stats.words > 0
+    return {
+        "l2 dirty": (words & (part >= settings.dirty)).astype(np.float64),
+        "l2 >=20%": (words & (part >= settings.not_clean)).astype(np.float64),
+    }
+
+
+RULE = Rule(
+    name=NAME,
+    title="Llama 2 (Touvron et al. 2023, App. A.6): share of words in long shared runs",
+    settings=Settings,
+    evaluate=evaluate,
+    sees=_sees,
+    needs=lambda s: f"llama2 needs runs of {s.min_run} words",
+    columns=("l2 dirty", "l2 >=20%"),
+    sweep=_sweep,
+    config="""\
+  # Llama 2 (Touvron et al. 2023, App. A.6), with words for tokens: share of words in
+  # shared runs of 10+ words; dirty at 80%, not clean at 20%.
+  llama2: {enabled: true, action: warn, min_run: 10, dirty: 0.80, not_clean: 0.20, fire_on: dirty}
+""",
+)

@@ -14,20 +14,55 @@ Worked example (seed article, test item 0 against its number-swapped copy): 19 o
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from contam_guard.rules.base import ItemStats, RuleResult
+import numpy as np
+from pydantic import Field
+
+from contam_guard.rules.base import BoolArray, FloatArray, Rule, RuleResult, RuleSettings, share
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
 
 NAME = "palm"
 
 
-def evaluate(stats: ItemStats, threshold: float) -> RuleResult:
-    share = np.divide(
-        stats.ngrams8_found, stats.ngrams8, out=np.zeros(stats.words.size), where=stats.ngrams8 > 0
-    )
-    fired = (stats.ngrams8 > 0) & (share >= threshold)
+class Settings(RuleSettings):
+    """At least ``threshold`` of the item's 8-grams occur in the scanned data."""
+
+    threshold: float = Field(0.70, ge=0.0, le=1.0)
+
+
+def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:
+    seen = share(stats.ngrams8_found, stats.ngrams8)
+    fired = (stats.ngrams8 > 0) & (seen >= settings.threshold)
     explain = [
-        f"{f} of {m} 8-grams found ({s:.1%}) >= {threshold:.0%}"
-        for f, m, s in zip(stats.ngrams8_found.tolist(), stats.ngrams8.tolist(), share.tolist())
+        f"{f} of {m} 8-grams found ({s:.1%}) >= {settings.threshold:.0%}"
+        for f, m, s in zip(stats.ngrams8_found.tolist(), stats.ngrams8.tolist(), seen.tolist())
     ]
-    return RuleResult(NAME, fired, share, explain)
+    return RuleResult(NAME, fired, seen, explain)
+
+
+def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
+    return np.asarray(index.word_counts >= 8)
+
+
+def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[str, FloatArray]:
+    return {"palm": evaluate(stats, settings, index).fired.astype(np.float64)}
+
+
+RULE = Rule(
+    name=NAME,
+    title="PaLM (Chowdhery et al. 2022, Sec. 8): 70% of the item's 8-grams seen",
+    settings=Settings,
+    evaluate=evaluate,
+    sees=_sees,
+    needs=lambda s: "palm needs 8 words",
+    columns=("palm",),
+    sweep=_sweep,
+    config="""\
+  # PaLM (Chowdhery et al. 2022, Sec. 8): at least 70% of the item's 8-grams seen.
+  palm: {enabled: true, action: warn, threshold: 0.70}
+""",
+)

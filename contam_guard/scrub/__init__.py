@@ -58,28 +58,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from contam_guard.config import ScrubSettings
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.readers import ReadOptions
 from contam_guard.scrub.count import InputTotals, Job, count_pass
 from contam_guard.scrub.cuts import REASONS, CutSettings, Reason
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.scrub.lines import PIECE_FIELD, scrub_format
-from contam_guard.scrub.rounds import ModeSetting, RecordState, RoundSettings, run_rounds
+from contam_guard.scrub.rounds import RecordState, RoundSettings, run_rounds
 from contam_guard.scrub.write import log_entries, write_log, write_outputs
 from contam_guard.text.hashing import HashKey
 
 
 @dataclass(frozen=True)
 class ScrubOptions:
-    mode: ModeSetting = "auto"
-    """auto, pieces or drop (see the module docstring)."""
-    n: int = 13
-    window: int = 200
-    min_piece_chars: int = 200
-    max_pieces: int = 10
-    max_doc_freq: int = 10
+    settings: ScrubSettings = field(default_factory=ScrubSettings)
+    """The filter's numbers and mode (``config.ScrubSettings``: defaults, bounds and help)."""
     read: ReadOptions = field(default_factory=ReadOptions)
     batch_chars: int = 1 << 20
+
+    def rounds(self) -> RoundSettings:
+        """The settings each round applies (the local rounds' and Spark's)."""
+        s = self.settings
+        return RoundSettings(
+            mode=s.mode,
+            cut=CutSettings(s.window, s.min_piece_chars, s.max_pieces),
+            max_doc_freq=s.max_doc_freq,
+            read=self.read,
+            batch_chars=self.batch_chars,
+        )
 
 
 @dataclass(frozen=True)
@@ -118,20 +125,14 @@ class ScrubPlan:
 
 def plan(index: ManifestIndex, jobs: list[Job], options: ScrubOptions, key: HashKey | None) -> ScrubPlan:
     """Count, then run the rounds; raises ``InputError`` for anything unreadable."""
-    golden = GoldenNgrams.build(index, options.n)
-    settings = RoundSettings(
-        mode=options.mode,
-        cut=CutSettings(options.window, options.min_piece_chars, options.max_pieces),
-        max_doc_freq=options.max_doc_freq,
-        read=options.read,
-        batch_chars=options.batch_chars,
-    )
+    golden = GoldenNgrams.build(index, options.settings.n)
+    settings = options.rounds()
     counts, candidates, totals = count_pass(
-        jobs, golden, options.read, key, max_doc_freq=options.max_doc_freq, batch_chars=options.batch_chars
+        jobs, golden, options.read, key, max_doc_freq=settings.max_doc_freq, batch_chars=options.batch_chars
     )
     result = run_rounds(jobs, golden, key, settings, counts, candidates, totals)
     stats = _stats(
-        jobs, golden, result.states, totals, result.rounds, int((result.counts > options.max_doc_freq).sum())
+        jobs, golden, result.states, totals, result.rounds, int((result.counts > settings.max_doc_freq).sum())
     )
     return ScrubPlan(jobs, options, golden, result.states, totals, stats, settings)
 

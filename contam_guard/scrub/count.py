@@ -21,9 +21,9 @@ from numpy.typing import NDArray
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
-from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
+from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format, usable_with
 from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.scan import batches
+from contam_guard.scan import record_batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
@@ -98,7 +98,7 @@ def count_pass(
     """Counts per golden n-gram (distinct records), the candidate records, and input totals."""
     counter = _Counter(golden, key, max_doc_freq)
     totals = InputTotals()
-    prefilter = Prefilter(golden.index, windows=False) if key is None else None
+    prefilter = Prefilter(golden.index, windows=False, key=key) if usable_with(key) else None  # issue 12.4
     for number, job in enumerate(jobs):
         totals.stamps.append(stamp(job.path))
         lines = line_format(job.fmt, read)
@@ -116,7 +116,7 @@ def count_pass(
 def _every_record(
     job: Job, read: ReadOptions, batch_chars: int, totals: InputTotals
 ) -> Iterator[list[Record]]:
-    for batch in batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
+    for batch in record_batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
         totals.records += len(batch)
         totals.chars += sum(r.chars for r in batch)
         totals.bytes += sum(len(r.raw or b"") for r in batch)

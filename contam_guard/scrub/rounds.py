@@ -12,6 +12,7 @@ where it is).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.engine.arrays import sorted_unique
+from contam_guard.engine.batching import batches
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions
 from contam_guard.scrub.count import Candidates, InputTotals, Job, stamp
@@ -54,6 +56,20 @@ class RecordState:
 
 
 ModeSetting = Literal["auto", "pieces", "drop"]
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A record a round reads: its state when it is touched already (None: a record that may
+    hold an n-gram that has just become rare), its number, line and parsed text."""
+
+    state: RecordState | None
+    record: int
+    line: int
+    parsed: Parsed
+
+    def size(self) -> int:
+        return len(self.parsed.text)
 
 
 @dataclass(frozen=True)
@@ -112,32 +128,31 @@ class _Round:
         self.in_touched = in_touched
         self.piece_counts = np.zeros(golden.size, dtype=np.int64)
         self.changed = False
-        # The records read but not yet cut, flushed every ``batch_chars`` characters.
-        self._batch: list[tuple[RecordState, Parsed]] = []
-        self._others: list[tuple[int, int, Parsed]] = []
-        self._size = 0
 
     def run(self, jobs: list[Job], totals: InputTotals) -> None:
         for number, job in enumerate(jobs):
             if stamp(job.path) != totals.stamps[number]:
                 raise changed_error(job.display)
-            if self.locate:
-                self._every_record(job, number)
-            else:
-                self._touched_records(job, number)
-            self._flush(job, number, self._batch, self._others)
-            self._batch, self._others, self._size = [], [], 0
+            lines = self._every_record(job, number) if self.locate else self._touched_records(job, number)
+            self.take(job, number, (self._parsed(job, line, state) for line, state in lines))
 
-    def _every_record(self, job: Job, number: int) -> None:
-        """Parse every record: an n-gram that was common has become rare, and any record may
-        hold it (rare: see the package docstring)."""
+    def take(self, job: Job, number: int, items: Iterable[Taken]) -> None:
+        """Cut the records ``items`` give, in the engine's batches (``engine.batching``)."""
+        for chunk in batches(items, self.settings.batch_chars, Taken.size):
+            touched = [(item.state, item.parsed) for item in chunk if item.state is not None]
+            others = [(item.record, item.line, item.parsed) for item in chunk if item.state is None]
+            self._flush(job, number, touched, others)
+
+    def _every_record(self, job: Job, number: int) -> Iterator[tuple[Line, RecordState | None]]:
+        """Every record: an n-gram that was common has become rare, and any record may hold it
+        (rare: see the package docstring)."""
         with open_lines(job.path, job.display) as (_, lines):
             for line in lines:
                 if line.record is not None:
-                    self._take(job, number, line, self.states.get((number, line.record)))
+                    yield line, self.states.get((number, line.record))
 
-    def _touched_records(self, job: Job, number: int) -> None:
-        """Parse only the touched records, found by their line numbers."""
+    def _touched_records(self, job: Job, number: int) -> Iterator[tuple[Line, RecordState | None]]:
+        """Only the touched records, found by their line numbers."""
         touched = {state.line: state for (file, _), state in self.states.items() if file == number}
         wanted = sorted(touched)
         with open_blocks(job.path, job.display) as (_, blocks):
@@ -145,23 +160,14 @@ class _Round:
                 for line_number in lines_in(block, wanted):
                     state = touched[line_number]
                     start, end = block.span(line_number)
-                    self._take(
-                        job, number, Line(line_number, bytes(block.data[start:end]), state.record), state
-                    )
+                    yield Line(line_number, bytes(block.data[start:end]), state.record), state
 
-    def _take(self, job: Job, number: int, line: Line, state: RecordState | None) -> None:
+    def _parsed(self, job: Job, line: Line, state: RecordState | None) -> Taken:
         assert line.record is not None
         parsed = parse_line(job.fmt, line, job.display, self.settings.read)
-        if state is None:
-            self._others.append((line.record, line.number, parsed))
-        else:
-            if state.line != line.number or state.length not in (-1, len(parsed.text)):
-                raise changed_error(job.display, line.number)
-            self._batch.append((state, parsed))
-        self._size += len(parsed.text)
-        if self._size >= self.settings.batch_chars:
-            self._flush(job, number, self._batch, self._others)
-            self._batch, self._others, self._size = [], [], 0
+        if state is not None and (state.line != line.number or state.length not in (-1, len(parsed.text))):
+            raise changed_error(job.display, line.number)
+        return Taken(state, line.record, line.number, parsed)
 
     def _flush(
         self,
@@ -230,6 +236,36 @@ def _add_distinct(counts: IntArray, doc: IntArray, gram: IntArray) -> None:
     counts[grams] += per_gram  # grams are distinct: a plain fancy-index add is exact
 
 
+RoundStep = Callable[[int, NDArray[np.bool_], bool], tuple[IntArray, IntArray, bool]]
+"""One round (``number``, the active n-grams, whether to look through every record): returns
+the n-grams' records that entered the touched set this round, the n-grams' records among the
+pieces, and whether anything was cut. The local rounds are ``_Round``; Spark's run in tasks."""
+
+
+def loop_rounds(counts: IntArray, limit: int, step: RoundStep) -> tuple[IntArray, int]:
+    """Run rounds until no golden n-gram occurs in 1..``limit`` records; returns the final count
+    of each n-gram over the scrubbed corpus and the number of rounds. The one loop both the local
+    scrub and Spark's run."""
+    in_touched = np.zeros(counts.size, dtype=np.int64)
+    current = counts
+    active = (current > 0) & (current <= limit)
+    locate = False  # round 1's records were found by the counting pass
+    rounds = 0
+    while active.any():
+        rounds += 1
+        entering, pieces, changed = step(rounds, active, locate)
+        if not changed:
+            # Every active n-gram occurs somewhere (the counts say so) and the round looked
+            # everywhere it could be, so it must have cut something: never loop forever.
+            raise RuntimeError(f"scrub round {rounds} removed nothing although n-grams were active")
+        in_touched += entering
+        untouched = counts - in_touched  # records outside the touched set holding each n-gram
+        current = untouched + pieces
+        active = (current > 0) & (current <= limit)
+        locate = bool((untouched[active] > 0).any())
+    return current, rounds
+
+
 def run_rounds(
     jobs: list[Job],
     golden: GoldenNgrams,
@@ -244,22 +280,12 @@ def run_rounds(
         (f, r): RecordState(f, r, line)
         for f, r, line in zip(candidates.file.tolist(), candidates.record.tolist(), candidates.line.tolist())
     }
-    in_touched = np.zeros(golden.size, dtype=np.int64)
-    current = counts
-    limit = settings.max_doc_freq
-    active = (current > 0) & (current <= limit)
-    locate = False  # round 1's records were found by the counting pass
-    rounds = 0
-    while active.any():
-        rounds += 1
-        step = _Round(rounds, active, locate, golden, key, settings, states, in_touched)
-        step.run(jobs, totals)
-        if not step.changed:
-            # Every active n-gram occurs somewhere (the counts say so) and the round looked
-            # everywhere it could be, so it must have cut something: never loop forever.
-            raise RuntimeError(f"scrub round {rounds} removed nothing although n-grams were active")
-        untouched = counts - in_touched  # records outside the touched set holding each n-gram
-        current = untouched + step.piece_counts
-        active = (current > 0) & (current <= limit)
-        locate = bool((untouched[active] > 0).any())
+
+    def step(number: int, active: NDArray[np.bool_], locate: bool) -> tuple[IntArray, IntArray, bool]:
+        entering = np.zeros(golden.size, dtype=np.int64)
+        one = _Round(number, active, locate, golden, key, settings, states, entering)
+        one.run(jobs, totals)
+        return entering, one.piece_counts, one.changed
+
+    current, rounds = loop_rounds(counts, settings.max_doc_freq, step)
     return RoundsResult(states=states, counts=current, rounds=rounds)

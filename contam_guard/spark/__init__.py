@@ -18,8 +18,9 @@ Install with ``pip install 'contam-guard[spark]'`` (on the driver and on every e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+import functools
+from collections.abc import Callable
+from typing import ParamSpec
 
 try:
     import pyspark  # noqa: F401
@@ -28,72 +29,34 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from pyspark.sql import DataFrame, SparkSession
 
-from contam_guard.config import Rules
-from contam_guard.manifest.model import Manifest
+from contam_guard.findings import Report
 from contam_guard.spark.frames import findings_frame, items_frame, pairs_frame, report_frames
-from contam_guard.spark.scan import DEFAULT_BATCH_CHARS, scan_dataframe_report, scan_files_report
+from contam_guard.spark.scan import scan_dataframe_report, scan_files_report
 from contam_guard.spark.scrub import scrub_dataframe
 from contam_guard.spark.session import session
-from contam_guard.text.hashing import HashKey
+
+P = ParamSpec("P")
+Frames = tuple[DataFrame, DataFrame, DataFrame]
 
 
-def scan_dataframe(
-    df: DataFrame,
-    manifest: Manifest,
-    *,
-    text_col: str = "text",
-    record_col: str | None = None,
-    source: str | None = None,
-    key: HashKey | None = None,
-    rules: Rules | None = None,
-    batch_chars: int = DEFAULT_BATCH_CHARS,
-) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """Scan a DataFrame of records against ``manifest``: (findings, items, pairs) DataFrames.
+def _as_frames(make_report: Callable[P, Report]) -> Callable[P, Frames]:
+    """``make_report`` returning its report as (findings, items, pairs) DataFrames instead."""
 
-    See ``scan_dataframe_report`` for the arguments; ``findings_frame``, ``items_frame`` and
-    ``pairs_frame`` for the three results.
-    """
-    report = scan_dataframe_report(
-        df,
-        manifest,
-        text_col=text_col,
-        record_col=record_col,
-        source=source,
-        key=key,
-        rules=rules,
-        batch_chars=batch_chars,
+    @functools.wraps(make_report)
+    def frames(*args: P.args, **kwargs: P.kwargs) -> Frames:
+        return report_frames(SparkSession.active(), make_report(*args, **kwargs))
+
+    frames.__doc__ = (
+        f"``{make_report.__name__}``, as (findings, items, pairs) DataFrames: see it for the "
+        "arguments, and ``findings_frame``, ``items_frame``, ``pairs_frame`` for the results."
     )
-    return report_frames(df.sparkSession, report)
+    return frames
 
 
-def scan_files(
-    spark: SparkSession,
-    paths: Sequence[str | Path],
-    fields: str | Sequence[str] | None,
-    manifest: Manifest,
-    *,
-    key: HashKey | None = None,
-    rules: Rules | None = None,
-    encoding: str = "utf-8",
-    errors: str = "strict",
-    batch_chars: int = DEFAULT_BATCH_CHARS,
-) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """Scan JSONL, text and Parquet files with Spark: (findings, items, pairs) DataFrames.
-
-    See ``scan_files_report``.
-    """
-    report = scan_files_report(
-        spark,
-        paths,
-        fields,
-        manifest,
-        key=key,
-        rules=rules,
-        encoding=encoding,
-        errors=errors,
-        batch_chars=batch_chars,
-    )
-    return report_frames(spark, report)
+scan_dataframe = _as_frames(scan_dataframe_report)
+"""Scan a DataFrame of records: (findings, items, pairs) DataFrames."""
+scan_files = _as_frames(scan_files_report)
+"""Scan JSONL, text and Parquet files with Spark: (findings, items, pairs) DataFrames."""
 
 
 __all__ = [

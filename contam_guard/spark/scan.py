@@ -114,10 +114,7 @@ def _pairs(table: pa.Table, plan: InputPlan, offsets: Offsets) -> list[PairRow]:
                 record=row["record"] if file.absolute else before.records + row["record"],
                 line=None if line is None else before.lines + line,
                 field=row["field"],
-                longest_run=row["longest_run"],
-                ngrams8_found=row["ngrams8_found"],
-                covered_l10=row["covered_l10"],
-                window_hits=row["window_hits"],
+                **{name: row[name] for name in PairRow.NUMBERS},
                 snippet=Snippet(row["before"], row["run"], row["after"], row["start"]),
                 allowed_inline=bool(row["allow"]),
             )
@@ -197,7 +194,7 @@ def scan_dataframe_report(
     frame, plan = dataframe_frame(
         df, text_col=text_col, record_col=record_col, source=source or DEFAULT_SOURCE
     )
-    windows = (rules or Rules()).gpt4.enabled
+    windows = (rules or Rules()).windows
     result = scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars)
     return _report(result, rules)
 
@@ -244,7 +241,7 @@ def scan_files_report(
     line.
     """
     read = ReadOptions(fields=_field_tuple(fields), encoding=encoding, errors=errors)
-    windows = (rules or Rules()).gpt4.enabled
+    windows = (rules or Rules()).windows
     result = scan_sources(
         spark, sources_for(paths), read, manifest, key=key, windows=windows, batch_chars=batch_chars
     )

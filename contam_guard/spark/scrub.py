@@ -19,6 +19,7 @@ The log is built on the driver by the local scrub's ``log_entries``, from the sa
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +34,8 @@ from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
 from contam_guard.scrub import ScrubOptions
 from contam_guard.scrub.count import Job
-from contam_guard.scrub.cuts import CutSettings
 from contam_guard.scrub.golden import GoldenNgrams
-from contam_guard.scrub.rounds import RecordState, RoundSettings
+from contam_guard.scrub.rounds import RecordState, loop_rounds
 from contam_guard.scrub.write import log_entries
 from contam_guard.spark import scrub_state
 from contam_guard.spark.failures import Resolver, TaskError, input_errors
@@ -88,21 +88,17 @@ class _Scrub:
         self.spark = records.sparkSession
         self.options = options
         self.source = source
-        self.golden = GoldenNgrams.build(ManifestIndex.from_manifest(manifest), options.n)
+        self.golden = GoldenNgrams.build(ManifestIndex.from_manifest(manifest), options.settings.n)
         engine = payload_for(manifest, key, windows=False, batch_chars=options.batch_chars)
         self.payload = self.spark.sparkContext.broadcast(engine)
-        self.settings = RoundSettings(
-            mode=options.mode,
-            cut=CutSettings(options.window, options.min_piece_chars, options.max_pieces),
-            max_doc_freq=options.max_doc_freq,
-            read=ReadOptions(),
-            batch_chars=options.batch_chars,
-        )
+        self.settings = replace(options, read=ReadOptions()).rounds()
         self.states: dict[tuple[int, int], RecordState] = {}
 
     def count(self) -> tuple[np.ndarray, list[int]]:
         """Distinct records per golden n-gram, and the records holding a rare one."""
-        hits = self.records.mapInArrow(hits_task(self.payload, self.options.n, self.source), HITS_SCHEMA)
+        hits = self.records.mapInArrow(
+            hits_task(self.payload, self.options.settings.n, self.source), HITS_SCHEMA
+        )
         hits = hits.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             per_key = to_arrow(hits.groupBy("key").agg(sf.countDistinct("record").alias("records")))
@@ -110,7 +106,7 @@ class _Scrub:
             counts[np.asarray(per_key.column("key").to_numpy(), dtype=np.int64)] = per_key.column(
                 "records"
             ).to_numpy()
-            limit = self.options.max_doc_freq
+            limit = self.options.settings.max_doc_freq
             rare = [int(k) for k in np.flatnonzero((counts > 0) & (counts <= limit))]
             if not rare:
                 return counts, []
@@ -120,10 +116,12 @@ class _Scrub:
         finally:
             hits.unpersist()
 
-    def round(self, number: int, active: np.ndarray, locate: bool) -> tuple[np.ndarray, np.ndarray]:
-        """One round; updates the states, returns (in_touched, piece counts) per n-gram."""
+    def round(self, number: int, active: np.ndarray, locate: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+        """One round (``scrub.rounds.RoundStep``); updates the states, returns (records entering
+        the touched set, piece counts) per n-gram and whether anything was cut."""
+        removals = sum(len(s.removed) for s in self.states.values())
         touched = {record: scrub_state.dump(s) for (_, record), s in self.states.items()}
-        spec = RoundSpec(number, active, locate, touched, self.settings, self.source, self.options.n)
+        spec = RoundSpec(number, active, locate, touched, self.settings, self.source, self.options.settings.n)
         spec_bc = self.spark.sparkContext.broadcast(spec)
         frame = self.records
         if not locate:  # only the touched records need to reach Python
@@ -149,25 +147,14 @@ class _Scrub:
         keys = np.asarray(sums.column("key").to_numpy(), dtype=np.int64)
         in_touched[keys] = sums.column("in_touched").to_numpy()
         pieces[keys] = sums.column("pieces").to_numpy()
-        return in_touched, pieces
+        changed = sum(len(s.removed) for s in self.states.values()) > removals
+        return in_touched, pieces, changed
 
     def run(self) -> None:
         """Count, then rounds until nothing collides (``scrub.rounds.run_rounds``'s loop)."""
         counts, candidates = self.count()
         self.states = {(0, r): RecordState(0, r, 0) for r in candidates}
-        in_touched = np.zeros(self.golden.size, dtype=np.int64)
-        limit = self.options.max_doc_freq
-        active = (counts > 0) & (counts <= limit)
-        locate = False
-        number = 0
-        while active.any():
-            number += 1
-            entering, pieces = self.round(number, active, locate)
-            in_touched += entering
-            untouched = counts - in_touched
-            current = untouched + pieces
-            active = (current > 0) & (current <= limit)
-            locate = bool((untouched[active] > 0).any())
+        loop_rounds(counts, self.options.settings.max_doc_freq, self.round)
 
     def log(self) -> DataFrame:
         jobs = [Job(Path(self.source), self.source, "text", None)]

@@ -1,6 +1,6 @@
 """The scrub's tasks: counting colliding n-grams, one round of cuts, and writing the pieces.
 
-A round runs the local scrub's own batch step (``scrub.rounds._Round``'s ``_flush``: collisions
+A round runs the local scrub's own batch step (``scrub.rounds._Round``'s ``take``: collisions
 with ``GoldenNgrams.find``, windows and pieces with ``scrub.cuts.cut``, the counts of what the
 cut leaves) on the touched records of a partition; only their states (offsets, no text) and
 the n-gram counts travel back.
@@ -19,10 +19,11 @@ from numpy.typing import NDArray
 from pyspark import Broadcast
 from pyspark.sql import types as st
 
+from contam_guard.engine.batching import batches
 from contam_guard.errors import InputError
 from contam_guard.scrub.count import Job
 from contam_guard.scrub.lines import Parsed
-from contam_guard.scrub.rounds import RecordState, RoundSettings
+from contam_guard.scrub.rounds import RecordState, RoundSettings, Taken
 from contam_guard.scrub.rounds import _Round as Round  # the local scrub's round, batch by batch
 from contam_guard.spark import scrub_state
 from contam_guard.spark.failures import TaskError, TaskInputError
@@ -100,33 +101,26 @@ def _texts(batch: pa.RecordBatch, source: str) -> tuple[list[int], list[str]]:
     return records, [t for t in texts if t is not None]
 
 
-def _chunks(texts: list[str], batch_chars: int) -> Iterator[tuple[int, int]]:
-    """[first, last) ranges of about ``batch_chars`` characters, as the local scrub batches."""
-    first, size = 0, 0
-    for i, text in enumerate(texts):
-        size += len(text)
-        if size >= batch_chars:
-            yield first, i + 1
-            first, size = i + 1, 0
-    if first < len(texts):
-        yield first, len(texts)
+def _text_size(pair: tuple[int, str]) -> int:
+    return len(pair[1])
 
 
 def hits_task(payload: Broadcast[EnginePayload], n: int, source: str) -> ArrowMap:
     """Each record's distinct colliding golden n-grams, one (record, key) row each."""
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(input_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         golden = golden_of(payload.value, n)
-        for batch in batches:
+        for batch in input_batches:
             records, texts = _texts(batch, source)
-            for first, last in _chunks(texts, payload.value.batch_chars):
-                hits = golden.find(texts[first:last], payload.value.key)
+            # The local scrub's batches (``engine.batching``), as (record, text) pairs.
+            for chunk in batches(list(zip(records, texts)), payload.value.batch_chars, _text_size):
+                hits = golden.find([text for _, text in chunk], payload.value.key)
                 if not len(hits):
                     continue
-                docs = last - first
+                docs = len(chunk)
                 pairs = np.unique(hits.key * docs + hits.doc)
                 key, doc = np.divmod(pairs, docs)
-                record = np.asarray(records[first:last], dtype=np.int64)[doc]
+                record = np.asarray([r for r, _ in chunk], dtype=np.int64)[doc]
                 yield pa.RecordBatch.from_arrays([pa.array(record), pa.array(key)], schema=_HITS_ARROW)
 
     return run
@@ -135,7 +129,7 @@ def hits_task(payload: Broadcast[EnginePayload], n: int, source: str) -> ArrowMa
 def round_task(payload: Broadcast[EnginePayload], spec: Broadcast[RoundSpec]) -> ArrowMap:
     """One round of the filter over a partition's records (touched ones; all when locating)."""
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(input_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         round_spec, engine = spec.value, payload.value
         golden = golden_of(engine, round_spec.n)
         located: dict[tuple[int, int], RecordState] = {}
@@ -151,30 +145,23 @@ def round_task(payload: Broadcast[EnginePayload], spec: Broadcast[RoundSpec]) ->
         )
         job = Job(Path(round_spec.source), round_spec.source, "text", None)
         touched: list[RecordState] = []
-        for batch in batches:
-            records, texts = _texts(batch, round_spec.source)
-            ids: list[str | None] = batch.column(ITEM_ID).to_pylist()
-            work: list[tuple[RecordState, Parsed]] = []
-            others: list[tuple[int, int, Parsed]] = []
-            size = 0
-            for record, text, item_id in zip(records, texts, ids):
-                dumped = round_spec.states.get(record)
-                if dumped is None and not round_spec.locate:
-                    continue
-                parsed = Parsed((text,), b"", None, None, item_id)
-                if dumped is None:
-                    others.append((record, 0, parsed))
-                else:
-                    state = scrub_state.load(dumped)
-                    if state.length not in (-1, len(text)):
-                        raise TaskInputError(TaskError("", None, _CHANGED, record=record))
-                    work.append((state, parsed))
-                    touched.append(state)
-                size += len(text)
-                if size >= engine.batch_chars:
-                    step._flush(job, 0, work, others)
-                    work, others, size = [], [], 0
-            step._flush(job, 0, work, others)
+
+        def taken() -> Iterator[Taken]:
+            for batch in input_batches:
+                records, texts = _texts(batch, round_spec.source)
+                ids: list[str | None] = batch.column(ITEM_ID).to_pylist()
+                for record, text, item_id in zip(records, texts, ids):
+                    dumped = round_spec.states.get(record)
+                    if dumped is None and not round_spec.locate:
+                        continue
+                    state = None if dumped is None else scrub_state.load(dumped)
+                    if state is not None:
+                        if state.length not in (-1, len(text)):
+                            raise TaskInputError(TaskError("", None, _CHANGED, record=record))
+                        touched.append(state)
+                    yield Taken(state, record, 0, Parsed((text,), b"", None, None, item_id))
+
+        step.take(job, 0, taken())
         states = touched + list(located.values())
         if states:
             yield _round_batch(
@@ -219,9 +206,9 @@ def pieces_task(final: Broadcast[Kept], text_col: str) -> ArrowMap:
     """The scrubbed rows: untouched rows as they are, a touched row once per kept piece (its text
     the piece, ``contam_guard_piece`` saying where it came from), a dropped row not at all."""
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(input_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         kept = final.value
-        for batch in batches:
+        for batch in input_batches:
             records: list[int] = batch.column(RECORD).to_pylist()
             texts = batch.column(text_col)
             take: list[int] = []

@@ -24,6 +24,7 @@ import pyarrow as pa
 from pyspark import Broadcast, TaskContext
 from pyspark.sql import types as st
 
+from contam_guard.engine.batching import batches
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.readers.base import Record
 from contam_guard.scan import (
@@ -89,8 +90,6 @@ class PartitionScan:
         self.reader = RowReader(plan.read)
         self.splits: list[SplitCounter] = []
         self._split_at: dict[tuple[str, int], int] = {}
-        self.batch: list[Record] = []
-        self.size = 0
         self._keys: dict[str, str] = {}
 
     def _canonical(self, path: str) -> str:
@@ -109,7 +108,8 @@ class PartitionScan:
             self.splits.append(SplitCounter(*key))
         return number
 
-    def feed(self, batch: pa.RecordBatch) -> None:
+    def records(self, batch: pa.RecordBatch) -> Iterator[Record]:
+        """The records of one input batch (a blank line is none), numbered split by split."""
         files = batch.column("file").to_pylist()
         blocks = batch.column("block").to_pylist()
         raws = batch.column("raw").to_pylist()
@@ -125,20 +125,16 @@ class PartitionScan:
             else:
                 row = (texts[i], raws[i], rows[i], bool(allows[i]))
                 record = self.reader.row_record(file, split, row, str(number))
-            if record is None:
-                continue
-            self.batch.append(record)
-            self.size += record.chars
-            if self.size >= self.payload.batch_chars:
-                self.flush()
+            if record is not None:
+                yield record
 
-    def flush(self) -> None:
-        if self.batch:
-            scan_batch(self.result, self.batch, self.payload.key, self.payload.windows)
-        self.batch, self.size = [], 0
+    def scan(self, input_batches: Iterator[pa.RecordBatch]) -> None:
+        """Every record, in the local engine's batches, through its own batch step."""
+        records = (record for batch in input_batches for record in self.records(batch))
+        for batch in batches(records, self.payload.batch_chars, Record.size):
+            scan_batch(self.result, batch, self.payload.key, self.payload.windows)
 
     def finish(self) -> Iterator[pa.RecordBatch]:
-        self.flush()
         if self.result.pairs:
             yield self._pairs(self.result.pairs)
         totals = self.result.totals
@@ -188,10 +184,7 @@ class PartitionScan:
                 "record": [p.record for p in pairs],
                 "line": [p.line for p in pairs],
                 "field": [p.field for p in pairs],
-                "longest_run": [p.longest_run for p in pairs],
-                "ngrams8_found": [p.ngrams8_found for p in pairs],
-                "covered_l10": [p.covered_l10 for p in pairs],
-                "window_hits": [p.window_hits for p in pairs],
+                **{name: [getattr(p, name) for p in pairs] for name in PairRow.NUMBERS},
                 "allow": [p.allowed_inline for p in pairs],
                 "before": [p.snippet.before for p in pairs],
                 "run": [p.snippet.run for p in pairs],
@@ -210,10 +203,9 @@ def _partition() -> int:
 def scan_task(payload: Broadcast[EnginePayload], plan: Broadcast[InputPlan]) -> ArrowMap:
     """The function ``mapInArrow`` runs on every partition of the input frame."""
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(input_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         task = PartitionScan(payload.value, plan.value, _partition())
-        for batch in batches:
-            task.feed(batch)
+        task.scan(input_batches)
         yield from task.finish()
 
     return run
@@ -223,10 +215,10 @@ def count_task(plan: Broadcast[InputPlan]) -> ArrowMap:
     """Only the ``SPLIT`` rows (no parsing, no scanning): how the driver numbers lines when a
     task failed before it could report its counts."""
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(input_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         partition = _partition()
         splits: dict[tuple[str, int], SplitCounter] = {}
-        for batch in batches:
+        for batch in input_batches:
             files = batch.column("file").to_pylist()
             blocks = batch.column("block").to_pylist()
             raws = batch.column("raw").to_pylist()

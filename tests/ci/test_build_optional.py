@@ -63,7 +63,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_builds_without_a_compiler(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
-    assert {"contam_guard/pure_kernels.py", "contam_guard/native.py", "contam_guard/cli.py"} <= set(names)
+    assert {"contam_guard/pure_kernels.py", "contam_guard/native.py", "contam_guard/cli/__init__.py"} <= set(
+        names
+    )
     metadata = next(n for n in names if n.endswith("METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     matplotlib = [line for line in text.splitlines() if line.startswith("Requires-Dist: matplotlib")]

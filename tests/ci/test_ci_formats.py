@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from contam_guard.commands.scan import ScanRequest, execute
 from contam_guard.config import load_config
+from contam_guard.pipeline import ScanRequest, execute
 from contam_guard.readers.base import ReadOptions
 from contam_guard.reporting import markdown
 from contam_guard.reporting.github import escape_data, escape_property

@@ -8,16 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.config import Rules
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
-from contam_guard.engine.stats import item_stats
+from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.manifest.views import hash_view
-from contam_guard.rules import gpt3, gpt4, llama2, palm
-from contam_guard.rules.base import ItemStats
+from contam_guard.rules import RULES, gpt3, gpt4, llama2, palm
 from contam_guard.text.features import extract_features
 
 GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k" / "test.jsonl"
+
+
+INDEX_OF: dict[int, ManifestIndex] = {}
 
 
 def stats_for(item: str, records: list[str]) -> ItemStats:
@@ -25,7 +26,15 @@ def stats_for(item: str, records: list[str]) -> ItemStats:
     index = ManifestIndex.from_views([target], [hash_view("text", [item], None)])
     totals = ItemTotals.empty(index)
     match_batch(index, extract_features(records), totals)
-    return item_stats(index, totals)
+    stats = item_stats(index, totals)
+    INDEX_OF[id(stats)] = index
+    return stats
+
+
+def fires(name: str, stats: ItemStats, **settings: object) -> bool:
+    """Whether rule ``name`` (default settings, with ``settings`` on top) fires on the one item."""
+    rule = RULES[name]
+    return bool(rule.evaluate(stats, rule.settings(**settings), INDEX_OF[id(stats)]).fired[0])
 
 
 def words(count: int, prefix: str = "w") -> str:
@@ -96,13 +105,7 @@ def test_truth_table(
     comment: str, item: str, records: list[str], g3: bool, pa: bool, l2: bool, g4: bool
 ) -> None:
     stats = stats_for(item, records)
-    rules = Rules()
-    fired = (
-        bool(gpt3.evaluate(stats, np.array([13])).fired[0]),
-        bool(palm.evaluate(stats, rules.palm.threshold).fired[0]),
-        bool(llama2.evaluate(stats, rules.llama2.dirty, rules.llama2.not_clean, "dirty").fired[0]),
-        bool(gpt4.evaluate(stats, "any_window", 0.5).fired[0]),
-    )
+    fired = (fires("gpt3", stats, n=13), fires("palm", stats), fires("llama2", stats), fires("gpt4", stats))
     assert fired == (g3, pa, l2, g4), comment
 
 
@@ -141,9 +144,28 @@ def test_worked_example_janets_ducks_against_its_number_swapped_copy() -> None:
     assert (stats.ngrams8_found.tolist(), stats.ngrams8.tolist()) == ([19], [45])
     assert stats.covered_l10.tolist() == [40]
     assert (stats.window_hits.tolist(), stats.windows.tolist()) == ([35], [172])
-    rules = Rules()
-    assert gpt3.evaluate(stats, np.array([13])).fired[0]
-    assert not palm.evaluate(stats, rules.palm.threshold).fired[0]
-    l2 = llama2.evaluate(stats, rules.llama2.dirty, rules.llama2.not_clean, "dirty")
+    index = INDEX_OF[id(stats)]
+    assert fires("gpt3", stats, n=13)
+    assert not fires("palm", stats)
+    l2 = llama2.evaluate(stats, llama2.Settings(), index)
     assert not l2.fired[0] and "not clean" in l2.explain[0]
-    assert round(float(gpt4.evaluate(stats, "probability", 0.5).score[0]), 3) == 0.497
+    g4 = gpt4.evaluate(stats, gpt4.Settings(mode="probability"), index)
+    assert round(float(g4.score[0]), 3) == 0.497 and g4.fired[0] is np.False_
+
+
+def test_llama2_min_run_counts_runs_of_other_lengths() -> None:
+    """``min_run`` other than 10: the coverage is computed at that length (here 12 words share
+    one run: covered at 10 and at 12, not at 13)."""
+    stats = stats_for(words(30), ["a b " + words(12) + " c d"])
+    assert stats.covered(10).tolist() == [12] == stats.covered(12).tolist()
+    assert stats.covered(13).tolist() == [0]
+    for min_run, expected in [(10, "12 of 30"), (13, "0 of 30")]:
+        outcome = llama2.evaluate(stats, llama2.Settings(min_run=min_run), INDEX_OF[id(stats)])
+        assert outcome.explain[0].startswith(expected)
+
+
+def test_every_rule_is_registered_once_with_its_settings() -> None:
+    assert list(RULES) == ["gpt3", "palm", "llama2", "gpt4"]
+    for name, rule in RULES.items():
+        assert rule.name == name and rule.settings().enabled
+    assert [m.NAME for m in (gpt3, palm, llama2, gpt4)] == list(RULES)

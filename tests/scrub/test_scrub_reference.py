@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from contam_guard import scrub
+from contam_guard.config import ScrubSettings
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, read_records
@@ -194,15 +195,15 @@ def run_scrub(
     jobs = [
         scrub.Job(path, path.name, scrub.scrub_format(path, path.name), out / path.name) for path in paths
     ]
-    options = scrub.ScrubOptions(
+    settings = ScrubSettings(
         mode=p.mode,
         n=p.n,
         window=p.window,
         min_piece_chars=p.min_piece,
         max_pieces=p.max_pieces,
         max_doc_freq=p.max_df,
-        batch_chars=1024,  # several batches per input
     )
+    options = scrub.ScrubOptions(settings, batch_chars=1024)  # several batches per input
     plan = scrub.plan(index, jobs, options, None)
     log = out.parent / f"{out.name}.log.jsonl"
     scrub.apply(plan, log)

@@ -2,7 +2,8 @@
 
 Whoever holds an unkeyed manifest can hash candidate texts with the public spec and check them
 against it: a dictionary attack that confirms which candidates are golden items. With a keyed
-manifest the same attacker, lacking the key, learns nothing from the hashes.
+manifest (SipHash-2-4, or AES for manifests keyed before it) the same attacker, lacking the key,
+learns nothing from the hashes; whoever holds the key (the guard) can.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from contam_guard.commands.golden import golden_lookup
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import GoldenFile, Manifest
+from contam_guard.manifest.model import GoldenFile, Manifest, Spec
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
 
@@ -37,16 +39,25 @@ def register(tmp_path: Path, key: HashKey | None) -> Manifest:
     golden.write_text("".join(json.dumps({"q": text}) + "\n" for text in GOLDEN))
     built = build_set([GoldenSource(golden, "golden.jsonl")], ["q"], None, key, None)
     path = tmp_path / "manifest.json"
-    store.save(path, Manifest(key_check=key.check if key else None, sets={"secret": built}))
+    spec = Spec(hash=key.hash_spec) if key else Spec()
+    store.save(path, Manifest(spec=spec, key_check=key.check if key else None, sets={"secret": built}))
     return store.load(path)
 
 
-def attacker_confirms(manifest: Manifest, candidate: str) -> float:
-    """Share of the candidate's 5-grams found in the manifest, hashed with the public spec."""
+def attacker_confirms(manifest: Manifest, candidate: str, key: HashKey | None = None) -> float:
+    """Share of the candidate's 5-grams found in the manifest, hashed with the public spec (and
+    ``key``, for whoever holds it)."""
     known = set(manifest.sets["secret"].views["q"].gram_hashes.tolist())
-    features = extract_features([candidate], windows=False)
+    features = extract_features([candidate], key=key, windows=False)
     grams = features.gram_hash[features.gram_valid].tolist()
     return float(np.mean([g in known for g in grams]))
+
+
+SECRET = "a-long-secret-that-only-the-eval-team-holds-0123"
+KEYS = [
+    pytest.param(HashKey(SECRET), id="siphash24"),
+    pytest.param(HashKey(SECRET, "aes128"), id="aes128-before-siphash"),
+]
 
 
 def test_unkeyed_manifest_confirms_which_candidates_are_golden(tmp_path: Path) -> None:
@@ -56,15 +67,23 @@ def test_unkeyed_manifest_confirms_which_candidates_are_golden(tmp_path: Path) -
     assert confirmed == set(GOLDEN)  # the attack works: this is why keyed hashing exists
 
 
-def test_keyed_manifest_tells_the_attacker_nothing(tmp_path: Path) -> None:
-    manifest = register(tmp_path, HashKey("a-long-secret-that-only-the-eval-team-holds-0123"))
+@pytest.mark.parametrize("key", KEYS)
+def test_keyed_manifest_tells_the_attacker_nothing(tmp_path: Path, key: HashKey) -> None:
+    manifest = register(tmp_path, key)
+    assert manifest.spec.hash == key.hash_spec
     scores = [attacker_confirms(manifest, text) for text in GOLDEN + DECOYS]
     assert scores == [0.0] * len(scores)  # golden and decoys look the same: nothing learned
+    # Another key is no better than none.
+    other = HashKey("a-guess-at-the-secret-that-is-long-enough-9999", key.prf)
+    assert [attacker_confirms(manifest, text, other) for text in GOLDEN + DECOYS] == scores
+    # With the key, the same test separates them: the key is all that protects the manifest.
+    confirmed = {text for text in GOLDEN + DECOYS if attacker_confirms(manifest, text, key) > 0.5}
+    assert confirmed == set(GOLDEN)
 
 
 def test_the_manifest_still_shows_counts_and_lengths(tmp_path: Path) -> None:
     """What keyed hashing does not hide (documented): how many items, and how long each is."""
-    manifest = register(tmp_path, HashKey("a-long-secret-that-only-the-eval-team-holds-0123"))
+    manifest = register(tmp_path, HashKey(SECRET))
     view = manifest.sets["secret"].views["q"]
     assert manifest.sets["secret"].items == 3
     assert view.word_counts.tolist() == [len(t.split()) for t in GOLDEN]

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.commands.scan import ScanOutputs, ScanRequest
-from contam_guard.config import load_config
 from contam_guard.errors import ConfigError, InputError
+from contam_guard.pipeline import ScanRequest
 from contam_guard.readers import ReadOptions
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
@@ -65,4 +64,4 @@ def test_spark_scan_command_refuses_what_only_the_local_engine_does(
     monkeypatch.chdir(tmp_path)
     request = ScanRequest(paths=[tmp_path], read=ReadOptions(), **change)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match=what):
-        spark_scan.run_request(load_config(), request, ScanOutputs(), master="local[1]")
+        spark_scan.check(request)

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contam_guard.commands.scan import ScanOutputs
+from contam_guard.commands import scan as scan_cmd
 from contam_guard.config import Rules, load_config
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import InputError
@@ -22,7 +22,9 @@ from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
+from contam_guard.pipeline import ScanRequest
 from contam_guard.readers import ReadOptions
+from contam_guard.reporting.outputs import Outputs
 from contam_guard.reporting.tables import ITEM_COLUMNS, items_csv, pairs_csv
 from contam_guard.scan import Source, scan
 
@@ -217,8 +219,9 @@ def test_spark_scan_command_writes_what_scan_writes(
     shutil.copytree(examples / "data", "data")
     assert cli("scan", "data", "--items-csv", tmp_path / "local.csv", "--review", tmp_path / "local.md") == 1
 
-    outputs = ScanOutputs(items_csv=tmp_path / "spark.csv", review=tmp_path / "spark.md")
-    code = spark_scan.run(load_config(), [Path("data")], None, "local[2]", outputs)
+    outputs = Outputs(files={"items_csv": tmp_path / "spark.csv", "review": tmp_path / "spark.md"})
+    request = ScanRequest(paths=[Path("data")], read=ReadOptions())
+    code = scan_cmd.run(load_config(), request, outputs, spark_scan.spark_engine("local[2]"))
 
     assert code == 1
     assert (tmp_path / "spark.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from contam_guard import scrub
+from contam_guard.config import ScrubSettings
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.manifest import store
 from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest
@@ -67,7 +68,7 @@ def test_spark_scrub_matches_local_on_the_example(
     path.write_bytes((examples / "data" / "train.jsonl").read_bytes())
     manifest = store.load(project / ".contam-guard" / "manifest.json")
     options = scrub.ScrubOptions(
-        read=ReadOptions(fields=("text",), id_field="id"), window=20, min_piece_chars=50
+        ScrubSettings(window=20, min_piece_chars=50), read=ReadOptions(fields=("text",), id_field="id")
     )
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
@@ -113,12 +114,7 @@ def manifest_of(items: list[str]) -> Manifest:
 
 def test_spark_scrub_matches_local_over_several_rounds(spark: SparkSession, tmp_path: Path) -> None:
     options = scrub.ScrubOptions(
-        mode="pieces",
-        n=5,
-        window=4,
-        min_piece_chars=4,
-        max_pieces=3,
-        max_doc_freq=3,
+        ScrubSettings(mode="pieces", n=5, window=4, min_piece_chars=4, max_pieces=3, max_doc_freq=3),
         read=ReadOptions(fields=("text",), id_field="id"),
         batch_chars=256,
     )

@@ -150,6 +150,9 @@ def valid_calls(texts: list[str], values: list[int], block: bytes) -> dict[str, 
         ),
         "table_fill": Call("table_fill", [chain, first, empty(pairs), empty(pairs)], {2, 3}, {3: pairs}),
         "bits_build": Call("bits_build", [hashes, empty(64, u64)], {1}),
+        "siphash24": Call(
+            "siphash24", [np.arange(2, dtype=u64), hashes, empty(count, u64)], {2}, {0: 2, 2: count}
+        ),
         "line_ends": Call("line_ends", [block, empty(8)], {1}),
         "count_lines": Call("count_lines", [block], set()),
     }
@@ -293,6 +296,12 @@ def odd_bits(mod: ModuleType) -> Callable[[], object]:
     return lambda: mod.bits_build(np.arange(3, dtype=np.uint64), np.zeros(48, np.uint64))
 
 
+def long_key(mod: ModuleType) -> Callable[[], object]:
+    """A SipHash key is exactly two words: a third is a mistake, not something to ignore."""
+    hashes = np.arange(4, dtype=np.uint64)
+    return lambda: mod.siphash24(np.arange(3, dtype=np.uint64), hashes, np.zeros(4, np.uint64))
+
+
 SHAPES = [
     no_final_space,
     few_word_slots,
@@ -303,6 +312,7 @@ SHAPES = [
     looping_fill,
     first_out_of_range,
     odd_bits,
+    long_key,
 ]
 
 
@@ -332,11 +342,12 @@ def hits():
 def arrays(slots=full, chain=chain):
     return [one, slots, chain, bits, *hits()]
 
-def run(grams=None, windows=None, line_end=np.zeros(8, np.int64), status=np.zeros(8, np.uint8)):
+def run(grams=None, windows=None, line_end=np.zeros(8, np.int64), status=np.zeros(8, np.uint8),
+        key=np.zeros(0, np.uint64)):
     block = b'{"text": "' + b"a b c d e f g h " * 5 + b'a b"}\\n'
     return n.filter_jsonl(block, b"text", T.cls, T.lower, T.is_alnum, *(grams or arrays()),
                           *(windows or arrays()), line_end, status, np.zeros(8, np.int64),
-                          np.zeros(64, np.uint32), True, False)
+                          np.zeros(64, np.uint32), key, True, False)
 """
 
 
@@ -369,6 +380,9 @@ def test_a_full_table_ends_every_probe() -> None:
         "run(grams=[*arrays()[:5], np.zeros(3, np.int64), np.zeros(64, np.int64)])",  # short hit array
         "run(status=np.zeros(2, np.uint8))",  # per-line arrays of different lengths
         "run(line_end=np.zeros(8, np.float64))",  # not integers
+        "run(key=np.zeros(1, np.uint64))",  # a key is no items (unkeyed) or two
+        "run(key=np.zeros(3, np.uint64))",
+        "run(key=np.zeros(2, np.float64))",
     ],
 )
 def test_the_prefilter_refuses_malformed_arguments(broken: str) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, Spec
-from contam_guard.text.hashing import HashKey
+from contam_guard.text.hashing import SIPHASH_SPEC, HashKey
 from tests.helpers import Runner
 
 DATA = Path(__file__).parent / "data"
@@ -243,7 +243,9 @@ def test_upgrade_of_a_keyed_manifest_needs_the_key(
     _unchanged(before)
     monkeypatch.setenv("CONTAM_GUARD_KEY", secret)
     assert cli("upgrade").code == 0
-    assert store.load(MANIFEST).key_check == HashKey(secret).check
+    upgraded = store.load(MANIFEST)
+    assert upgraded.key_check == HashKey(secret).check
+    assert upgraded.spec.hash == SIPHASH_SPEC  # keyed before SipHash (AES): re-keyed too
     assert cli("scan", train, "--only", "gpt3").code == 1  # v2 catches it
 
 

@@ -1,0 +1,452 @@
+"""The command line: parse, call a command, map errors to exit codes in one place.
+
+Exit codes (README.md, "Exit codes"): 0 clean, 1 a failing rule fired, 2 usage, config, input
+or manifest error, 3 internal error (a bug; never 0).
+
+Each command imports its module when it runs: the engine with numpy, pyarrow and matplotlib take
+a good part of a second to import, which `--help`, `verify` and a hook on a code-only commit
+should not pay.
+"""
+
+import contextlib
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from contam_guard import __version__
+from contam_guard.cli.options import (
+    EngineName,
+    Read,
+    Rules,
+    Run,
+    ScrubOverrides,
+    Spark,
+    Target,
+    Where,
+    grouped,
+)
+from contam_guard.config import LoadedConfig, load_config
+from contam_guard.errors import ContamGuardError, ExitCode
+from contam_guard.readers.base import ReadOptions
+from contam_guard.reporting import console
+from contam_guard.reporting.outputs import Outputs
+
+if TYPE_CHECKING:
+    from contam_guard.git import Range as GitRange
+    from contam_guard.pipeline import ScanRequest
+
+app = typer.Typer(
+    add_completion=False,
+    rich_markup_mode=None,  # help text as written ("[spark]" is an extra, not markup), no "<bool>"
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+    help="Guard training data against benchmark test-set contamination.",
+)
+
+
+def _exit(code: int) -> NoReturn:
+    """Leave with a command's exit code (typer's standalone mode turns this into sys.exit)."""
+    raise typer.Exit(int(code))
+
+
+def _config(path: Path | None) -> LoadedConfig:
+    return load_config(path)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.info(f"contam-guard {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Guard training data against benchmark test-set contamination."""
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Project root.")] = Path("."),
+    keyed: Annotated[bool, typer.Option(help="Key every hash with the secret in $CONTAM_GUARD_KEY.")] = False,
+    key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the secret.")
+    ] = "CONTAM_GUARD_KEY",
+) -> None:
+    """Create .contam-guard/ with a commented config and an empty manifest."""
+    from contam_guard.commands import init as init_cmd
+
+    _exit(init_cmd.run(directory, keyed=keyed, key_env=key_env))
+
+
+@app.command()
+@grouped
+def register(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Name of the golden set.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(metavar="FILE", help="Golden test files (JSONL, JSON, CSV, Parquet, text)."),
+    ],
+    where: Where,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", help="Text field; repeat for several views (question, answer).", show_default=False
+        ),
+    ] = None,
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Field holding each item's id.")] = None,
+) -> None:
+    """Hash a golden test set into the manifest (a new version when its content changed)."""
+    from contam_guard.commands import register as register_cmd
+
+    _exit(register_cmd.register(_config(where.config), name, files, field or [], id_field, where.manifest))
+
+
+@app.command()
+@grouped
+def remove(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Name of the golden set.")], where: Where
+) -> None:
+    """Remove a golden set from the manifest."""
+    from contam_guard.commands import manage
+
+    _exit(manage.remove(_config(where.config), name, where.manifest))
+
+
+@app.command("sets")
+@grouped
+def list_sets(where: Where) -> None:
+    """List sets, versions, item counts and items too short for each rule."""
+    from contam_guard.commands import manage
+
+    _exit(manage.sets(_config(where.config), where.manifest))
+
+
+@app.command()
+@grouped
+def verify(where: Where) -> None:
+    """Check the manifest's integrity (format, schema, digests, spec, array sizes) and its key."""
+    from contam_guard.commands import manage
+
+    _exit(manage.verify(_config(where.config), where.manifest))
+
+
+@app.command()
+@grouped
+def upgrade(where: Where) -> None:
+    """Re-hash every set under the current normalisation spec, from its registered golden files."""
+    from contam_guard.commands import upgrade as upgrade_command
+
+    _exit(upgrade_command.run(_config(where.config), where.manifest))
+
+
+def _parse_ns(value: str | None) -> tuple[int, ...]:
+    from contam_guard.analysis import DEFAULT_NS
+
+    if not value:
+        return DEFAULT_NS
+    try:
+        ns = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+    except ValueError:
+        raise typer.BadParameter("--ns takes a comma-separated list of word counts, e.g. 5,8,13") from None
+    if not ns or ns[0] < 5:
+        raise typer.BadParameter("every n must be at least 5 (runs under 5 words are not measured)")
+    return ns
+
+
+NsOpt = Annotated[
+    str | None,
+    typer.Option("--ns", metavar="N,N,...", help="Comma-separated n values (default 5,6,8,10,13,20,30,50)."),
+]
+PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Write the any-hit-at-n curve as a PNG.")]
+CsvOpt = Annotated[Path | None, typer.Option("--csv", help="Write the table as CSV.")]
+
+
+def _scan_request(loaded: LoadedConfig, target: Target, read: Read, rules: Rules, run: Run) -> "ScanRequest":
+    """The options ``scan``, ``review`` and ``sweep`` share, checked and gathered."""
+    from contam_guard.pipeline import ScanRequest
+
+    if target.staged and target.diff is not None:
+        raise typer.BadParameter("use --staged or --diff, not both")
+    if not target.paths and not target.staged and target.diff is None:
+        raise typer.BadParameter(
+            "give training files or folders to scan, or --staged, or --diff BASE[..HEAD]"
+        )
+    return ScanRequest(
+        paths=list(target.paths or []),
+        read=ReadOptions(
+            fields=tuple(read.field or loaded.config.scan.fields),
+            whole_file=read.whole_file,
+            encoding=read.encoding,
+            errors=read.errors.value,
+        ),
+        rule_overrides=rules.overrides(),
+        show_golden=run.show_golden,
+        changes=_git_range(target.staged, target.diff),
+        use_allowlist=not run.no_allowlist,
+        jobs=run.jobs,
+        skip_unreadable=run.skip_unreadable,
+        redact_pii=run.redact_pii,
+        max_pairs_per_item=run.max_pairs_per_item,
+    )
+
+
+@app.command()
+@grouped
+def scan(
+    target: Target,
+    read: Read,
+    rules: Rules,
+    run: Run,
+    outputs: Outputs,
+    spark: Spark,
+    where: Where,
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report findings but exit 0.")] = False,
+) -> None:
+    """Scan training files (or what a commit adds) against every registered set; exit 1 when a
+    failing rule fires on a finding that is not allowlisted."""
+    from dataclasses import replace
+
+    from contam_guard.commands import scan as scan_cmd
+
+    loaded = _config(where.config)
+    request = replace(
+        _scan_request(loaded, target, read, rules, run), exit_zero=exit_zero, manifest_path=where.manifest
+    )
+    conf = spark.conf()
+    if spark.engine is EngineName.SPARK:
+        from contam_guard.commands.spark_scan import check, spark_engine
+
+        check(request)
+        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf)))
+    _exit(scan_cmd.run(loaded, request, outputs))
+
+
+@app.command()
+@grouped
+def sweep(
+    target: Target,
+    read: Read,
+    rules: Rules,
+    run: Run,
+    where: Where,
+    ns: NsOpt = None,
+    plot: PlotOpt = None,
+    csv: CsvOpt = None,
+) -> None:
+    """One scan (the files and options of `scan`); the share of items sharing a run of at least
+    n words, and each rule's share."""
+    from dataclasses import replace
+
+    from contam_guard.commands import analysis as analysis_cmd
+
+    loaded = _config(where.config)
+    request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
+    _exit(analysis_cmd.run_sweep(loaded, request, _parse_ns(ns), csv_path=csv, plot_path=plot))
+
+
+@app.command()
+@grouped
+def dupes(
+    name: Annotated[str, typer.Argument(metavar="SET", help="Name of a registered golden set.")],
+    where: Where,
+    view: Annotated[str | None, typer.Option("--view", help="Only this view (default: every view).")] = None,
+    ns: NsOpt = None,
+    plot: PlotOpt = None,
+    csv: CsvOpt = None,
+    review: Annotated[
+        Path | None, typer.Option("--review", help="Write a Markdown review of the pairs.")
+    ] = None,
+    items_csv: Annotated[Path | None, typer.Option("--items-csv", help="Write one row per item.")] = None,
+    pairs_csv: Annotated[
+        Path | None, typer.Option("--pairs-csv", help="Write one row per notable pair.")
+    ] = None,
+) -> None:
+    """A registered set against its own other items: one problem asked twice."""
+    from contam_guard.commands import analysis as analysis_cmd
+    from contam_guard.reporting.outputs import Outputs
+
+    files = {"review": review, "items_csv": items_csv, "pairs_csv": pairs_csv}
+    outputs = Outputs(files={k: v for k, v in files.items() if v is not None})
+    _exit(
+        analysis_cmd.run_dupes(
+            _config(where.config),
+            name,
+            view,
+            _parse_ns(ns),
+            outputs=outputs,
+            csv_path=csv,
+            plot_path=plot,
+            manifest_path=where.manifest,
+        )
+    )
+
+
+def _parse_date(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+@app.command()
+@grouped
+def review(
+    target: Target,
+    read: Read,
+    rules: Rules,
+    run: Run,
+    where: Where,
+    all_findings: Annotated[bool, typer.Option("--all", help="Also review warn-level findings.")] = False,
+    by: Annotated[str | None, typer.Option("--by", help="Your name, recorded with each decision.")] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", metavar="YYYY-MM-DD", help="Decisions stop applying after this date."),
+    ] = None,
+) -> None:
+    """Walk the unreviewed findings of a scan: y real leak, n false positive (with a reason),
+    s skip, q quit. Decisions go to the allowlist (.contam-guard/allowlist.yaml)."""
+    from dataclasses import replace
+
+    from contam_guard.commands import review as review_cmd
+
+    if run.no_allowlist:
+        raise typer.BadParameter("review writes the allowlist: --no-allowlist does not apply")
+    loaded = _config(where.config)
+    request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
+    options = review_cmd.ReviewOptions(include_warn=all_findings, by=by, until=_parse_date(until))
+    _exit(review_cmd.run(loaded, request, options))
+
+
+@app.command()
+@grouped
+def scrub(
+    inputs: Annotated[list[Path], typer.Argument(metavar="INPUT", help="JSONL or text files to scrub.")],
+    settings: ScrubOverrides,
+    where: Where,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output file (a folder for several inputs).")
+    ] = None,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field",
+            metavar="PATH",
+            help="Read only this field (repeatable; default: every string of every record).",
+            show_default=False,
+        ),
+    ] = None,
+    id_field: Annotated[
+        str | None, typer.Option("--id-field", help="Field holding each record's id (else id).")
+    ] = None,
+    log: Annotated[
+        Path | None, typer.Option("--log", help="Write one JSON line per touched record here.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Count what would be removed; write nothing.")
+    ] = False,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Replace each input (atomically).")] = False,
+) -> None:
+    """Remove colliding n-grams with a window around them (GPT-3's filter); log every removal."""
+    from contam_guard.commands import scrub as scrub_cmd
+
+    request = scrub_cmd.ScrubRequest(
+        inputs=inputs,
+        output=output,
+        log=log,
+        dry_run=dry_run,
+        in_place=in_place,
+        fields=list(field or []),
+        id_field=id_field,
+        settings=settings.values,
+    )
+    _exit(scrub_cmd.run(_config(where.config), request, where.manifest))
+
+
+def _git_range(staged: bool, diff: str | None) -> "GitRange | None":
+    """What a --staged or --diff scan covers (git is imported only then)."""
+    if not staged and diff is None:
+        return None
+    from contam_guard.git import Range
+
+    return Range(staged=True) if staged else Range.parse(diff or "")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and turn every outcome into a documented exit code.
+
+    typer handles usage errors (exit 2) and ``typer.Exit``; everything else lands here. Ctrl-C
+    and SIGTERM become an exception (``atomic.Interrupted``), so that every temporary file is
+    removed on the way out; they end with one line and exit 128 + the signal number (130, 143).
+    """
+    from contam_guard.atomic import Interrupted, raise_on_signals
+
+    try:
+        with raise_on_signals():
+            app(args=argv)
+    except Interrupted as exc:
+        console.error(f"interrupted ({exc.name}): nothing was concluded; no partial file was left behind")
+        sys.exit(128 + exc.signum)
+    except ContamGuardError as exc:
+        console.error(str(exc))
+        sys.exit(int(exc.exit_code))
+    except Exception as exc:  # a bug: say so, never exit 0
+        console.error(
+            f"internal error ({type(exc).__name__}); this is a bug in contam-guard "
+            f"{__version__}, please report it with the command you ran"
+        )
+        if os.environ.get("CONTAM_GUARD_DEBUG"):
+            raise
+        sys.exit(int(ExitCode.INTERNAL))
+    finally:
+        _kernel_notices()
+
+
+def _kernel_notices() -> None:
+    """Show the kernels' notice (numpy fallback) once, if a command loaded them."""
+    native = sys.modules.get("contam_guard.native")
+    if native is not None:
+        for text in native.take_notices():
+            console.notice(text)
+
+
+def run() -> NoReturn:
+    """The console script and ``python -m contam_guard``: ``main``, then a quick exit.
+
+    Python's own shutdown frees every object of every imported module one by one: a tenth of a
+    second here, a tenth of a whole scan of 100 MB. Once ``main`` has returned nothing is left to
+    do (outputs are written atomically and closed, worker pools shut down), so the standard
+    streams are flushed and the process ends. A run that started Spark is left to the normal
+    shutdown, whose exit hook stops the JVM.
+    """
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = _exit_status(exc.code)
+    if "pyspark" in sys.modules:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing to say
+            stream.flush()
+    os._exit(code)
+
+
+def _exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` gives: None is 0, a number itself, anything else printed and 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1

@@ -1,0 +1,133 @@
+"""What a scan reads: files and folders as given (folders walked), or what a git range adds.
+
+Every front end (``scan``, ``review``, ``sweep``, ``--engine spark``) takes its files from here,
+so each reads exactly the same files, and none reads contam-guard's own folder or a registered
+golden file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from contam_guard.commands.common import display_path
+from contam_guard.config import LoadedConfig
+from contam_guard.errors import GitError
+from contam_guard.manifest.model import Manifest
+from contam_guard.readers import ReadOptions
+from contam_guard.scan import Source
+
+if TYPE_CHECKING:
+    # Imported where used: a plain scan needs no git, and every module is start-up time a
+    # pre-commit hook pays.
+    from contam_guard import git
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """Files a walk or a diff never scans: the guard's own folder and the golden files."""
+
+    guard_dir: Path
+    golden: dict[Path, str]
+    """Resolved path of each registered golden file (inside the project) -> its set."""
+
+    @classmethod
+    def of(cls, loaded: LoadedConfig, manifest: Manifest) -> Excluded:
+        golden: dict[Path, str] = {}
+        for name, golden_set in manifest.sets.items():
+            for golden_file in golden_set.files:
+                path = (loaded.root / golden_file.path).resolve()
+                if path.is_file():
+                    golden[path] = name
+        return cls(loaded.guard_dir.resolve(), golden)
+
+    def why(self, path: Path) -> str | None:
+        """Why ``path`` is not scanned, or None when it is."""
+        resolved = path.resolve()
+        if resolved.is_relative_to(self.guard_dir):
+            return "contam-guard's own folder"
+        if resolved in self.golden:
+            return f"a golden file of set {self.golden[resolved]!r}"
+        return None
+
+
+def expand(paths: list[Path], excluded: Excluded | None, notices: list[str]) -> list[Source]:
+    """Files as given; folders walked (sorted, symlinks followed: ``contam_guard.walk``) for the
+    data files they hold, leaving out the guard's folder and registered golden files (each golden
+    file, loop and broken link with a notice)."""
+    from contam_guard.walk import data_files
+
+    found = data_files(paths, excluded.why if excluded is not None else None)
+    notices += [f"{display_path(notice.path)}: {notice.reason}" for notice in found.notices]
+    return [Source(path, display_path(path)) for path in found.files]
+
+
+@contextmanager
+def sources(
+    paths: list[Path],
+    changes: git.Range | None,
+    read: ReadOptions,
+    excluded: Excluded,
+    notices: list[str],
+) -> Iterator[list[Source]]:
+    """The sources to scan: ``paths`` walked, or what ``changes`` adds under them. A git range's
+    new content is exported to temporary files, which live as long as the context."""
+    if changes is None:
+        yield expand(paths, excluded, notices)
+        return
+    with _changed(changes, paths, read, excluded, notices) as found:
+        yield found
+
+
+@contextmanager
+def _changed(
+    rng: git.Range, paths: list[Path], read: ReadOptions, excluded: Excluded, notices: list[str]
+) -> Iterator[list[Source]]:
+    """Sources for what ``rng`` adds (under ``paths`` when given). A file named in ``paths``
+    that the range does not touch is scanned whole, so `pre-commit run --all-files` audits."""
+    from contam_guard import git
+
+    root = git.repo_root(Path.cwd())
+    selection = git.select(root, rng, whole_file=read.whole_file)
+    notices += selection.notices
+    named_files, folders = _relative(root, paths)
+    keep: list[git.Change] = []
+    for change in selection.changes:
+        if paths and change.path not in named_files and not _under(change.path, folders):
+            continue
+        why = excluded.why(root / change.path)
+        if why is not None:
+            notices.append(f"{change.path}: {why}; not scanned")
+            continue
+        keep.append(change)
+    whole = sorted(name for name in named_files if name not in selection.touched)
+    whole = [name for name in whole if excluded.why(root / name) is None]
+    if not keep and not whole and not selection.same_commit:
+        notices.append(f"no data file changed in {rng.describe()}: nothing to scan")
+    with git.exported(root, keep) as files:
+        found = [Source(files[c.path], c.path, c.lines) for c in keep]
+        found += [Source(root / name, name) for name in whole]
+        yield found
+
+
+def _relative(root: Path, paths: list[Path]) -> tuple[set[str], list[str]]:
+    """Named files and folders as POSIX paths relative to the repository root."""
+    files: set[str] = set()
+    folders: list[str] = []
+    for path in paths:
+        try:
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise GitError(f"{path}: outside the git work tree {root}") from None
+        if path.is_dir():
+            folders.append("" if rel == "." else rel)
+        else:
+            files.add(rel)
+    return files, folders
+
+
+def _under(path: str, folders: list[str]) -> bool:
+    return any(folder == "" or path.startswith(folder + "/") for folder in folders)
