@@ -225,7 +225,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
     allowlist = Allowlist(loaded.allowlist_path, {})
     if request.use_allowlist:
         allowlist = Allowlist.load(loaded.allowlist_path)
-        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None)
+        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None, root=loaded.root)
     golden = None
     if request.show_golden:
         from contam_guard.commands.golden import golden_lookup

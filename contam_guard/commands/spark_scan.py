@@ -114,7 +114,8 @@ def run_request(
     report = evaluate(result, config.rules, exit_zero=request.exit_zero, honour_markers=markers)
     report.notices += notices
     if request.use_allowlist:
-        apply(report, Allowlist.load(loaded.allowlist_path), dt.date.today(), check_stale=True)
+        allowlist = Allowlist.load(loaded.allowlist_path)
+        apply(report, allowlist, dt.date.today(), check_stale=True, root=loaded.root)
     golden = golden_lookup(manifest, loaded.root, key) if request.show_golden else None
     return scan_cmd.write_outputs(report, golden, outputs)
 
