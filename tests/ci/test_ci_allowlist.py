@@ -61,8 +61,11 @@ def test_a_second_different_leak_in_the_same_record_still_fails(repo: Repo) -> N
     repo.write("data/train.jsonl", jsonl([leak(0) + " and also " + leak(1)]))
     result = repo.cg("scan", "data/")
     assert result.code == 1, result.output
-    assert "FAIL    gpt3   bench:question item q-02" in result.out
-    assert "ALLOWED gpt3   bench:question item q-01" in result.out
+    # One line per (item, record): the two leaks share the record, each its own line and verdict.
+    q02 = "FAIL    bench:question item q-02 (#1) in data/train.jsonl:1 (record 0, field text): FAIL gpt3"
+    assert q02 in result.out
+    q01 = next(line for line in result.out.splitlines() if "item q-01 " in line)
+    assert q01.startswith("WARN    bench:question item q-01") and "ALLOWED gpt3" in q01
 
 
 def test_no_allowlist_audits_everything(repo: Repo) -> None:
