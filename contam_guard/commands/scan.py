@@ -206,7 +206,9 @@ def execute(loaded: LoadedConfig, request: ScanRequest) -> ScanRun:
                 loaded=(manifest, index),
             )
         else:
-            with console.progress() as advance:
+            from contam_guard.readers import meter  # issue 12 (ux): a bar in bytes, with a total
+
+            with console.progress(meter.input_bytes(s.path for s in sources), meter.bytes_read) as advance:
                 result = scan(
                     index,
                     sources,

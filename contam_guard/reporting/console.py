@@ -50,16 +50,43 @@ def raw(text: str) -> None:
 
 
 @contextmanager
-def progress() -> Iterator[Callable[[int], None]]:
-    """A transient progress bar on stderr; yields the function that advances it (characters
-    hashed). Off a terminal there is no bar, and rich's progress module is not even imported."""
-    if not err.is_terminal:
+def progress(
+    total: int = 0,
+    done: Callable[[], int] | None = None,
+    *,
+    console: Console | None = None,
+    clock: Callable[[], float] | None = None,
+) -> Iterator[Callable[[int], None]]:
+    """A transient progress display on stderr (or ``console``); yields the function the scan
+    calls after each batch with the characters it hashed.
+
+    With ``total`` (bytes of the input files) and ``done`` (bytes read so far, such as
+    ``readers.meter.bytes_read``): a bar with bytes done, the total, the speed and the time left.
+    Without a total (nothing of known size: Parquet only, or no file): a pulse with the
+    characters hashed. ``clock`` replaces the time source (tests). Off a terminal there is
+    nothing, and rich's progress module is not even imported.
+    """
+    target = err if console is None else console
+    if not target.is_terminal:
         yield _ignore
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+    from rich import progress as rp
 
-    bar = Progress(TextColumn("scanning"), BarColumn(), TransferSpeedColumn(), console=err, transient=True)
-    with bar:
+    if total > 0 and done is not None:
+        start = done()
+        columns: tuple[rp.ProgressColumn, ...] = (
+            rp.TextColumn("scanning"),
+            rp.BarColumn(),
+            rp.DownloadColumn(),  # bytes done / total
+            rp.TransferSpeedColumn(),
+            rp.TimeRemainingColumn(),
+        )
+        with rp.Progress(*columns, console=target, transient=True, get_time=clock) as bar:
+            task = bar.add_task("scan", total=total)
+            yield lambda chars: bar.update(task, completed=min(done() - start, total))
+        return
+    pulse = (rp.TextColumn("scanning"), rp.BarColumn(), rp.TextColumn("{task.completed:,.0f} characters"))
+    with rp.Progress(*pulse, console=target, transient=True, get_time=clock) as bar:
         task = bar.add_task("scan", total=None)
         yield lambda chars: bar.advance(task, chars)
 
