@@ -148,15 +148,17 @@ _STYLES = {"fail": "red", "warn": "yellow"}
 
 def _group_line(group: Group) -> str:
     """One (test item, training record) pair after its status: ``set:view item ID (#3) in
-    FILE:LINE (record 2, field text): FAIL gpt3, WARN palm llama2 gpt4; shared run of 50 words``,
-    then the notes of allowed or confirmed findings. Plain text (not markup)."""
+    FILE:LINE (record 2, field text): FAIL gpt3, WARN palm llama2 gpt4; shared run of 50 words >=
+    N = 13`` (the detail of a rule decided on this pair, else the longest run), then the notes of
+    allowed or confirmed findings. Plain text (not markup)."""
     pair = group.pair
     line = f":{pair.line}" if pair.line is not None else ""
     notes = "".join(f" [{f.rule}: {f.note}]" for f in group.findings if f.note)
+    numbers = group.pair_detail
     return (
         f"{group.target.label} item {group.item_id} (#{group.test_index}) in "
         f"{pair.source}{line} (record {pair.record}{pair.in_field}): {group.verdicts}; "
-        f"shared run of {pair.longest_run} words{notes}"
+        f"{numbers or f'shared run of {pair.longest_run} words'}{notes}"
     )
 
 

@@ -96,6 +96,12 @@ class Group:
         return notes
 
     @property
+    def pair_detail(self) -> str | None:
+        """The numbers of the first rule decided on this pair alone (``shared run of 50 words >=
+        N = 13``), or None."""
+        return next((f.detail for f in self.findings if not is_per_item(f)), None)
+
+    @property
     def per_pair(self) -> bool:
         """Whether a rule decided on this pair alone fired on it."""
         return any(f.rule in PER_PAIR_RULES for f in self.findings)
