@@ -18,7 +18,10 @@ from typing import BinaryIO
 
 
 class ByteMeter:
-    """Bytes read from files, while open (their position) and after (their last position)."""
+    """Bytes read from files, while open (their position) and after (their last position).
+
+    Progress must never break a read: a handle that cannot say its position is not counted.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -28,7 +31,9 @@ class ByteMeter:
     def track(self, handle: BinaryIO) -> Callable[[], None]:
         """Count ``handle``'s reads from its current position on; returns the function to call
         before the handle is closed."""
-        start = handle.tell()
+        start = _position(handle)
+        if start is None:
+            return _untracked
         key = id(handle)
         with self._lock:
             self._open[key] = (handle, start)
@@ -36,13 +41,25 @@ class ByteMeter:
         def untrack() -> None:
             with self._lock:
                 self._open.pop(key, None)
-                self._closed += max(handle.tell() - start, 0)
+                self._closed += max((_position(handle) or start) - start, 0)
 
         return untrack
 
     def bytes_read(self) -> int:
         with self._lock:
-            return self._closed + sum(max(h.tell() - s, 0) for h, s in self._open.values())
+            return self._closed + sum(max((_position(h) or s) - s, 0) for h, s in self._open.values())
+
+
+def _position(handle: BinaryIO) -> int | None:
+    tell = getattr(handle, "tell", None)
+    try:
+        return int(tell()) if tell is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+def _untracked() -> None:
+    """Nothing to stop counting."""
 
 
 METER = ByteMeter()

@@ -167,3 +167,23 @@ def test_a_scan_on_a_terminal_shows_its_bytes_and_ends_at_the_total(tmp_path: Pa
     assert drawn, output
     assert f"{size}/{size} MB" in drawn[-1]
     assert "Scanned 20000 records" in output
+
+
+def test_a_handle_that_cannot_tell_its_position_is_not_counted(tmp_path: Path) -> None:
+    """Progress never breaks a read: a stream without a position (or a closed one) counts 0."""
+    counter = meter.ByteMeter()
+    path = tmp_path / "d.bin"
+    path.write_bytes(b"x" * 1000)
+    with path.open("rb") as counted:
+        stop = counter.track(counted)
+        counted.read(300)
+        assert counter.bytes_read() == 300
+        stop()
+    closed = path.open("rb")
+    closed.close()  # tell() raises ValueError
+    no_tell = io.RawIOBase()  # tell() raises OSError (unsupported)
+    for handle in (closed, no_tell):
+        untrack = counter.track(handle)  # type: ignore[arg-type]
+        assert counter.bytes_read() == 300
+        untrack()
+    assert counter.bytes_read() == 300
