@@ -79,6 +79,9 @@ class Rule(Generic[S]):
     """The rule's lines in the commented default config (``contam-guard init``)."""
     uses_windows: bool = False
     """Reads the 50-character windows (the scan computes them only when such a rule is on)."""
+    per_pair: bool = False
+    """Decided per (item, record) pair (``RuleResult.pair_bar``), not per item over everything
+    scanned: each such finding names one record."""
 
     def settings_of(self, rules: Any) -> S:
         """This rule's settings in a ``config.Rules``."""
