@@ -21,6 +21,7 @@ SEPARATOR = "\x1f"
 @pytest.mark.skipif(
     shutil.which("bash") is None or not REAL.exists(), reason="needs bash and the installed CLI"
 )
+@pytest.mark.slow
 def test_demo_prints_every_command_exactly_as_it_runs(tmp_path: Path) -> None:
     log = tmp_path / "argv.log"
     shim = tmp_path / "contam-guard"

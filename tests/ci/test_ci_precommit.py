@@ -247,6 +247,7 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return snapshot
 
 
+@pytest.mark.slow
 def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hooks_repo: Path) -> None:
     repo.write("data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", leak(3)]))
     repo.git("add", "-A")
