@@ -130,7 +130,9 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
             loaded=(prepared.manifest, prepared.index),
             max_pairs=request.max_pairs(config),
         )
-    with console.progress() as advance:
+    from contam_guard.readers import meter  # a bar in bytes, with a total (file sizes)
+
+    with console.progress(meter.input_bytes(s.path for s in found), meter.bytes_read) as advance:
         return scan(
             prepared.index,
             found,
@@ -156,7 +158,7 @@ def finish(prepared: Prepared, request: ScanRequest, result: ScanResult, notices
     allowlist = Allowlist(loaded.allowlist_path, {})
     if request.use_allowlist:
         allowlist = Allowlist.load(loaded.allowlist_path)
-        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None)
+        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None, root=loaded.root)
     golden = None
     if request.show_golden:
         from contam_guard.commands.golden import golden_lookup

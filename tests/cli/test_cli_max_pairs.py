@@ -123,3 +123,20 @@ def test_allowlisted_and_redacted_runs_pass_with_any_cap(project: Project) -> No
         review(project, "--redact-pii", "--max-pairs-per-item", "1", "--no-allowlist")["summary"]["exit_code"]
         == 1
     )
+
+
+def test_people_s_reviews_say_what_the_cap_left_unlisted(registered: Project) -> None:
+    """Markdown, HTML and the console group by (item, record): records beyond the cap are in no
+    group, so each review says, per item, which findings count them."""
+    training(registered)
+    result = registered.cli(
+        "scan", "train.jsonl", "--max-pairs-per-item", "4", "--review", "r.md", "--review-html", "r.html"
+    )
+    assert result.code == 1, result.output
+    gpt3 = f"FAIL gpt3 of item lx-01: and {COPIES - 4} more record(s) not listed (--max-pairs-per-item)"
+    per_item = f"of item lx-01: {COPIES + PARTIALS - 4} more contributing record(s) counted, not listed"
+    markdown = (registered.root / "r.md").read_text(encoding="utf-8")
+    page = (registered.root / "r.html").read_text(encoding="utf-8")
+    for text in (result.out, markdown, page):
+        assert gpt3 in text and per_item in text
+        assert f"FAIL gpt3 of item lx-01: and {PARTIALS} more record(s) not listed" in text

@@ -22,6 +22,7 @@ def run(*args: str) -> int:
     return int(exit_info.value.code or 0)
 
 
+@pytest.mark.slow
 def test_engine_spark_on_the_command_line(
     spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
