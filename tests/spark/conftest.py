@@ -7,10 +7,14 @@ task results and errors cross process boundaries, and files are read by other pr
 real cluster. The ``spark`` fixture is parametrised by master, so each test that takes it runs on
 both; a test that must stay on one master says so with ``on_masters``. pytest groups the tests by
 the session-scoped parameter, so each master's session starts once (one SparkContext per process:
-the first is stopped before the second starts).
+the first is stopped before the second starts). While iterating, ``-k "not local-cluster and not
+spark_submit"`` leaves out everything that starts executor processes.
 
-Two shuffle partitions, no UI, scratch space in a tmp folder, errors-only logs. Skips the Spark
-tests with a reason when PySpark or Java is missing.
+Two shuffle partitions, no UI, scratch space in a tmp folder, errors-only logs. A failed task is
+not retried on either master (``spark.task.maxFailures`` 1, local mode's default; a cluster's is
+4): the malformed-input tests fail tasks on purpose, the error is the same on every try, and
+contam-guard finds it in the job's error whatever Spark says around it. Skips the Spark tests
+with a reason when PySpark or Java is missing.
 """
 
 from __future__ import annotations
@@ -91,6 +95,7 @@ def spark(
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
             "spark.ui.enabled": "false",
+            "spark.task.maxFailures": "1",
             "spark.local.dir": str(scratch / "local"),
             "spark.sql.warehouse.dir": str(scratch / "warehouse"),
         },

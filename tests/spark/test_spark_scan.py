@@ -183,9 +183,8 @@ MALFORMED = {
 }
 
 
-# Every case locally; on the cluster one (a failing task is retried there, 4 tries by default,
-# so each case takes several times as long): the error crosses the executor's process boundary
-# the same way whatever the case, and a bad byte carries the most (its decode details).
+# Every case locally; on the cluster one: the error crosses the executor's process boundary the
+# same way whatever the case, and a bad byte carries the most (its decode details).
 @pytest.mark.parametrize(
     ("spark", "case"),
     [(LOCAL, case) for case in sorted(MALFORMED)] + [(CLUSTER, "bad byte")],
