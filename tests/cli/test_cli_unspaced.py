@@ -92,13 +92,10 @@ def test_a_question_in_chinese_prose_was_invisible_under_v2_and_is_found_under_v
     assert long_enough <= found["v3"] and len(long_enough) > 150
 
 
-def _findings(stdout: str) -> set[tuple[str, str]]:
-    """(rule, item id) of every finding line: ``WARN    palm   cmmlu:Question item 11 (#11) in ...``."""
-    return {
-        (line.split()[1], line.split(" item ")[1].split()[0])
-        for line in stdout.splitlines()
-        if line.startswith(("FAIL", "WARN"))
-    }
+def _findings(report: Path) -> set[tuple[str, str]]:
+    """(rule, item id) of every finding of a ``--format json`` report."""
+    findings = json.loads(report.read_text(encoding="utf-8"))["findings"]
+    return {(finding["rule"], finding["item_id"]) for finding in findings}
 
 
 def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
@@ -113,9 +110,10 @@ def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
     for label, spec in (("v2", V2_SPEC), ("v3", None)):
         manifest = _project(cli, tmp_path / label, spec)
         _register(cli, manifest)
-        result = cli("scan", train, "--manifest", manifest)
+        report = tmp_path / f"{label}.json"
+        result = cli("scan", train, "--manifest", manifest, "--format", "json", "-o", report)
         assert result.code == (0 if label == "v2" else 1), result.output
-        found[label] = _findings(result.out)
+        found[label] = _findings(report)
     ids = {str(_questions().index(q)) for q in long}
     windowed = {str(_questions().index(q)) for q in long if len(alnum(q)) >= 50}  # GPT-4 needs 50
     assert windowed
