@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from contam_guard.commands.common import display_path
 from contam_guard.config import LoadedConfig
+from contam_guard.engine.scanner import Source
 from contam_guard.errors import GitError
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
-from contam_guard.scan import Source
 
 if TYPE_CHECKING:
     # Imported where used: a plain scan needs no git, and every module is start-up time a
