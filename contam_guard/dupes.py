@@ -65,7 +65,7 @@ def self_match(name: str, golden: GoldenSet, view_name: str) -> ScanResult:
         known = ", ".join(sorted(golden.views))
         raise ManifestError(f"set {name!r} has no view {view_name!r} (views: {known})")
     view = golden.views[view_name]
-    target = Target(name, view_name, golden.version, golden.ids, golden.test_index(), 0)
+    target = Target(name, view_name, golden.version, golden.ids, golden.test_index(), 0, golden.n)
     index = ManifestIndex.from_views([target], [view])
     totals = ItemTotals.empty(index)
     table = match_batch(index, features_from_view(view), totals, record_item=np.arange(golden.items))

@@ -44,6 +44,7 @@ def _spec() -> dict[str, int]:
         "CLS_REMOVED": normalise.REMOVED,
         "CLS_SPACE": normalise.SPACE,
         "CLS_SPECIAL": normalise.SPECIAL,
+        "CLS_SOLO": normalise.SOLO,
     }
 
 

@@ -31,6 +31,7 @@ CLS_KEPT = normalise.KEPT
 CLS_REMOVED = normalise.REMOVED
 CLS_SPACE = normalise.SPACE
 CLS_SPECIAL = normalise.SPECIAL
+CLS_SOLO = normalise.SOLO
 # The compiled module defines the line statuses of its prefilter; these mirror them, so that the
 # modules reading ``native.module().LINE_*`` import in either mode (a test checks they are equal).
 LINE_BLANK = 0
@@ -93,15 +94,27 @@ def _offsets(func: str, name: str, offsets: Array, size: int) -> None:
         raise ValueError(f"{func}: {name} must run from 0 to {size} without decreasing")
 
 
+def _solo_breaks(kind: Array) -> Array:
+    """Where spec v3 starts a word inside a run of non-space code points: at a SOLO code point,
+    and at an ALNUM one whose last SOLO or ALNUM code point before it in the run is SOLO."""
+    setter = (kind == CLS_SOLO) | (kind == CLS_ALNUM) | (kind == CLS_SPACE)
+    last = np.maximum.accumulate(np.where(setter, np.arange(kind.size, dtype=np.int64), -1))
+    before = np.concatenate(([-1], last[:-1])) if kind.size else last
+    after_solo = (before >= 0) & (kind[np.maximum(before, 0)] == CLS_SOLO)
+    breaks: Array = (kind == CLS_SOLO) | ((kind == CLS_ALNUM) & after_solo)
+    return breaks
+
+
 def count_tokens(codepoints: object, classes: object) -> int:
     cps = _take("count_tokens", "codepoints", codepoints, 4)
     cls = _take("count_tokens", "classes", classes, 1)
     _tables("count_tokens", classes=cls)
     _codepoints("count_tokens", cps)
-    space = cls[cps] == CLS_SPACE
+    kind = cls[cps]
+    space = kind == CLS_SPACE
     starts = ~space
     starts[1:] &= space[:-1]
-    return int(np.count_nonzero(starts))
+    return int(np.count_nonzero(starts | _solo_breaks(kind)))
 
 
 def words_pass(
@@ -151,7 +164,7 @@ def words_pass(
     kept = np.flatnonzero(~space & (kind != CLS_REMOVED) & ~dropped[record_of])
     if kept.size == 0:
         return 0
-    first_of_word = np.flatnonzero(np.diff(token[kept], prepend=-1))
+    first_of_word = np.flatnonzero((np.diff(token[kept], prepend=-1) != 0) | _solo_breaks(kind)[kept])
     count = first_of_word.size
     if count > capacity:
         raise ValueError(f"{func}: more words than the output arrays hold")

@@ -46,7 +46,9 @@ typedef uint8_t u8;
 #define LEN_MIX 0x165667B19E3779F9ULL
 #define WINDOW_CHARS 50
 #define GRAM_N 5
-enum { CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE = 4, CLS_SPECIAL = 5 };
+/* CLS_SOLO (spec v3): a word on its own -- the word before it closes, it starts a word that KEPT code
+ * points (its combining marks) may continue, and the next ALNUM or SOLO code point starts a new one. */
+enum { CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE = 4, CLS_SPECIAL = 5, CLS_SOLO = 6 };
 #define N_CODEPOINTS 0x110000
 #define EMPTY (-1)
 
@@ -256,11 +258,18 @@ static PyObject *count_tokens(PyObject *self, PyObject *const *objs, Py_ssize_t 
     const u8 *cls = PTR(a[1], u8);
     Py_ssize_t size = COUNT(a[0]), count = 0;
     Py_BEGIN_ALLOW_THREADS
-    int in_token = 0;
+    /* Every start of a run of non-space code points, and (spec v3) every other place a word may
+     * start: a SOLO code point, and an ALNUM one after a SOLO one (words_pass's ``solo``). */
+    int in_token = 0, solo = 0;
     for (Py_ssize_t i = 0; i < size; i++) {
-        int space = cls[cps[i]] == CLS_SPACE;
-        if (!space && !in_token) count++;
-        in_token = !space;
+        u8 kind = cls[cps[i]];
+        if (kind == CLS_SPACE) {
+            in_token = solo = 0;
+            continue;
+        }
+        if (!in_token || kind == CLS_SOLO || (solo && kind == CLS_ALNUM)) count++;
+        in_token = 1;
+        if (kind == CLS_SOLO || kind == CLS_ALNUM) solo = kind == CLS_SOLO;
     }
     Py_END_ALLOW_THREADS
     release(a, 2);
@@ -303,6 +312,7 @@ static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
     i64 next_start = records > 0 ? record_start[1] : size;
     u64 acc = 0, power = 1;
     i64 length = 0, first = -1, last = -1;
+    int solo = 0; /* the open word began with a SOLO code point: the next ALNUM one starts another */
     Py_ssize_t position = 0;
     while (position < size) {
         while (position >= next_start && record < records) {
@@ -311,7 +321,9 @@ static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
         }
         u32 ch = cps[position];
         u8 kind = cls[ch];
-        if (kind == CLS_SPACE) {
+        /* A space closes the word; so do a SOLO code point and an ALNUM one after a SOLO word. */
+        int closes = kind == CLS_SPACE || kind == CLS_SOLO || (solo && kind == CLS_ALNUM);
+        if (closes) {
             if (length > 0) {
                 if (count >= capacity) { overflow = 1; break; }
                 word_record[count] = record;
@@ -321,14 +333,17 @@ static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
                 count++;
             }
             acc = 0; power = 1; length = 0; first = -1;
-        } else if (kind == CLS_SPECIAL) {
+            solo = kind == CLS_SOLO;
+        }
+        if (kind == CLS_SPECIAL) {
             /* Drop this record's words so far and go on at the next record. */
             flagged[record] = 1;
             while (count > 0 && word_record[count - 1] == record) count--;
-            acc = 0; power = 1; length = 0; first = -1;
+            acc = 0; power = 1; length = 0; first = -1; solo = 0;
             position = next_start; /* > position: the loop above keeps position < next_start */
             continue;
-        } else if (kind != CLS_REMOVED) {
+        }
+        if (kind != CLS_SPACE && kind != CLS_REMOVED) {
             acc += (u64)lower[ch] * power;
             power *= CHAR_BASE;
             length++;
@@ -784,11 +799,16 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 
     ring.base = *words;
     u64 acc = 0, power = 1;
     i64 length = 0;
+    int solo = 0; /* as in words_pass */
     Py_ssize_t i = 0;
     for (; i < n; i++) {
         u32 ch = text[i];
         u8 kind = cls[ch];
         if ((u8)(kind - CLS_ALNUM) <= CLS_KEPT - CLS_ALNUM) { /* kept in the word */
+            if (solo && kind == CLS_ALNUM) { /* the SOLO word before it ends here (length > 0) */
+                close_word(&ring, acc, length, grams, pending, line);
+                acc = 0; power = 1; length = 0; solo = 0;
+            }
             acc += (u64)lower[ch] * power;
             power *= CHAR_BASE;
             length++;
@@ -797,6 +817,10 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 
                 close_word(&ring, acc, length, grams, pending, line);
                 acc = 0; power = 1; length = 0;
             }
+            solo = 0;
+        } else if (kind == CLS_SOLO) { /* closes the word before it and starts its own */
+            if (length > 0) close_word(&ring, acc, length, grams, pending, line);
+            acc = (u64)lower[ch]; power = CHAR_BASE; length = 1; solo = 1;
         } else if (kind != CLS_REMOVED) {
             break; /* SPECIAL or UNKNOWN */
         }
@@ -1606,6 +1630,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddIntConstant(m, "CLS_SPACE", CLS_SPACE) < 0 ||
         PyModule_AddIntConstant(m, "CLS_REMOVED", CLS_REMOVED) < 0 ||
         PyModule_AddIntConstant(m, "CLS_SPECIAL", CLS_SPECIAL) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_SOLO", CLS_SOLO) < 0 ||
         PyModule_AddIntConstant(m, "LINE_BLANK", LINE_BLANK) < 0 ||
         PyModule_AddIntConstant(m, "LINE_CLEAN", LINE_CLEAN) < 0 ||
         PyModule_AddIntConstant(m, "LINE_HITS", LINE_HITS) < 0 ||

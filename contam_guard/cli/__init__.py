@@ -91,11 +91,15 @@ def init(
 @grouped
 def register(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Name of the golden set.")],
-    files: Annotated[
-        list[Path],
-        typer.Argument(metavar="FILE", help="Golden test files (JSONL, JSON, CSV, Parquet, text)."),
-    ],
     where: Where,
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="FILE",
+            help="Golden test files (JSONL, JSON, CSV, Parquet, text); with --benchmark, files or folders.",
+            show_default=False,
+        ),
+    ] = None,
     field: Annotated[
         list[str] | None,
         typer.Option(
@@ -103,11 +107,37 @@ def register(
         ),
     ] = None,
     id_field: Annotated[str | None, typer.Option("--id-field", help="Field holding each item's id.")] = None,
+    benchmark: Annotated[
+        str | None,
+        typer.Option(
+            "--benchmark",
+            metavar="KEY",
+            help="A catalogued benchmark (contam-guard benchmarks): its views, id field and data.",
+        ),
+    ] = None,
+    n: Annotated[
+        int | None,
+        typer.Option("--n", min=5, max=1_000_000, metavar="N", help="This set's own GPT-3 N (words)."),
+    ] = None,
 ) -> None:
     """Hash a golden test set into the manifest (a new version when its content changed)."""
     from contam_guard.commands import register as register_cmd
 
-    _exit(register_cmd.register(_config(where.config), name, files, field or [], id_field, where.manifest))
+    config, fields = _config(where.config), field or []
+    _exit(
+        register_cmd.register(
+            config, name, files or [], fields, id_field, where.manifest, n=n, benchmark=benchmark
+        )
+    )
+
+
+@app.command()
+@grouped
+def benchmarks(where: Where) -> None:
+    """List the benchmarks register --benchmark knows: source, split, id, views, data found."""
+    from contam_guard.commands import catalogue
+
+    _exit(catalogue.run(_config(where.config)))
 
 
 @app.command()

@@ -12,6 +12,7 @@ from contam_guard.keys import key_for
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.reporting import console
+from contam_guard.rules import gpt3
 
 # What a reader's message quotes from the file itself: the column or field names (the first row
 # of a CSV without a header, the keys of a JSON object used as text) and a parser's snippet.
@@ -39,10 +40,20 @@ def register(
     fields: list[str],
     id_field: str | None,
     manifest_path: Path | None = None,
+    *,
+    n: int | None = None,
+    benchmark: str | None = None,
 ) -> int:
     path = manifest_path or loaded.manifest_path
     if not name.strip() or name != name.strip():
         raise ContamGuardError(f"set name {name!r}: a name is needed, without leading or trailing spaces")
+    if benchmark is not None:  # issue 14: the catalogue's files, views and id field (yours win)
+        from contam_guard.catalogue.fetch import for_register  # noqa: PLC0415
+
+        files, fields, id_field, note = for_register(benchmark, files, fields, id_field, loaded.root)
+        console.info(note)
+    elif not files:
+        raise ContamGuardError("register needs golden files (FILE...) or --benchmark NAME")
     for file in files:
         if not file.exists():
             raise InputError(str(file), "no such file")
@@ -55,6 +66,7 @@ def register(
             golden = build_set(sources, fields or [None], id_field, key, previous, manifest.spec.text())
         except InputError as exc:
             raise without_golden_text(exc) from None
+        golden = gpt3.with_set_n(golden, n, previous)  # issue 14: the set's own GPT-3 N
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
         store.save(path, updated)
     if previous is not None and previous.digest == golden.digest:
@@ -64,4 +76,6 @@ def register(
             f"{name}: registered version {golden.version}, {golden.items} items, views: "
             + ", ".join(sorted(golden.views))
         )
+    if golden.n is not None:
+        console.info(f"{name}: the GPT-3 rule's N for this set is {golden.n} words")
     return ExitCode.CLEAN

@@ -1,6 +1,8 @@
 """``contam-guard upgrade``: re-hash every set of a manifest under the current spec: the current
-normalisation and, for a keyed manifest made before SipHash (its hashes went through AES, so
-its scans cannot use the compiled prefilter), SipHash-2-4 under the same secret.
+normalisation (``words-v3``, from spec 1 or 2: a set written without spaces also gets its own
+GPT-3 N, ``gpt3.default_n``, unless it had one) and, for a keyed manifest made before SipHash
+(its hashes went through AES, so its scans cannot use the compiled prefilter), SipHash-2-4
+under the same secret.
 
 The manifest holds hashes only, so the golden files are read again, from the paths it records
 (relative to the project root). Each set is first hashed under the manifest's own spec and must
@@ -24,6 +26,7 @@ from contam_guard.manifest import store
 from contam_guard.manifest.build import AUTO_VIEW, GoldenSource, build_set
 from contam_guard.manifest.model import GoldenSet, Manifest, Spec
 from contam_guard.reporting import console
+from contam_guard.rules import gpt3
 from contam_guard.text.hashing import SIPHASH_SPEC
 from contam_guard.text.normalise import CURRENT
 
@@ -54,11 +57,14 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     hint="restore the registered files, or register the set again from the new "
                     f"files (contam-guard register {name} FILE...), then run `contam-guard upgrade`",
                 )
-            sets[name] = build_set(sources[name], fields, golden.id_field, new_key, golden, CURRENT)
+            rehashed = build_set(sources[name], fields, golden.id_field, new_key, golden, CURRENT)
+            sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 may give it one
         store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
     for name, golden in sets.items():
         before = manifest.sets[name].version
         change = "hashes unchanged" if golden.version == before else f"version {before} -> {golden.version}"
+        if golden.n is not None and manifest.sets[name].n is None:
+            change += f"; written without spaces: the GPT-3 rule's N for it is now {golden.n}"
         console.info(f"{name}: re-hashed under {describe(current)} ({change})")
     console.info(f"{path}: upgraded to spec {describe(current)} ({len(sets)} set(s))")
     return ExitCode.CLEAN

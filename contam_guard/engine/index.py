@@ -26,6 +26,8 @@ class Target:
     ids: list[str]
     test_index: IntArray
     first_item: int
+    n: int | None = None
+    """The set's own GPT-3 N (``GoldenSet.n``); None: the rule's setting."""
 
     @property
     def items(self) -> int:
@@ -103,7 +105,9 @@ class ManifestIndex:
             for view_name in sorted(golden.views):
                 view = golden.views[view_name]
                 targets.append(
-                    Target(set_name, view_name, golden.version, golden.ids, golden.test_index(), first)
+                    Target(
+                        set_name, view_name, golden.version, golden.ids, golden.test_index(), first, golden.n
+                    )
                 )
                 views.append(view)
                 first += golden.items

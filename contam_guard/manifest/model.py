@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from contam_guard.text import normalise
 from contam_guard.text.hashing import GRAM_N, HASH_SPEC, HASH_SPECS, SIPHASH_SPEC, WINDOW_CHARS
@@ -146,6 +146,18 @@ class GoldenSet(_Frozen):
     ids: list[str]
     views: dict[str, View]
     history: list[SetVersion]
+    n: Annotated[int, Field(ge=5, le=1_000_000)] | None = None
+    """The GPT-3 rule's N for this set (``register --n``; text written without spaces gets its
+    own default, ``rules.gpt3.default_n``); None: the rule's setting. Not content: changing it
+    keeps the version."""
+
+    @model_serializer(mode="wrap")
+    def _without_default_n(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # A set without its own n is written as before n existed: same bytes, same digests.
+        data: dict[str, object] = handler(self)
+        if data.get("n") is None:
+            data.pop("n", None)
+        return data
 
     @property
     def items(self) -> int:

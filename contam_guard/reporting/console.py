@@ -213,7 +213,7 @@ def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, in
                 str(golden.version),
                 str(golden.items),
                 view,
-                str(short["gpt3"]),
+                str(short["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else ""),  # issue 14
                 str(short["palm"]),
                 str(short["llama2"]),
                 str(short["gpt4"]),

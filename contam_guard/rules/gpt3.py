@@ -9,6 +9,14 @@ Here: fires when the longest shared run (max R[i]) is at least ``n`` (default 13
 ``n: auto``, N is the set's 5th-percentile item length in words (nearest rank), clipped to
 8..13. Items shorter than N words cannot fire ("too short for the rule to see").
 
+A set may carry its own N (``GoldenSet.n``: ``register --n``), which wins over the setting for
+that set's items. A set written without spaces (spec ``words-v3``: each Han, kana, Thai, ...
+letter is a word) gets ``UNSPACED_N`` = 10 when registered without ``--n``: measured on CMMLU
+(README, "Languages and templates"), 10 characters keep 93% of the test questions visible while
+unrelated questions of CMMLU's dev split share a run of 10 with 0.07% of them (13: 83% and
+0.01%; 8: 97% and 1.0%); a word of such text is one character, so 13 of them are far fewer
+than GPT-3's 13 English words.
+
 Worked example (the seed article's test item 0, "Janet's ducks lay 16 eggs per day ...",
 52 words, against its copy with the numbers swapped): the swaps cut it into shared runs of 5,
 13, 10 and 17 words; the longest is 17 >= 13, so the rule fires.
@@ -21,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import field_validator
 
+from contam_guard.errors import ConfigError
 from contam_guard.rules.base import (
     MAX_WORDS,
     Action,
@@ -35,9 +44,16 @@ from contam_guard.rules.base import (
 if TYPE_CHECKING:
     from contam_guard.engine.index import ManifestIndex
     from contam_guard.engine.stats import ItemStats
+    from contam_guard.manifest.model import GoldenSet
 
 NAME = "gpt3"
 AUTO_MIN, AUTO_MAX = 8, 13
+UNSPACED_N = 10
+"""N for a set written without spaces, unless registered with ``--n`` (see above)."""
+UNSPACED_CHARS_PER_WORD = 1.5
+"""A set whose views average fewer letters and digits per word than this is written without
+spaces: there a word is one character (1.0; a little more with some Latin words or numbers),
+while English averages about 4.5 and code more."""
 
 
 class Settings(RuleSettings):
@@ -66,12 +82,41 @@ def auto_n(word_counts: IntArray) -> int:
 
 
 def thresholds(index: ManifestIndex, settings: Settings) -> IntArray:
-    """N for every item: the setting, or under ``auto`` its set's (and view's) own."""
+    """N for every item: its set's own (``register --n``), else the setting, or under ``auto``
+    its set's (and view's) 5th-percentile length."""
     n = np.zeros(index.items, dtype=np.int64)
     for target in index.targets:
         span = slice(target.first_item, target.first_item + target.items)
-        n[span] = auto_n(index.word_counts[span]) if settings.n == "auto" else settings.n
+        if target.n is not None:
+            n[span] = target.n
+        else:
+            n[span] = auto_n(index.word_counts[span]) if settings.n == "auto" else settings.n
     return n
+
+
+def with_set_n(golden: GoldenSet, n: int | None, previous: GoldenSet | None) -> GoldenSet:
+    """``golden`` with its own N: ``n`` when given (``register --n``), else the previous
+    version's, else ``default_n`` of its views."""
+    if n is not None and not 5 <= n <= MAX_WORDS:
+        raise ConfigError(f"--n {n}: a set's N must be 5..{MAX_WORDS:,} words")
+    if n is None and previous is not None:
+        n = previous.n
+    if n is None:
+        views = golden.views.values()
+        words = np.concatenate([view.word_counts for view in views]) if views else np.zeros(0, np.int64)
+        chars = np.concatenate([view.alnum_counts for view in views]) if views else np.zeros(0, np.int64)
+        n = default_n(words, chars)
+    return golden.model_copy(update={"n": n})
+
+
+def default_n(word_counts: IntArray, alnum_counts: IntArray) -> int | None:
+    """A new set's own N from its views' word and letter-or-digit counts: ``UNSPACED_N`` when
+    it is written without spaces (fewer than ``UNSPACED_CHARS_PER_WORD`` per word), else None
+    (the rule's setting)."""
+    words = int(word_counts.sum())
+    if words == 0 or int(alnum_counts.sum()) >= UNSPACED_CHARS_PER_WORD * words:
+        return None
+    return UNSPACED_N
 
 
 def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:

@@ -144,7 +144,7 @@ def extract_features(
 
     word_record, word_start, word_end, word_hash, flagged = _words(codepoints, record_start, tables)
     special = np.flatnonzero(flagged)
-    parts = [located.pieces(texts[r]) for r in special.tolist()] if spec.version == 2 else None
+    parts = [located.pieces(texts[r]) for r in special.tolist()] if spec.version >= 2 else None
     if special.size:
         reference = _words_reference(texts, special, spec, parts)
         word_record, word_start, word_end, word_hash = _merge(

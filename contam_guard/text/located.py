@@ -10,6 +10,10 @@ kept per *piece*: the record is cut before each code point that NFKC cannot join
 precedes it (``tables.starts_safely``), each piece is normalised on its own (the same as
 normalising the whole text, for that reason), and every character a piece gives points at the
 piece's span.
+
+Version 3 cuts words as step f says (``normalise.split_solo``), deciding on each character as
+it will stand in the word (lowercased); a word's span then runs from the piece of its first
+kept character to the piece of its last.
 """
 
 from __future__ import annotations
@@ -19,12 +23,14 @@ import unicodedata
 from functools import cache
 
 from contam_guard.text.normalise import ZERO_WIDTH_SPACE, TextSpec, is_ignorable, is_removed
+from contam_guard.text.scripts import is_solo
 from contam_guard.text.tables import starts_safely
 
 _TOKEN = re.compile(r"\S+")  # re's \s is str.isspace(), the same split as str.split()
 Located = tuple[str, int, int]
 """A word, and the span [start, end) of the record it came from."""
 _is_removed = cache(is_removed)  # the reference path runs on whole records: per-character caches
+_is_solo = is_solo  # cached already
 
 
 def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[Located]:
@@ -41,13 +47,24 @@ def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[L
     found: list[Located] = []
     current: list[str] = []
     start = end = 0
+    cut = spec.version >= 3
+    solo = False  # version 3: the current word began with a character that is a word on its own
     for piece_start, piece_end, piece in pieces(text) if parts is None else parts:
         for ch in piece.casefold():
             if ch.isspace():
                 if current:
                     found.append((_word(current), start, end))
                     current = []
+                solo = False
             elif not _is_removed(ch):
+                if cut:
+                    lowered = ch.lower()
+                    alone = _is_solo(lowered)
+                    if current and (alone or (solo and lowered.isalnum())):
+                        found.append((_word(current), start, end))
+                        current = []
+                    if alone or lowered.isalnum():
+                        solo = alone
                 if not current:
                     start = piece_start
                 current.append(ch)

@@ -49,8 +49,21 @@ Spec ``alnum-v2``: steps a to c, then keep the characters for which ``str.isalnu
 case kept. No case folding: GPT-4's report does not mention case and the seed article's listing
 keeps it, so the alnum view keeps case in both versions (its numbers reproduce only that way).
 
+Spec ``words-v3`` is ``words-v2`` with one more step, after step 3 and before step e:
+
+f. each word is cut so that every letter or digit of a script written without spaces (Han,
+   Hiragana, Katakana, Thai, Lao, Khmer, Myanmar, Tibetan and the other scripts of
+   ``text/scripts.py``: ``scripts.is_solo``) is a word on its own, together with the
+   characters that are neither letters nor digits right after it (its combining marks: a Thai
+   tone mark stays with its consonant); a letter or digit after those starts the next word.
+   The letters and digits of other scripts keep forming whitespace words:
+   ``"GPT-4在2023年发布"`` gives ``gpt4``, ``在``, ``2023``, ``年``, ``发``, ``布``.
+
+Its alnum view is ``alnum-v2``: GPT-4's rule already works on characters, so text written
+without spaces needs nothing more there.
+
 A manifest records the spec names it was hashed with (``manifest.model.Spec``); text is always
-hashed with the manifest's spec, and new manifests use version 2. The functions ``words`` and
+hashed with the manifest's spec, and new manifests use version 3. The functions ``words`` and
 ``alnum`` below *are* the spec: slow, obvious, used by tests and compared with the vectorised
 path (``features.py``, through the code point tables of ``text/tables.py``).
 
@@ -63,6 +76,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from contam_guard.text.scripts import is_solo
+
 UNICODE_VERSION = unicodedata.unidata_version
 ZERO_WIDTH_SPACE = "\u200b"
 VARIATION_SELECTORS = ((0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
@@ -74,6 +89,7 @@ KEPT = 2  # kept in words, nothing in the alnum view (marks, controls; format ch
 REMOVED = 3  # removed from words without splitting them (punctuation, symbols; v2: Cf, selectors)
 SPACE = 4  # a word boundary; nothing in either view
 SPECIAL = 5  # anything else: the record takes the reference path (see ``tables.py``)
+SOLO = 6  # v3: a word on its own (the word before it closes; marks after it join it; see ``tables.py``)
 
 
 def is_removed(ch: str) -> bool:
@@ -95,8 +111,27 @@ def _v1_words(text: str) -> list[str]:
     return [word for word in cleaned if word]
 
 
+def split_solo(chars: str) -> list[str]:
+    """Step f on one word's characters (punctuation removed): each letter or digit of a script
+    written without spaces starts a word, and a letter or digit after it starts the next one;
+    any other character stays in the word it follows."""
+    parts: list[str] = []
+    current = ""
+    solo = False
+    for ch in chars:
+        if is_solo(ch) or (solo and ch.isalnum()):
+            if current:
+                parts.append(current)
+            current, solo = ch, is_solo(ch)
+        else:
+            current += ch
+    if current:
+        parts.append(current)
+    return parts
+
+
 def prepare(text: str) -> str:
-    """Steps a to c of the version 2 specs (shared by both views)."""
+    """Steps a to c of the version 2 and 3 specs (shared by both views)."""
     visible = "".join(" " if ch == ZERO_WIDTH_SPACE else ch for ch in text if not is_ignorable(ch))
     return unicodedata.normalize("NFKC", visible)
 
@@ -114,7 +149,10 @@ class TextSpec:
         """The normalised words of ``text`` under this spec."""
         if self.version == 1:
             return _v1_words(text)
-        return [unicodedata.normalize("NFC", word) for word in _v1_words(prepare(text).casefold())]
+        words = _v1_words(prepare(text).casefold())
+        if self.version >= 3:
+            words = [part for word in words for part in split_solo(word)]
+        return [unicodedata.normalize("NFC", word) for word in words]
 
     def alnum(self, text: str) -> str:
         """The alphanumeric-only view of ``text`` under this spec, case kept."""
@@ -128,9 +166,10 @@ class TextSpec:
 
 V1 = TextSpec(1, "words-v1", "alnum-v1")
 V2 = TextSpec(2, "words-v2", "alnum-v2")
-CURRENT = V2
+V3 = TextSpec(3, "words-v3", "alnum-v2")
+CURRENT = V3
 """The spec of new manifests."""
-SPECS = (V1, V2)
+SPECS = (V1, V2, V3)
 WORDS_SPEC = CURRENT.words_name
 ALNUM_SPEC = CURRENT.alnum_name
 
@@ -144,7 +183,7 @@ def spec_named(words_name: str, alnum_name: str) -> TextSpec | None:
 
 
 def words(text: str, spec: TextSpec = CURRENT) -> list[str]:
-    """The normalised words of ``text`` (spec ``words-v2`` unless another is given)."""
+    """The normalised words of ``text`` (spec ``words-v3`` unless another is given)."""
     return spec.words(text)
 
 

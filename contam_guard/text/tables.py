@@ -30,6 +30,14 @@ it. If each code point's decomposition starts with a starter (ccc 0) that is the
 of no canonical composition, no run of marks and no composition crosses from one code point to
 the next, so NFKC(ab) = NFKC(a) + NFKC(b).
 
+Version 3: version 2's classes, except that a code point classified ALNUM whose character (in
+``lower``) is a letter or digit of a script written without spaces (``scripts.is_solo``) is
+SOLO: a word on its own. The kernels close the word before it, start a word with it, keep the
+KEPT code points after it (its combining marks) in that word, and start the next word at the
+next ALNUM or SOLO code point: exactly step f of ``normalise.split_solo``, which decides on the
+same character. ALNUM and KEPT must then mean what step f reads (``str.isalnum()`` of that
+character); a code point where they would not is SPECIAL (none is known: the tests look).
+
 The alnum view: ``alnum_char[c]`` is the code point ``c`` gives the alnum view (0: none). In
 version 2 that may be another code point (fullwidth ``Ａ`` gives ``A``); the kernel that copies
 code points unmapped (the prefilter's) takes ``cls_raw_alnum``, in which such code points are
@@ -48,6 +56,7 @@ from contam_guard.text.normalise import (
     ALNUM,
     KEPT,
     REMOVED,
+    SOLO,
     SPACE,
     SPECIAL,
     UNKNOWN,
@@ -56,6 +65,7 @@ from contam_guard.text.normalise import (
     is_ignorable,
     is_removed,
 )
+from contam_guard.text.scripts import is_solo
 
 N_CODEPOINTS = 0x110000
 DECOMPOSITIONS_END = 0x30000
@@ -108,7 +118,7 @@ class CodepointTables:
     """Lazily filled lookup tables indexed by code point, for one spec version."""
 
     def __init__(self, version: int) -> None:
-        if version not in (1, 2):
+        if version not in (1, 2, 3):
             raise ValueError(f"no normalisation spec version {version}")
         self.version = version
         self.cls: NDArray[np.uint8] = np.zeros(N_CODEPOINTS, dtype=np.uint8)
@@ -130,7 +140,7 @@ class CodepointTables:
         if unseen.size == 0:
             return 0
         new = set(unseen.tolist())
-        classify = self._classify_v1 if self.version == 1 else self._classify_v2
+        classify = {1: self._classify_v1, 2: self._classify_v2, 3: self._classify_v3}[self.version]
         for cp in sorted(new):
             classify(int(cp))
         return len(new)
@@ -168,31 +178,42 @@ class CodepointTables:
             self._set(cp, ALNUM if alnum else KEPT, lower=lowered, alnum=alnum)
 
     def _classify_v2(self, cp: int) -> None:
-        ch = chr(cp)
-        if ch == ZERO_WIDTH_SPACE:
-            self._set(cp, SPACE)
-            return
-        if is_ignorable(ch):
-            self._set(cp, REMOVED)
-            return
-        if not starts_safely(ch):
-            self._set(cp, SPECIAL)
-            return
-        compat = unicodedata.normalize("NFKC", ch)
-        folded = compat.casefold()
-        alnum = [c for c in compat if c.isalnum()]
-        if len(alnum) > 1:
-            self._set(cp, SPECIAL)
-        elif any(c.isspace() for c in folded):
-            self._set(cp, SPACE if folded.isspace() and not alnum else SPECIAL)
-        else:
-            kept = [c.lower() for c in folded if not is_removed(c)]
-            if not kept:
-                self._set(cp, SPECIAL if alnum else REMOVED)
-            elif len(kept) == 1 and len(kept[0]) == 1 and kept[0] != "\u03a3" and _stays_nfc(kept[0]):
-                self._set(cp, ALNUM if alnum else KEPT, lower=kept[0], alnum=alnum[0] if alnum else None)
-            else:
-                self._set(cp, SPECIAL)
+        cls, lower, alnum = _v2_class(chr(cp))
+        self._set(cp, cls, lower=lower, alnum=alnum)
+
+    def _classify_v3(self, cp: int) -> None:
+        cls, lower, alnum = _v2_class(chr(cp))
+        if lower is not None and (cls == ALNUM) != lower.isalnum():
+            cls = SPECIAL  # step f would read the character otherwise than the kernels do
+        elif cls == ALNUM and lower is not None and is_solo(lower):
+            cls = SOLO
+        if cls == SPECIAL:
+            lower = alnum = None
+        self._set(cp, cls, lower=lower, alnum=alnum)
+
+
+def _v2_class(ch: str) -> tuple[int, str | None, str | None]:
+    """Version 2's class of ``ch``, the one character it adds to a word (ALNUM and KEPT: else
+    None) and the one it adds to the alnum view (None: none)."""
+    if ch == ZERO_WIDTH_SPACE:
+        return SPACE, None, None
+    if is_ignorable(ch):
+        return REMOVED, None, None
+    if not starts_safely(ch):
+        return SPECIAL, None, None
+    compat = unicodedata.normalize("NFKC", ch)
+    folded = compat.casefold()
+    alnum = [c for c in compat if c.isalnum()]
+    if len(alnum) > 1:
+        return SPECIAL, None, None
+    if any(c.isspace() for c in folded):
+        return (SPACE if folded.isspace() and not alnum else SPECIAL), None, None
+    kept = [c.lower() for c in folded if not is_removed(c)]
+    if not kept:
+        return (SPECIAL if alnum else REMOVED), None, None
+    if len(kept) == 1 and len(kept[0]) == 1 and kept[0] != "\u03a3" and _stays_nfc(kept[0]):
+        return (ALNUM if alnum else KEPT), kept[0], (alnum[0] if alnum else None)
+    return SPECIAL, None, None
 
 
 def tables_for(spec: TextSpec) -> CodepointTables:

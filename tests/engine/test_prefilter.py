@@ -57,15 +57,16 @@ def build_index(groups: list[tuple[str, list[str]]], spec: TextSpec = CURRENT) -
     return ManifestIndex.from_views(targets, views, spec)
 
 
-_FRESH_V2 = CodepointTables(2)  # not the tables the filter fills as it goes
+_FRESH = {2: CodepointTables(2), 3: CodepointTables(3)}  # not the tables the filter fills as it goes
 
 
 def is_special(ch: str, spec: TextSpec = normalise.V1, windows: bool = True) -> bool:
     """A code point whose words the exact path must compute (normalise's SPECIAL class); with
-    windows in spec v2, also one whose alnum character is another code point."""
-    if spec.version == 2:
-        _FRESH_V2.ensure(np.array([ord(ch)], dtype=np.uint32))
-        classes = _FRESH_V2.cls_raw_alnum if windows else _FRESH_V2.cls
+    windows in specs v2 and v3, also one whose alnum character is another code point."""
+    if spec.version >= 2:
+        fresh = _FRESH[spec.version]
+        fresh.ensure(np.array([ord(ch)], dtype=np.uint32))
+        classes = fresh.cls_raw_alnum if windows else fresh.cls
         return bool(classes[ord(ch)] == normalise.SPECIAL)
     if ch.isspace() or unicodedata.category(ch)[0] in "PS":
         return False
@@ -104,6 +105,9 @@ def exact_hits(
 # Line by line: random golden items and records from a small vocabulary
 
 VOCAB = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "kilo"]
+# Spec v3: words of scripts written without spaces (each letter a word of its own, Thai and Khmer
+# marks staying with their letter), and mixed text; all on the fast path.
+VOCAB += ["中文", "数学题", "コーヒー", "กิน", "ສະບາຍ", "ꆈꌠ", "GPT4在2023年", "々〆ー"]
 SPECIAL = ["İstanbul", "ΣΟΦΙΑ", "alpha-Σ", "İ"]  # lowercase is not one code point, or in context
 ODD = [
     "σοφία",
@@ -151,6 +155,15 @@ ODD = [
     "ｶﾞ",
     "ㄱㅏ",
     "²",
+    # Spec v3's: marks of ccc > 0 after a letter of an unspaced script (the exact path's), a
+    # Japanese half-width voicing mark, a square word of four ideographs, Hangul (spaced).
+    "กินข้าว",
+    "ខ្មែរ",
+    "བོད་ཡིག",
+    "ｶﾞ",
+    "㍿",
+    "한국어",
+    "中ิx",
 ]
 SEPARATORS = [" ", " ", " ", "  ", "\t", "\n", "\r\n", " \u3000 ", ", "]
 
@@ -165,7 +178,7 @@ odd_tokens = (
 @st.composite
 def golden_items(draw: st.DrawFn) -> list[list[str]]:
     """Word lists; the first is plain vocabulary, long enough for 50-character windows."""
-    first = draw(st.lists(st.sampled_from(VOCAB), min_size=12, max_size=25))
+    first = draw(st.lists(st.sampled_from(VOCAB), min_size=25, max_size=30))  # 2+ alnum each
     others = draw(
         st.lists(st.lists(st.sampled_from(VOCAB) | odd_tokens, min_size=0, max_size=25), max_size=2)
     )

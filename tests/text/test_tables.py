@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from contam_guard.text import normalise
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import hash_grams, hash_words
-from contam_guard.text.normalise import SPECS, V1, V2, TextSpec, is_ignorable
+from contam_guard.text.normalise import SPECS, V1, V2, V3, TextSpec, is_ignorable
 from contam_guard.text.tables import (
     DECOMPOSITIONS_END,
     FIRST_COMBINING,
@@ -55,12 +55,13 @@ def test_every_classified_code_point_is_what_the_spec_makes_of_it(spec: TextSpec
             wrong.append((hex(cp), "raw class"))
         if cls == normalise.SPECIAL:
             continue
-        if (cls == normalise.ALNUM) != bool(alnum):
+        if (cls in (normalise.ALNUM, normalise.SOLO)) != bool(alnum):
             wrong.append((hex(cp), "class"))
         text = "x" + chr(cp) + "y"
         expected = {
             normalise.SPACE: ["x", "y"],
             normalise.REMOVED: ["xy"],
+            normalise.SOLO: ["x", chr(int(tables.lower[cp])), "y"],  # v3: a word on its own
         }.get(cls, ["x" + chr(int(tables.lower[cp])) + "y"])
         if spec.words(text) != expected or spec.alnum(text) != "x" + alnum + "y":
             wrong.append((hex(cp), "words"))
@@ -106,8 +107,9 @@ def test_tables_are_per_spec_and_lazy() -> None:
     assert fresh.ensure(np.array([ord(c) for c in "hello, Ｗorld"], dtype=np.uint32)) == 9
     assert np.count_nonzero(fresh.cls) == 9  # only what was met
     assert fresh.first_alnum_remap == ord("Ｗ")
-    with pytest.raises(ValueError, match="version 3"):
-        CodepointTables(3)
+    assert tables_for(V3) is not tables_for(V2)
+    with pytest.raises(ValueError, match="version 4"):
+        CodepointTables(4)
 
 
 # ------------------------------------------------------------------------------------------
