@@ -62,6 +62,6 @@ def register(
     else:
         console.info(
             f"{name}: registered version {golden.version}, {golden.items} items, views: "
-            + ", ".join(sorted(golden.views))
+            + ", ".join(sorted(v for v in golden.views if "~" not in v))  # issue 15: not derived ones
         )
     return ExitCode.CLEAN

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from contam_guard import __version__
 from contam_guard.findings import ALLOWED_BY_MARKER, Finding, Report
-from contam_guard.rules import RULES
+from contam_guard.rules import COLUMNS, RULES, column_value
 from contam_guard.text.hashing import digest
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json"
@@ -93,6 +93,8 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
                     "line": p.line,
                     "field": p.field,
                     "longestRun": p.longest_run,
+                    # issue 15: the rules' own numbers (numbers_run, reworded_score)
+                    **{c.name: column_value(c, c.pair(p)) for c in COLUMNS},
                 }
                 for p in finding.pairs
             ],
