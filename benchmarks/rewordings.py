@@ -40,7 +40,12 @@ def cli(project: Path, *args: str) -> tuple[int, float]:
     exe = Path(sys.executable).with_name("contam-guard")
     start = time.perf_counter()
     done = subprocess.run(
-        [str(exe), *args], cwd=project, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}
+        [str(exe), *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        check=False,
     )
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1):
@@ -107,13 +112,20 @@ def table(results: dict[str, Any]) -> str:
     for name, label in (("number_changed.jsonl", "numbers changed"), ("reworded.jsonl", "reworded by hand")):
         shares = results["copies"][name]
         lines.append(f"| {label} | " + " | ".join(f"{100 * shares[r]:.0f}%" for r in RULES) + " |")
-    lines += ["", "| GSM8K train (7,473 questions) against GSM8K test | " + " | ".join(f"`{r}`" for r in RULES) + " |"]
+    lines += [
+        "",
+        "| GSM8K train (7,473 questions) against GSM8K test | " + " | ".join(f"`{r}`" for r in RULES) + " |",
+    ]
     lines.append("|" + " --- |" * (len(RULES) + 1))
     train = results["train"]
     lines.append(
-        "| training questions flagged | " + " | ".join(f"{100 * train[r]['train_questions']:.2f}%" for r in RULES) + " |"
+        "| training questions flagged | "
+        + " | ".join(f"{100 * train[r]['train_questions']:.2f}%" for r in RULES)
+        + " |"
     )
-    lines.append("| test items flagged | " + " | ".join(f"{100 * train[r]['test_items']:.2f}%" for r in RULES) + " |")
+    lines.append(
+        "| test items flagged | " + " | ".join(f"{100 * train[r]['test_items']:.2f}%" for r in RULES) + " |"
+    )
     timing = results["timing"]
     lines += [
         "",

@@ -52,8 +52,8 @@ def test_mask(case: str, text: str, masked: str) -> None:
 
 
 def test_a_copy_with_changed_numbers_masks_to_the_same_words() -> None:
-    original = "Janet’s ducks lay 16 eggs per day. She eats three for breakfast and sells the rest at $2 each."
-    changed = "Janet’s ducks lay 20 eggs per day. She eats five for breakfast and sells the rest at $3.50 each."
+    original = "Odile’s hens lay 16 eggs a day; she eats three and sells the rest at $2 each."
+    changed = "Odile’s hens lay 20 eggs a day; she eats five and sells the rest at $3.50 each."
     assert mask_words(CURRENT.words(original)) == mask_words(CURRENT.words(changed))
     assert CURRENT.words(original) != CURRENT.words(changed)
 

@@ -19,10 +19,29 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 GSM8K_TEST = HERE.parents[2] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"
-WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
+WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
 PATTERN = re.compile(r"\d+|\b(?:" + "|".join(WORDS) + r")\b", re.IGNORECASE)
 
 
