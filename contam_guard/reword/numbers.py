@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 MASK_SPEC = "numbers-v1"
 PLACEHOLDER = "#"
@@ -103,6 +104,7 @@ _MORPHEME = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 _NUMBER_WORD = re.compile(rf"(?:(?:{_MORPHEME})s?)+")
 
 
+@lru_cache(maxsize=1 << 16)
 def mask_word(word: str) -> str:
     """One normalised word under steps 1 and 2: ``#`` for a number, digits masked otherwise."""
     masked = _DIGITS.sub(PLACEHOLDER, word)

@@ -18,11 +18,12 @@ Fires when the score of a pair reaches ``threshold`` (0.38: calibrated on the de
 training questions against its test set; README, "What the rules catch"). Each pair is its own
 finding, and reports its score.
 
-Worked example: GSM8K test item 84, "A football team played 22 games. They won 8 more than
-they lost. How many did they win?", against the rewording "A soccer club finished a season of
-22 matches. Its wins exceeded its losses by 8. How many matches did the club win?": they share
-``#22``, ``#8`` and ``win``, and score below the bar; a copy that keeps the story's words
-scores near 1.
+Worked examples (``tests/data/rewordings``): GSM8K test item 160 ("A tank of water has a depth
+of 17 feet on Monday ...") against its rewording ("On Monday the water in a tank stands 17 feet
+deep ...") keeps tank, water, deep/depth-like words and every number: 0.786, a finding. Item 84
+("A football team played 22 games. They won 8 more than they lost ...") against "A soccer club
+finished a season of 22 matches. Its wins exceeded its losses by 8 ..." shares only ``#22``,
+``#8`` and ``win``: 0.145, below the bar (every other word was replaced).
 """
 
 from __future__ import annotations
