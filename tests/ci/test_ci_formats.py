@@ -111,7 +111,8 @@ def test_annotation_escaping() -> None:
 def test_annotations_are_capped_at_ten_per_level_with_a_count_of_the_rest(repo: Repo) -> None:
     # 12 records each leaking q-01 and q-02: 24 gpt3 errors; palm etc. warn once per item.
     repo.write("data/train.jsonl", jsonl([leak(i % 2, f"copy {i}", f"end {i}") for i in range(24)]))
-    result = repo.cg("scan", "data/", "--format", "github")
+    # the n-gram rules only: the rewording rules (issue 15) would add a warning per record
+    result = repo.cg("scan", "data/", "--format", "github", "--disable", "numbers", "--disable", "reworded")
     lines = result.out.splitlines()
     assert sum(line.startswith("::error ") for line in lines) == 10
     assert sum(line.startswith("::warning ") for line in lines) <= 10
