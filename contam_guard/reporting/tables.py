@@ -6,8 +6,8 @@ import csv
 import io
 from collections.abc import Iterator
 
-from contam_guard.findings import Report
 from contam_guard.rules import COLUMNS, column_value
+from contam_guard.verdicts import Report
 
 ITEM_COLUMNS = [
     "set",

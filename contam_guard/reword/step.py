@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contam_guard.engine.pairs import run_span
+from contam_guard.engine.scanner import PairRow, ScanResult, Snippet, Source
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.scan_pass import Bars, Hit, read_sources, run
 from contam_guard.rules import numbers, reworded
-from contam_guard.scan import PairRow, ScanResult, Snippet, Source
 
 if TYPE_CHECKING:
     from contam_guard.pipeline import Prepared, ScanRequest

@@ -67,7 +67,7 @@ class Column:
     name: str
     item: Callable[[ItemStats], NDArray[np.generic]]
     pair: Callable[[Any], float]
-    """The number of a ``scan.PairRow``."""
+    """The number of a ``engine.scanner.PairRow``."""
     label: str
     """How reviews show it, with ``{}`` for the number (``"masked run {} words"``)."""
     decimals: int = 0
@@ -104,7 +104,7 @@ class Rule(Generic[S]):
     """Decided per (item, record) pair (``RuleResult.pair_bar``), not per item over everything
     scanned: each such finding names one record."""
     pair_value: Callable[[Any], float] | None = None
-    """For a per-pair rule: the number of a ``scan.PairRow`` that must reach the bar (None: its
+    """For a per-pair rule: the number of a ``engine.scanner.PairRow`` that must reach the bar (None: its
     longest shared run, GPT-3's; such a rule also sums the pairs beyond the cap)."""
     pair_detail: Callable[[float, float], str] = _run_detail
     """A per-pair finding's sentence, from the pair's value and the bar."""
