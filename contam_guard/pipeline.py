@@ -180,7 +180,7 @@ def execute(loaded: LoadedConfig, request: ScanRequest, engine: Engine = scan_lo
         result = engine(prepared, request, found)
         from contam_guard.reword.step import run_pass  # issue 15: the rewording rules' pass
 
-        run_pass(prepared, request, found, result)
+        notices += run_pass(prepared, request, found, result)
     return finish(prepared, request, result, notices)
 
 

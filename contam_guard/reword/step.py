@@ -27,13 +27,23 @@ SNIPPET_CHARS = 200
 """A pair found only by a rewording rule shows the start of the string (there is no shared run)."""
 
 
-def run_pass(prepared: Prepared, request: ScanRequest, found: Sequence[Source], result: ScanResult) -> None:
-    """Run the pass over the files the scan read completely, when a rewording rule is on."""
+def run_pass(
+    prepared: Prepared, request: ScanRequest, found: Sequence[Source], result: ScanResult
+) -> list[str]:
+    """Run the pass over the files the scan read completely, when a rewording rule is on; the
+    notices to show (views registered before these rules)."""
     rules = prepared.config.rules
     enabled = set(rules.enabled())
     if not enabled & {numbers.NAME, reworded.NAME}:
-        return
+        return []
     index = RewordIndex.build(prepared.manifest, prepared.index)
+    notices = [
+        f"{t.label} was registered before the numbers and reworded rules, which cannot fire on its "
+        f"items until it is registered again (`contam-guard register {t.set_name} ...` with the same "
+        "files: unchanged content keeps its version)"
+        for t in prepared.index.targets
+        if t.items and not (index.has_numbers[t.first_item] and index.has_words[t.first_item])
+    ]
     number_settings = numbers.RULE.settings_of(rules)
     reworded_settings = reworded.RULE.settings_of(rules)
     bars = Bars(
@@ -46,6 +56,7 @@ def run_pass(prepared: Prepared, request: ScanRequest, found: Sequence[Source], 
     result.reword = run(
         index, records, prepared.index.spec, prepared.key, bars, prepared.config.scan.batch_chars
     )
+    return notices
 
 
 def add_pairs(result: ScanResult, limit: int) -> None:
