@@ -150,6 +150,9 @@ def finish(prepared: Prepared, request: ScanRequest, result: ScanResult, notices
     """Redaction, the rules, markers, allowlist and golden text (step 4)."""
     config, loaded = prepared.config, prepared.loaded
     cap_pairs(result, request.max_pairs(config))  # as the local scan listed them, whatever the engine
+    from contam_guard.reword.step import add_pairs  # issue 15: pairs only the rewording rules found
+
+    add_pairs(result, request.max_pairs(config))
     if request.redact_pii:
         result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
     markers = request.use_allowlist and config.allowlist.markers
@@ -175,6 +178,9 @@ def execute(loaded: LoadedConfig, request: ScanRequest, engine: Engine = scan_lo
         request.paths, request.changes, request.read, prepared.excluded, notices, request.skip_unreadable
     ) as found:
         result = engine(prepared, request, found)
+        from contam_guard.reword.step import run_pass  # issue 15: the rewording rules' pass
+
+        notices += run_pass(prepared, request, found, result)
     return finish(prepared, request, result, notices)
 
 

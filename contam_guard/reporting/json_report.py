@@ -16,6 +16,7 @@ from contam_guard import __version__
 from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting.groups import Group, groups, is_per_item
 from contam_guard.reporting.markdown import GoldenText
+from contam_guard.rules import COLUMNS, column_value
 from contam_guard.verdicts import Finding, Report
 
 FORMAT_VERSION = 1
@@ -34,6 +35,7 @@ def _pair(pair: PairRow) -> dict[str, Any]:
         "span": {"start": pair.snippet.start, "end": pair.snippet.start + len(pair.snippet.run)},
         "shared_text": pair.snippet.run,
         "allow_marker": pair.allowed_inline,
+        **{c.name: column_value(c, c.pair(pair)) for c in COLUMNS},  # issue 15: the rules' own numbers
     }
 
 

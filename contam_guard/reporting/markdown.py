@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.spans import golden_span, marked
+from contam_guard.rules import pair_numbers
 from contam_guard.text.normalise import TextSpec
 from contam_guard.verdicts import Finding, Report
 
@@ -161,6 +162,7 @@ def _section(number: int, group: Group, golden: GoldenText | None, spec: TextSpe
         f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
         f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
         f"in runs of 10+, {pair.window_hits} windows"
+        + "".join(f", {number}" for number in pair_numbers(pair))  # issue 15: the rules' own numbers
         + (" (record marked `contam_guard: allow`)" if pair.allowed_inline else "")
     )
     snip = pair.snippet
