@@ -131,12 +131,12 @@ def _summary(report: Report, out: Console) -> None:
     from contam_guard.reporting.groups import by_item, groups, hidden_note  # the engine: on use only
 
     all_groups = groups(report)
-    for item in by_item(all_groups):
+    for item in by_item(all_groups, findings=report.findings):
         for group in item.groups:
             style = _STYLES.get(group.status, "dim")
             out.print(f"[{style}]{group.status.upper():7}[/] {escape(_group_line(group))}")
-        if item.hidden:
-            out.print(f"        {hidden_note(item)}", markup=False)
+        if note := hidden_note(item):
+            out.print(f"        {note}", markup=False)
     failing = len(report.failing)
     verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
     pairs = f"{len(all_groups)} (test item, training record) pair(s)"
@@ -189,8 +189,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         )
         snip = pair.snippet
         err.print(f"    …{escape(snip.before)}[bold]«{escape(snip.run)}»[/]{escape(snip.after)}…")
-    if len(finding.pairs) > 3:
-        err.print(f"  … and {len(finding.pairs) - 3} more record(s)", markup=False)
+    if finding.pairs and finding.records > 3:  # (a summary of unlisted records says so itself)
+        err.print(f"  … and {finding.records - min(len(finding.pairs), 3)} more record(s)", markup=False)
     if golden is not None:
         err.print(f"  golden item (--show-golden): {golden}", markup=False)
 

@@ -12,7 +12,9 @@ once per rule.
 
 Every group with a per-pair finding is shown. A record that only contributes to per-item rules
 is shown while its item has fewer than ``MAX_RECORDS_SHOWN`` groups; the rest are counted
-(``ItemGroups.hidden``), and every one of them is in the JSON review. The findings list itself
+(``ItemGroups.hidden``), and every one of them is in the JSON review. Records beyond
+``--max-pairs-per-item`` are in no group (the scan kept their counts, not the records): the
+findings that count them are noted per item (``ItemGroups.unlisted``). The findings list itself
 (JSON ``findings``, SARIF results, GitHub annotations, the allowlist) stays one per rule.
 """
 
@@ -120,6 +122,9 @@ class ItemGroups:
     hidden: int
     hidden_rules: tuple[str, ...]
     """The per-item rules the hidden records contribute to."""
+    unlisted: tuple[Finding, ...] = ()
+    """The item's findings that count records listed nowhere (``--max-pairs-per-item``): a
+    per-pair rule's records beyond the cap, summed per shared run, and per-item rules."""
 
 
 def is_per_item(finding: Finding) -> bool:
@@ -170,14 +175,22 @@ def _group_order(group: Group) -> tuple[str, str, int, int, int, str, int]:
     )
 
 
-def by_item(all_groups: Iterable[Group], limit: int = MAX_RECORDS_SHOWN) -> list[ItemGroups]:
+def by_item(
+    all_groups: Iterable[Group], limit: int = MAX_RECORDS_SHOWN, findings: Iterable[Finding] = ()
+) -> list[ItemGroups]:
     """``all_groups`` (in ``groups`` order) per test item, with records that only contribute to
-    per-item rules cut to ``limit`` groups per item (groups with a per-pair finding always stay)."""
+    per-item rules cut to ``limit`` groups per item (groups with a per-pair finding always stay);
+    with the report's ``findings``, those counting unlisted records noted on their item."""
+    beyond: dict[tuple[str, str, int], list[Finding]] = {}
+    for finding in findings:
+        if finding.records > len(finding.pairs):  # (an item with such a finding has groups)
+            key = (finding.target.set_name, finding.target.view, finding.test_index)
+            beyond.setdefault(key, []).append(finding)
     items: dict[tuple[str, str, int], list[Group]] = {}
     for group in all_groups:
         items.setdefault((group.target.set_name, group.target.view, group.test_index), []).append(group)
     out = []
-    for members in items.values():
+    for key, members in items.items():
         room = max(limit - sum(g.per_pair for g in members), 0)
         shown: list[Group] = []
         hidden: list[Group] = []
@@ -191,17 +204,29 @@ def by_item(all_groups: Iterable[Group], limit: int = MAX_RECORDS_SHOWN) -> list
                 hidden.append(group)
         rules = tuple(dict.fromkeys(f.rule for g in hidden for f in g.findings))
         first = members[0]
+        unlisted = tuple(beyond.get(key, ()))
         out.append(
-            ItemGroups(first.target, first.item_id, first.test_index, tuple(shown), len(hidden), rules)
+            ItemGroups(
+                first.target, first.item_id, first.test_index, tuple(shown), len(hidden), rules, unlisted
+            )
         )
     return out
 
 
 def hidden_note(item: ItemGroups) -> str:
-    """``… and 3 more record(s) contribute to palm, gpt4 of item q-01`` (empty when none)."""
-    if not item.hidden:
-        return ""
-    return (
-        f"… and {item.hidden} more record(s) contribute to {', '.join(item.hidden_rules)} of item "
-        f"{item.item_id}; the JSON review lists them"
-    )
+    """``… and 3 more record(s) contribute to palm, gpt4 of item q-01``, then what the cap left
+    unlisted: ``FAIL gpt3: and 180 more record(s) not listed ...`` (empty when none)."""
+    notes = []
+    if item.hidden:
+        notes.append(
+            f"… and {item.hidden} more record(s) contribute to {', '.join(item.hidden_rules)} of item "
+            f"{item.item_id}; the JSON review lists them"
+        )
+    for finding in item.unlisted:
+        if finding.pairs:  # a per-item rule
+            more = finding.records - len(finding.pairs)
+            text = f"{more} more contributing record(s) counted, not listed (--max-pairs-per-item)"
+        else:
+            text = finding.detail
+        notes.append(f"{finding.status.upper()} {finding.rule} of item {item.item_id}: {text}")
+    return "; ".join(notes)

@@ -66,12 +66,12 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             "each record that contributes.</p>"
         )
     number = 0
-    for item in by_item(all_groups):
+    for item in by_item(all_groups, findings=report.findings):
         for group in item.groups:
             number += 1
             parts.append(_group(number, group, golden, result.index.spec))
-        if item.hidden:
-            parts.append(f'<p class="hidden-records">{escape(hidden_note(item))}</p>')
+        if note := hidden_note(item):
+            parts.append(f'<p class="hidden-records">{escape(note)}</p>')
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 

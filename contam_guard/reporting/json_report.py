@@ -53,6 +53,7 @@ def _finding(finding: Finding, golden: GoldenText | None) -> dict[str, Any]:
         "item_id": finding.item_id,
         "test_index": finding.test_index,
         "detail": finding.detail,
+        "records": finding.records,  # every record behind it; ``pairs`` lists up to the cap
         "pairs": [_pair(p) for p in finding.pairs],
     }
     text = golden(finding) if golden is not None else None
@@ -100,6 +101,7 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             "skipped": result.skipped,
             "records": result.records,
             "characters": result.chars,
+            "max_pairs_per_item": result.max_pairs,
             "fields_asked": list(result.asked),
             "fields_seen": {name: sorted(result.fields.get(name, ())) for name in result.files},
             "findings": len(report.findings),

@@ -61,11 +61,11 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         "| # | status | rules | set:view (version) | item | training record | longest run |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    items = by_item(all_groups)
+    items = by_item(all_groups, findings=report.findings)
     shown = [group for item in items for group in item.groups]
     lines += [_row(number, group) for number, group in enumerate(shown, 1)]
     lines.append("")
-    hidden = [hidden_note(item) for item in items if item.hidden]
+    hidden = [note for item in items if (note := hidden_note(item))]
     lines += [f"- {_escape(note)}" for note in hidden] + ([""] if hidden else [])
     spec = result.index.spec
     for number, group in enumerate(shown, 1):
@@ -96,7 +96,7 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
     failing = len(report.failing)
     verdict = f"**{failing} failing finding(s)**" if failing else "no failing findings"
     all_groups = groups(report)
-    items = by_item(all_groups)
+    items = by_item(all_groups, findings=report.findings)
     shown = [group for item in items for group in item.groups]
     head = [
         f"## {title}",
@@ -118,7 +118,7 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     text = "\n".join(head) + "\n"
-    tail = "".join(f"\n{_escape(hidden_note(item))}\n" for item in items if item.hidden)
+    tail = "".join(f"\n{_escape(note)}\n" for item in items if (note := hidden_note(item)))
     size = len(text.encode("utf-8", "backslashreplace"))
     reserve = 200 + len(tail.encode("utf-8", "backslashreplace"))  # the closing lines
     for number, group in enumerate(shown, 1):
