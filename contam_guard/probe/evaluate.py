@@ -22,8 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import mannwhitneyu
-from sklearn.metrics import roc_auc_score, roc_curve
 
 from contam_guard.probe.scores import HIGHER_MEANS_SEEN, Floats
 
@@ -63,6 +61,11 @@ def tpr_at_fpr(fpr: Floats, tpr: Floats, limit: float) -> float:
 
 def evaluate_method(method: str, members: Sequence[float], nonmembers: Sequence[float]) -> MethodResult | None:
     """The method's numbers, or None when either side has no score left (after NaNs)."""
+    # Imported here: scipy and scikit-learn are the optional [probe] extra, and the command checks
+    # for them (with a message naming the extra) before it gets this far.
+    from scipy.stats import mannwhitneyu  # noqa: PLC0415
+    from sklearn.metrics import roc_auc_score, roc_curve  # noqa: PLC0415
+
     raw_in = np.asarray(members, dtype=np.float64)
     raw_out = np.asarray(nonmembers, dtype=np.float64)
     kept_in, kept_out = raw_in[~np.isnan(raw_in)], raw_out[~np.isnan(raw_out)]

@@ -1,8 +1,9 @@
 """The probe's scores: what each method computes from a model's token log-probabilities.
 
-Every logarithm is natural. A text of N tokens has log-probabilities for the tokens after the
-first: the first token (or a BOS token the tokenizer put before the text) is context only, so T,
-the number of tokens with a log-probability, is at most N - 1. Each method's value for one text:
+Every logarithm is natural. T is the number of the text's tokens that have a log-probability
+log p(x_t | x_<t): the first position has none (nothing comes before it), so for a text of N
+tokens T = N - 1, or T = N where the model's tokenizer puts a BOS token before the text (then BOS
+is the context of the first token and is never scored itself). Each method's value for one text:
 
 - ``loss``: ``-(1/T) Σ_t log p(x_t | x_<t)``, the mean negative log-probability (lower: more
   likely seen in training).

@@ -10,6 +10,8 @@ perplexity): windows of the context length, each starting half a context after t
 and each token scored once, in the first window where it has at least half a context before it
 (or all of the text before it, near the start). Windows of all texts are run in batches of
 similar length, padded on the right (causal attention never looks at the padding to the right).
+Windows after the first start inside the text, with no BOS before them (the usual sliding-window
+perplexity); only the first window begins as the tokenizer begins a text.
 
 μ_t and σ_t (``minkpp``) come from the full log-softmax of the logits at each step:
 μ = Σ p log p and σ² = Σ p (log p)² − μ², over the whole vocabulary.
@@ -25,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.utils import logging as hf_logging
 
 from contam_guard.errors import ContamGuardError
 from contam_guard.probe.scores import TokenLogProbs
@@ -66,6 +69,8 @@ class TransformersBackend:
         except (RuntimeError, ValueError):
             raise ContamGuardError(f"--device {device!r} is not a torch device (cpu, cuda, cuda:1, mps)") from None
         local = Path(model).exists()
+        # transformers draws progress bars on stderr while loading; the probe's console says enough.
+        hf_logging.disable_progress_bar()
         try:
             self.tokenizer: Any = AutoTokenizer.from_pretrained(model, local_files_only=local)
             self.model: Any = AutoModelForCausalLM.from_pretrained(model, local_files_only=local)
