@@ -29,7 +29,7 @@ from contam_guard.cli.options import (
     Where,
     grouped,
 )
-from contam_guard.cli.probe_options import ModelAccess, ProbeBackendName, ProbeOutputs
+from contam_guard.cli.probe_options import ModelAccess, ProbeBackendName, ProbeOutputs, parse_methods
 from contam_guard.config import LoadedConfig, load_config
 from contam_guard.errors import ContamGuardError, ExitCode
 from contam_guard.readers.base import ReadOptions
@@ -383,15 +383,18 @@ def probe(
     files: Annotated[
         list[Path],
         typer.Argument(
-            metavar="FILE", help="Golden files (JSONL, JSON, CSV, Parquet, text): the probe reads the "
-            "text itself, not the manifest, which holds only hashes."
+            metavar="FILE",
+            help="Golden files (JSONL, JSON, CSV, Parquet, text): the probe reads the "
+            "text itself, not the manifest, which holds only hashes.",
         ),
     ],
     backend: Annotated[
-        ProbeBackendName, typer.Option("--backend", help="transformers (a local model) or openai (an endpoint).")
+        ProbeBackendName,
+        typer.Option("--backend", help="transformers (a local model) or openai (an endpoint)."),
     ],
     model: Annotated[
-        str, typer.Option("--model", metavar="NAME_OR_PATH", help="A model folder or name (openai: the served model).")
+        str,
+        typer.Option("--model", metavar="NAME_OR_PATH", help="A model folder or name (openai: as served)."),
     ],
     access: ModelAccess,
     compare: ProbeOutputs,
@@ -405,7 +408,8 @@ def probe(
     ] = None,
     id_field: Annotated[str | None, typer.Option("--id-field", help="Field holding each item's id.")] = None,
     set_name: Annotated[
-        str | None, typer.Option("--set", metavar="NAME", help="Name in the CSV's set column (default: FILE's stem).")
+        str | None,
+        typer.Option("--set", metavar="NAME", help="Name in the CSV's set column (default: FILE's stem)."),
     ] = None,
     methods: Annotated[
         str | None,
@@ -430,7 +434,7 @@ def probe(
         fields=tuple(field or ()),
         id_field=id_field,
         set_name=set_name,
-        methods=_parse_methods(methods),
+        methods=parse_methods(methods),
         k=k,
         reference=list(compare.reference or []),
         labels=compare.labels,
@@ -446,21 +450,6 @@ def probe(
         ),
     )
     _exit(probe_cmd.run(_config(where.config), request, where.manifest))
-
-
-def _parse_methods(value: str | None) -> tuple[str, ...] | None:
-    from contam_guard.probe.scores import METHODS
-
-    if value is None:
-        return None
-    chosen = tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
-    unknown = [name for name in chosen if name not in METHODS]
-    if unknown or not chosen:
-        raise typer.BadParameter(
-            f"unknown method(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(METHODS)}",
-            param_hint="--methods",
-        )
-    return chosen
 
 
 def _git_range(staged: bool, diff: str | None) -> "GitRange | None":

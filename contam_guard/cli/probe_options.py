@@ -76,7 +76,9 @@ class ProbeOutputs:
     labels: Annotated[
         Path | None,
         typer.Option(
-            "--labels", metavar="FILE", help="CSV with item_id,label (1 member, 0 non-member) for FILE's items."
+            "--labels",
+            metavar="FILE",
+            help="CSV with item_id,label (1 member, 0 non-member) for FILE's items.",
         ),
     ] = None
     alpha: Annotated[
@@ -87,8 +89,11 @@ class ProbeOutputs:
     ] = 0.05
     items_csv: Annotated[
         Path | None,
-        typer.Option("--items-csv", metavar="FILE", help="One row per item: set, item_id, test_index, "
-                     "tokens and one column per method."),
+        typer.Option(
+            "--items-csv",
+            metavar="FILE",
+            help="One row per item: set, item_id, test_index, tokens and one column per method.",
+        ),
     ] = None
     summary: Annotated[
         Path | None, typer.Option("--summary", metavar="FILE", help="The evaluation as Markdown.")
@@ -100,3 +105,19 @@ class ProbeOutputs:
         Path | None,
         typer.Option("--roc", metavar="FILE", help="The ROC curves as a PNG (needs the [plot] extra)."),
     ] = None
+
+
+def parse_methods(value: str | None) -> tuple[str, ...] | None:
+    """``--methods``: the names, in order, without repeats; a name that is not a method is refused."""
+    from contam_guard.probe.scores import METHODS  # noqa: PLC0415 (numpy: only when probing)
+
+    if value is None:
+        return None
+    chosen = tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    unknown = [name for name in chosen if name not in METHODS]
+    if unknown or not chosen:
+        raise typer.BadParameter(
+            f"unknown method(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(METHODS)}",
+            param_hint="--methods",
+        )
+    return chosen

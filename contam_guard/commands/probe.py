@@ -88,13 +88,18 @@ def choose_methods(request: ProbeRequest) -> tuple[str, ...]:
 def _check(request: ProbeRequest, loaded: LoadedConfig, manifest_path: Path | None) -> None:
     """Everything that can be refused before a model is loaded or a request is sent."""
     evaluating = bool(request.reference or request.labels)
-    for option, path in (("--summary", request.summary), ("--summary-json", request.summary_json),
-                         ("--roc", request.roc)):
+    for option, path in (
+        ("--summary", request.summary),
+        ("--summary-json", request.summary_json),
+        ("--roc", request.roc),
+    ):
         if path is not None and not evaluating:
             raise ConfigError(f"{option} needs non-members to compare with: --reference or --labels")
     if request.backend == "openai":
         if not request.endpoint.base_url:
-            raise ConfigError("--backend openai needs --base-url (the server's API root, e.g. http://host:8000/v1)")
+            raise ConfigError(
+                "--backend openai needs --base-url (the server's API root, e.g. http://host:8000/v1)"
+            )
         if request.device is not None or request.batch_size is not None:
             raise ConfigError("--device and --batch-size are for --backend transformers")
     elif request.endpoint.base_url is not None or request.endpoint.api_key_env is not None:
@@ -106,10 +111,19 @@ def _check(request: ProbeRequest, loaded: LoadedConfig, manifest_path: Path | No
     if missing:
         raise ContamGuardError(f"probe needs {', '.join(missing)}, which is not installed", hint=EXTRA)
     if request.roc is not None and importlib.util.find_spec("matplotlib") is None:
-        raise ContamGuardError("--roc needs matplotlib, which is not installed", hint="pip install 'contam-guard[plot]'")
+        raise ContamGuardError(
+            "--roc needs matplotlib, which is not installed", hint="pip install 'contam-guard[plot]'"
+        )
     inputs = [*request.files, *request.reference, *([request.labels] if request.labels else [])]
-    check_sweep(loaded, inputs, manifest_path, items_csv=request.items_csv, summary=request.summary,
-                summary_json=request.summary_json, roc=request.roc)
+    check_sweep(
+        loaded,
+        inputs,
+        manifest_path,
+        items_csv=request.items_csv,
+        summary=request.summary,
+        summary_json=request.summary_json,
+        roc=request.roc,
+    )
 
 
 def _api_key(endpoint: Endpoint) -> tuple[str | None, str | None]:
@@ -133,7 +147,9 @@ def _backend(request: ProbeRequest) -> Backend:
             TransformersBackend,
         )
 
-        return TransformersBackend(request.model, device=request.device or "cpu", batch_size=request.batch_size or 8)
+        return TransformersBackend(
+            request.model, device=request.device or "cpu", batch_size=request.batch_size or 8
+        )
     from contam_guard.probe.backends.openai_backend import (  # noqa: PLC0415 (httpx: optional)
         EndpointSettings,
         OpenAIBackend,
@@ -142,8 +158,13 @@ def _backend(request: ProbeRequest) -> Backend:
     key, key_env = _api_key(request.endpoint)
     end = request.endpoint
     settings = EndpointSettings(
-        base_url=end.base_url or "", model=request.model, api_key=key, timeout=end.timeout,
-        retries=end.retries, concurrency=end.concurrency, key_env=key_env,
+        base_url=end.base_url or "",
+        model=request.model,
+        api_key=key,
+        timeout=end.timeout,
+        retries=end.retries,
+        concurrency=end.concurrency,
+        key_env=key_env,
     )
     return OpenAIBackend(settings)
 
@@ -155,7 +176,7 @@ def _score(backend: Backend, items: Sequence[Item], methods: Sequence[str], k: f
     # The lower-cased texts that differ (an unchanged one has the same log-probabilities).
     lower = sorted({t.lower() for t in texts if t.lower() != t}) if "lowercase" in methods else []
     found = backend.log_probs([*texts, *lower])
-    by_lower = dict(zip(lower, found[len(texts):]))
+    by_lower = dict(zip(lower, found[len(texts) :]))
     rows = []
     for item, tokens in zip(items, found[: len(texts)]):
         lowered: TokenLogProbs | None = by_lower.get(item.text.lower(), tokens)
@@ -174,20 +195,29 @@ def run(loaded: LoadedConfig, request: ProbeRequest, manifest_path: Path | None 
     if set_name == REFERENCE_SET and request.reference:
         raise ConfigError(f"--set {REFERENCE_SET!r} is the name of the --reference items; choose another")
     items = read_items(request.files, set_name, request.fields, request.id_field)
-    reference = read_items(request.reference, REFERENCE_SET, request.fields, request.id_field) if request.reference else []
+    reference = (
+        read_items(request.reference, REFERENCE_SET, request.fields, request.id_field)
+        if request.reference
+        else []
+    )
     labels = read_labels(request.labels, items) if request.labels else {}
     backend = _backend(request)
     rows = _score(backend, [*items, *reference], methods, request.k)
     unscored = [row for row in rows if row.tokens == 0]
     if unscored:
         names = ", ".join(f"{r.item.set_name}:{r.item.item_id}" for r in unscored[:10])
-        console.notice(f"{len(unscored)} item(s) have no scored token (all NaN): {names}"
-                       + (" ..." if len(unscored) > 10 else ""))
+        console.notice(
+            f"{len(unscored)} item(s) have no scored token (all NaN): {names}"
+            + (" ..." if len(unscored) > 10 else "")
+        )
     if request.items_csv:
         write_text(request.items_csv, report.items_csv(rows, methods))
         console.info(f"wrote {display_path(request.items_csv)}")
-    console.info(f"Scored {len(items)} item(s) of {set_name}" + (f" and {len(reference)} reference item(s)" if reference else "")
-                 + f" with {backend.describe()}.")
+    console.info(
+        f"Scored {len(items)} item(s) of {set_name}"
+        + (f" and {len(reference)} reference item(s)" if reference else "")
+        + f" with {backend.describe()}."
+    )
     if not request.reference and not request.labels:
         for method in methods:
             values = [row.scores[method] for row in rows]
@@ -208,8 +238,13 @@ def run(loaded: LoadedConfig, request: ProbeRequest, manifest_path: Path | None 
 
 
 def _evaluate(
-    request: ProbeRequest, backend: Backend, methods: Sequence[str], rows: Sequence[ScoredItem],
-    labels: dict[str, bool], set_name: str, unscored: int,
+    request: ProbeRequest,
+    backend: Backend,
+    methods: Sequence[str],
+    rows: Sequence[ScoredItem],
+    labels: dict[str, bool],
+    set_name: str,
+    unscored: int,
 ) -> Summary:
     """Members and non-members: with --labels, the labelled items of FILE (the unlabelled ones
     are left out); without, every item of FILE is a member candidate. --reference items are
@@ -222,31 +257,46 @@ def _evaluate(
         members = [r for r in candidates if labels.get(r.item.item_id) is True]
         nonmembers = [r for r in candidates if labels.get(r.item.item_id) is False]
         unlabelled = len(candidates) - len(members) - len(nonmembers)
-        members_text = f"{len(members)} item(s) of {set_name} labelled members ({display_path(request.labels or Path())})"
+        where = display_path(request.labels or Path())
+        members_text = f"{len(members)} item(s) of {set_name} labelled members ({where})"
         if unlabelled:
-            console.notice(f"{unlabelled} item(s) of {set_name} have no label and are left out of the evaluation")
+            console.notice(
+                f"{unlabelled} item(s) of {set_name} have no label and are left out of the evaluation"
+            )
     else:
         members, nonmembers = candidates, []
         members_text = f"{len(members)} item(s) of {set_name} (every one a member candidate)"
     reference = [r for r in rows if r.item.set_name == REFERENCE_SET and request.reference]
     nonmembers_text = " and ".join(
-        part for part in (
+        part
+        for part in (
             f"{len(nonmembers)} item(s) of {set_name} labelled non-members" if labels else "",
-            f"{len(reference)} reference item(s) ({', '.join(display_path(p) for p in request.reference)})" if reference else "",
-        ) if part
+            f"{len(reference)} reference item(s) ({', '.join(display_path(p) for p in request.reference)})"
+            if reference
+            else "",
+        )
+        if part
     )
     nonmembers = [*nonmembers, *reference]
     results, skipped = [], {}
     for method in methods:
-        result = evaluate_method(method, [r.scores[method] for r in members], [r.scores[method] for r in nonmembers])
+        result = evaluate_method(
+            method, [r.scores[method] for r in members], [r.scores[method] for r in nonmembers]
+        )
         if result is None:
             skipped[method] = "no member or no non-member has a score"
         else:
             results.append(result)
     return Summary(
-        backend=backend.describe(), methods=tuple(methods), k=request.k, alpha=request.alpha,
-        members=members_text, nonmembers=nonmembers_text or "none", results=results,
-        not_evaluated=skipped, unscored=unscored,
+        backend=backend.describe(),
+        methods=tuple(methods),
+        k=request.k,
+        alpha=request.alpha,
+        members=members_text,
+        nonmembers=nonmembers_text or "none",
+        results=results,
+        not_evaluated=skipped,
+        unscored=unscored,
     )
 
 

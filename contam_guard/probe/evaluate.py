@@ -59,7 +59,9 @@ def tpr_at_fpr(fpr: Floats, tpr: Floats, limit: float) -> float:
     return float(allowed.max()) if allowed.size else 0.0
 
 
-def evaluate_method(method: str, members: Sequence[float], nonmembers: Sequence[float]) -> MethodResult | None:
+def evaluate_method(
+    method: str, members: Sequence[float], nonmembers: Sequence[float]
+) -> MethodResult | None:
     """The method's numbers, or None when either side has no score left (after NaNs)."""
     # Imported here: scipy and scikit-learn are the optional [probe] extra, and the command checks
     # for them (with a message naming the extra) before it gets this far.

@@ -39,7 +39,9 @@ class Item:
     text: str
 
 
-def read_items(files: Sequence[Path], set_name: str, fields: Sequence[str], id_field: str | None) -> list[Item]:
+def read_items(
+    files: Sequence[Path], set_name: str, fields: Sequence[str], id_field: str | None
+) -> list[Item]:
     """Every item of ``files`` (one set), in order. ``InputError`` (exit 2) names the file and
     line of a record that cannot be read, of a duplicate id, or an empty set."""
     options = ReadOptions(fields=tuple(fields), detect_shape=not fields, id_field=id_field)
@@ -85,7 +87,9 @@ def read_labels(path: Path, items: Sequence[Item]) -> dict[str, bool]:
         raise InputError(display, f"not UTF-8 (byte offset {exc.start})") from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if reader.fieldnames is None or not {"item_id", "label"} <= set(reader.fieldnames):
-        raise InputError(display, "a labels file needs a header row with the columns item_id and label", line=1)
+        raise InputError(
+            display, "a labels file needs a header row with the columns item_id and label", line=1
+        )
     known = {item.item_id for item in items}
     labels: dict[str, bool] = {}
     for row in reader:

@@ -20,8 +20,13 @@ def without(tmp_path: Path, module: str, *args: str | Path) -> subprocess.Comple
     """The command line in a fresh process in which ``module`` cannot be imported."""
     code = f"import sys; sys.modules[{module!r}] = None; from contam_guard.cli import run; run()"
     return subprocess.run(
-        [sys.executable, "-c", code, *map(os.fspath, args)], cwd=tmp_path, capture_output=True, text=True,
-        timeout=120, check=False, env={k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"},
+        [sys.executable, "-c", code, *map(os.fspath, args)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"},
     )
 
 
@@ -29,14 +34,25 @@ def without(tmp_path: Path, module: str, *args: str | Path) -> subprocess.Comple
     ("module", "args", "message", "hint"),
     [
         ("torch", ("--backend", "transformers", "--model", "m"), "probe needs torch", "contam-guard[probe]"),
-        ("transformers", ("--backend", "transformers", "--model", "m"), "probe needs transformers", "contam-guard[probe]"),
+        (
+            "transformers",
+            ("--backend", "transformers", "--model", "m"),
+            "probe needs transformers",
+            "contam-guard[probe]",
+        ),
         ("httpx", OPENAI, "probe needs httpx", "contam-guard[probe]"),
         ("scipy", (*OPENAI, "--reference", "bench.jsonl"), "probe needs scipy", "contam-guard[probe]"),
-        ("matplotlib", (*OPENAI, "--reference", "bench.jsonl", "--roc", "roc.png"), "--roc needs matplotlib",
-         "contam-guard[plot]"),
+        (
+            "matplotlib",
+            (*OPENAI, "--reference", "bench.jsonl", "--roc", "roc.png"),
+            "--roc needs matplotlib",
+            "contam-guard[plot]",
+        ),
     ],
 )
-def test_a_missing_extra_is_named(tmp_path: Path, module: str, args: tuple[str, ...], message: str, hint: str) -> None:
+def test_a_missing_extra_is_named(
+    tmp_path: Path, module: str, args: tuple[str, ...], message: str, hint: str
+) -> None:
     write_jsonl(tmp_path / "bench.jsonl", GOLDEN)
     done = without(tmp_path, module, "probe", "bench.jsonl", *args)
     assert done.returncode == 2, done.stderr
@@ -55,12 +71,16 @@ def test_a_missing_extra_is_named(tmp_path: Path, module: str, args: tuple[str, 
         ((*OPENAI, "--methods", "loss,perplexity"), "unknown method(s) perplexity"),
         ((*OPENAI, "--methods", "minkpp"), "minkpp needs the whole next-token distribution"),
         ((*OPENAI, "--device", "cuda"), "--device and --batch-size are for --backend transformers"),
-        (("--backend", "transformers", "--model", "m", "--base-url", "http://x/v1"), "are for --backend openai"),
+        (
+            ("--backend", "transformers", "--model", "m", "--base-url", "http://x/v1"),
+            "are for --backend openai",
+        ),
         ((*OPENAI, "--items-csv", "bench.jsonl"), "bench.jsonl"),
     ],
 )
-def test_usage_errors(tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...],
-                      message: str) -> None:
+def test_usage_errors(
+    tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], message: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     golden = write_jsonl(tmp_path / "bench.jsonl", GOLDEN)
     before = golden.read_bytes()
@@ -71,9 +91,14 @@ def test_usage_errors(tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPat
     assert golden.read_bytes() == before  # an output over an input is refused, never written
 
 
-def test_bad_golden_and_labels_files_name_file_and_line(tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_golden_and_labels_files_name_file_and_line(
+    tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "broken.jsonl", b'{"id": "a", "text": "Paris is the capital"}\n{"id": "b", "text": "cats sle\n')
+    write(
+        tmp_path / "broken.jsonl",
+        b'{"id": "a", "text": "Paris is the capital"}\n{"id": "b", "text": "cats sle\n',
+    )
     done = cli("probe", "broken.jsonl", *OPENAI)
     assert done.code == 2 and "broken.jsonl:2" in done.err, done.err
     assert "cats sle" not in done.err and "Paris" not in done.err
@@ -99,5 +124,14 @@ def test_help_says_the_probe_reads_the_golden_file(cli: Runner) -> None:
     assert done.code == 0
     flat = " ".join(done.out.split())
     assert "not the manifest" in flat
-    for option in ("--backend", "--model", "--base-url", "--methods", "--k", "--items-csv", "--reference", "--labels"):
+    for option in (
+        "--backend",
+        "--model",
+        "--base-url",
+        "--methods",
+        "--k",
+        "--items-csv",
+        "--reference",
+        "--labels",
+    ):
         assert option in flat

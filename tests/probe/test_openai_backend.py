@@ -26,9 +26,24 @@ pytest.importorskip("httpx", reason="the [probe] extra (httpx) is not installed"
 KEY = "sk-loopback-secret-7f3a"
 # log p of each word given what comes before it (the first word of a prompt has none).
 LOGPROB = {
-    "is": -1.0, "in": -1.5, "the": -0.5, "capital": -2.0, "France": -0.5, "france": -2.5,
-    "of": -0.25, "Rome": -4.0, "rome": -4.0, "Italy": -0.5, "italy": -1.0, "cats": -3.0,
-    "sleep": -2.0, "a": -0.5, "lot": -1.0, "dogs": -6.0, "bark": -2.0, "loudly": -4.0,
+    "is": -1.0,
+    "in": -1.5,
+    "the": -0.5,
+    "capital": -2.0,
+    "France": -0.5,
+    "france": -2.5,
+    "of": -0.25,
+    "Rome": -4.0,
+    "rome": -4.0,
+    "Italy": -0.5,
+    "italy": -1.0,
+    "cats": -3.0,
+    "sleep": -2.0,
+    "a": -0.5,
+    "lot": -1.0,
+    "dogs": -6.0,
+    "bark": -2.0,
+    "loudly": -4.0,
 }
 
 
@@ -65,7 +80,12 @@ def echo(prompt: str) -> dict[str, Any]:
                 "index": 0,
                 "text": prompt,
                 "finish_reason": "length",
-                "logprobs": {"tokens": tokens, "token_logprobs": values, "top_logprobs": top, "text_offset": offsets},
+                "logprobs": {
+                    "tokens": tokens,
+                    "token_logprobs": values,
+                    "top_logprobs": top,
+                    "text_offset": offsets,
+                },
             }
         ],
     }
@@ -76,7 +96,7 @@ def make_handler(behaviour: Behaviour) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: object) -> None:  # keep the test output clean
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             with behaviour.lock:
                 behaviour.seen.append(body)
@@ -97,7 +117,9 @@ def make_handler(behaviour: Behaviour) -> type[BaseHTTPRequestHandler]:
                     self.send(200, {"choices": [{"index": 0, "text": "", "logprobs": None}]})
                 elif behaviour.mode == "generation":
                     answer = echo("Paris is the capital")
-                    answer["choices"][0]["logprobs"]["text_offset"] = [len(body["prompt"]) + i for i in range(4)]
+                    answer["choices"][0]["logprobs"]["text_offset"] = [
+                        len(body["prompt"]) + i for i in range(4)
+                    ]
                     self.send(200, answer)
                 else:
                     self.send(200, echo(body["prompt"]))
@@ -160,8 +182,16 @@ def expected_rows() -> list[dict[str, Any]]:
         ("reference", "dog", 0, 2, dog, len(zlib.compress(b"dogs bark loudly")), 1.0, -4.0),
     ]
     return [
-        {"set": s, "item_id": i, "test_index": n, "tokens": t, "loss": loss, "zlib": loss / z,
-         "lowercase": low, "mink": mink}
+        {
+            "set": s,
+            "item_id": i,
+            "test_index": n,
+            "tokens": t,
+            "loss": loss,
+            "zlib": loss / z,
+            "lowercase": low,
+            "mink": mink,
+        }
         for s, i, n, t, loss, z, low, mink in rows
     ]
 
@@ -181,9 +211,24 @@ def test_every_score_matches_the_hand_computation(
     reference = write_jsonl(tmp_path / "later.jsonl", REFERENCE)
     out = tmp_path / "items.csv"
     done = cli(
-        "probe", golden, "--id-field", "id", "--backend", "openai", "--model", "tiny", "--base-url", url,
-        "--api-key-env", "LOOPBACK_KEY", "--reference", reference, "--items-csv", out,
-        "--summary-json", tmp_path / "summary.json",
+        "probe",
+        golden,
+        "--id-field",
+        "id",
+        "--backend",
+        "openai",
+        "--model",
+        "tiny",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "LOOPBACK_KEY",
+        "--reference",
+        reference,
+        "--items-csv",
+        out,
+        "--summary-json",
+        tmp_path / "summary.json",
     )
     assert done.code == 0, done.err
     header, rows = read_csv(out)
@@ -197,7 +242,9 @@ def test_every_score_matches_the_hand_computation(
             assert float(row[method]) == pytest.approx(want[method], rel=1e-12), (row["item_id"], method)
     # What was asked of the server: an echo of each prompt and of each lower-cased one that differs.
     assert {body["prompt"] for body in behaviour.seen} == {
-        *(g["text"] for g in GOLDEN), "dogs bark loudly", "paris is the capital of france",
+        *(g["text"] for g in GOLDEN),
+        "dogs bark loudly",
+        "paris is the capital of france",
         "rome is the capital of italy",
     }
     for body in behaviour.seen:
@@ -222,14 +269,39 @@ def test_auroc_and_mann_whitney_by_hand(
     has the lower loss in 3 + 2 + 1 = 6 -> AUROC 6/9, U = 6; the exact one-sided p-value is
     P(U >= 6) for 3 and 3 = (3 + 2 + 1 + 1) / C(6, 3) = 7/20."""
     url, _ = server()
-    texts = {"m1": "x is", "m2": "x capital", "m3": "x cats", "n1": "x in", "n2": "x france", "n3": "x loudly cats"}
+    texts = {
+        "m1": "x is",
+        "m2": "x capital",
+        "m3": "x cats",
+        "n1": "x in",
+        "n2": "x france",
+        "n3": "x loudly cats",
+    }
     items = [{"id": name, "text": text} for name, text in texts.items()]
     golden = write_jsonl(tmp_path / "bench.jsonl", items)
     labels = tmp_path / "labels.csv"
-    labels.write_text("item_id,label\n" + "".join(f"{n},{1 if n[0] == 'm' else 0}\n" for n in texts), encoding="utf-8")
+    labels.write_text(
+        "item_id,label\n" + "".join(f"{n},{1 if n[0] == 'm' else 0}\n" for n in texts), encoding="utf-8"
+    )
     done = cli(
-        "probe", golden, "--id-field", "id", "--backend", "openai", "--model", "tiny", "--base-url", url,
-        "--labels", labels, "--methods", "loss", "--summary-json", tmp_path / "s.json", "--summary", tmp_path / "s.md",
+        "probe",
+        golden,
+        "--id-field",
+        "id",
+        "--backend",
+        "openai",
+        "--model",
+        "tiny",
+        "--base-url",
+        url,
+        "--labels",
+        labels,
+        "--methods",
+        "loss",
+        "--summary-json",
+        tmp_path / "s.json",
+        "--summary",
+        tmp_path / "s.md",
     )
     assert done.code == 0, done.err
     result = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["results"]["loss"]
@@ -250,14 +322,30 @@ def test_auroc_and_mann_whitney_by_hand(
     ],
 )
 def test_a_server_that_does_not_echo_is_a_clear_error(
-    tmp_path: Path, cli: Runner, server: Callable[..., tuple[str, Behaviour]], mode: str, message: str,
+    tmp_path: Path,
+    cli: Runner,
+    server: Callable[..., tuple[str, Behaviour]],
+    mode: str,
+    message: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url, _ = server(mode=mode)
     monkeypatch.setenv("LOOPBACK_KEY", KEY)
     golden = write_jsonl(tmp_path / "bench.jsonl", GOLDEN)
-    done = cli("probe", golden, "--backend", "openai", "--model", "tiny", "--base-url", url,
-               "--api-key-env", "LOOPBACK_KEY", "--items-csv", tmp_path / "items.csv")
+    done = cli(
+        "probe",
+        golden,
+        "--backend",
+        "openai",
+        "--model",
+        "tiny",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "LOOPBACK_KEY",
+        "--items-csv",
+        tmp_path / "items.csv",
+    )
     assert done.code == 2, done.err
     assert message in done.err
     assert "Traceback" not in done.err and KEY not in done.out + done.err
@@ -306,7 +394,18 @@ def test_minkpp_is_refused_before_any_request(
 ) -> None:
     url, behaviour = server()
     golden = write_jsonl(tmp_path / "bench.jsonl", GOLDEN)
-    done = cli("probe", golden, "--backend", "openai", "--model", "tiny", "--base-url", url, "--methods", "mink,minkpp")
+    done = cli(
+        "probe",
+        golden,
+        "--backend",
+        "openai",
+        "--model",
+        "tiny",
+        "--base-url",
+        url,
+        "--methods",
+        "mink,minkpp",
+    )
     assert done.code == 2
     assert "minkpp needs the whole next-token distribution" in done.err
     assert "--backend transformers" in done.err
@@ -319,8 +418,18 @@ def test_an_unset_key_variable_is_refused(
     url, behaviour = server()
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
     golden = write_jsonl(tmp_path / "bench.jsonl", GOLDEN)
-    done = cli("probe", golden, "--backend", "openai", "--model", "tiny", "--base-url", url,
-               "--api-key-env", "NO_SUCH_KEY_VAR")
+    done = cli(
+        "probe",
+        golden,
+        "--backend",
+        "openai",
+        "--model",
+        "tiny",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "NO_SUCH_KEY_VAR",
+    )
     assert done.code == 2
     assert "NO_SUCH_KEY_VAR" in done.err and "not set" in done.err
     assert behaviour.seen == []

@@ -63,9 +63,7 @@ def test_every_method_by_hand() -> None:
     mu = arr(-1.0, -1.0, -2.0, -0.5, -0.5, -1.0, -1.0, -1.0, -0.2, -2.0, -0.2)
     sigma = arr(1.0, 0.5, 1.0, 0.25, 0.5, 2.0, 0.5, 1.0, 0.1, 1.0, 0.2)
     lower = arr(-3.0, -1.0, -2.0)
-    got = score_text(
-        text, TokenLogProbs(logprobs, mu, sigma), TokenLogProbs(lower), METHODS, 0.2
-    )
+    got = score_text(text, TokenLogProbs(logprobs, mu, sigma), TokenLogProbs(lower), METHODS, 0.2)
     loss = (2.0 + 0.5 + 4.0 + 1.0 + 0.25 + 3.0 + 0.75 + 1.5 + 0.1 + 6.0 + 0.4) / 11
     # T = 11 -> max(1, int(2.2)) = 2 lowest: -6.0 and -4.0
     mink = (-6.0 + -4.0) / 2

@@ -31,9 +31,24 @@ def one_thread() -> Iterator[None]:
 
 def probe(cli: Runner, root: Path, model: Path, name: str) -> dict[str, Any]:
     done = cli(
-        "probe", root / "members.jsonl", "--id-field", "id", "--reference", root / "nonmembers.jsonl",
-        "--backend", "transformers", "--model", model, "--items-csv", root / f"{name}.csv",
-        "--summary", root / f"{name}.md", "--summary-json", root / f"{name}.json", "--roc", root / f"{name}.png",
+        "probe",
+        root / "members.jsonl",
+        "--id-field",
+        "id",
+        "--reference",
+        root / "nonmembers.jsonl",
+        "--backend",
+        "transformers",
+        "--model",
+        model,
+        "--items-csv",
+        root / f"{name}.csv",
+        "--summary",
+        root / f"{name}.md",
+        "--summary-json",
+        root / f"{name}.json",
+        "--roc",
+        root / f"{name}.png",
     )
     assert done.code == 0, done.err
     summary: dict[str, Any] = json.loads((root / f"{name}.json").read_text(encoding="utf-8"))

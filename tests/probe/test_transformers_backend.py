@@ -11,10 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from contam_guard.probe.backends.transformers_backend import TransformersBackend
 from tests.helpers import Runner, write_jsonl
 from tests.probe.tiny import byte_tokenizer, sentences, tiny_model, torch
-
-from contam_guard.probe.backends.transformers_backend import TransformersBackend  # noqa: E402
 
 CONTEXT = 16
 
@@ -84,9 +83,12 @@ def test_long_text_is_scored_in_strided_windows(folder: tuple[Path, bool]) -> No
         logprob, mu, sigma = by_hand(backend.model, ids, begin, t)
         assert tokens.logprobs[t - 1] == pytest.approx(logprob, abs=1e-4), t
         assert tokens.mu is not None and tokens.mu[t - 1] == pytest.approx(mu, abs=1e-4)
+        assert tokens.sigma is not None and tokens.sigma[t - 1] == pytest.approx(sigma, abs=1e-4)
 
 
-def test_bad_device_and_bad_model_are_usage_errors(tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_device_and_bad_model_are_usage_errors(
+    tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     path = tmp_path / "model"
     byte_tokenizer(path, bos=False)
@@ -100,8 +102,18 @@ def test_bad_device_and_bad_model_are_usage_errors(tmp_path: Path, cli: Runner, 
     done = cli("probe", golden, "--backend", "transformers", "--model", empty)
     assert done.code == 2, done.err
     assert "could not load a causal language model" in done.err
-    done = cli("probe", golden, "--backend", "transformers", "--model", path, "--device", "cpu",
-               "--items-csv", tmp_path / "items.csv")
+    done = cli(
+        "probe",
+        golden,
+        "--backend",
+        "transformers",
+        "--model",
+        path,
+        "--device",
+        "cpu",
+        "--items-csv",
+        tmp_path / "items.csv",
+    )
     assert done.code == 0, done.err
     assert (tmp_path / "items.csv").read_text(encoding="utf-8").splitlines()[0] == (
         "set,item_id,test_index,tokens,loss,zlib,lowercase,mink,minkpp"

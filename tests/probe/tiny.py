@@ -17,10 +17,12 @@ tokenizers = pytest.importorskip("tokenizers", reason="the [probe] extra (transf
 
 EOS, BOS = "<|endoftext|>", "<s>"
 WORDS = (
-    "river stone green quiet market lamp orange seven winter field paper copper north bright "
-    "garden thunder silver hollow maple candle harbor violet engine meadow falcon amber crystal "
-    "lantern pepper canyon velvet marble timber cobalt saddle willow ember basket comet spruce"
-).split()
+    "river", "stone", "green", "quiet", "market", "lamp", "orange", "seven", "winter", "field",
+    "paper", "copper", "north", "bright", "garden", "thunder", "silver", "hollow", "maple",
+    "candle", "harbor", "violet", "engine", "meadow", "falcon", "amber", "crystal", "lantern",
+    "pepper", "canyon", "velvet", "marble", "timber", "cobalt", "saddle", "willow", "ember",
+    "basket", "comet", "spruce",
+)
 
 
 def byte_tokenizer(folder: Path, *, bos: bool) -> Any:
@@ -46,8 +48,13 @@ def byte_tokenizer(folder: Path, *, bos: bool) -> Any:
 def tiny_model(context: int, seed: int = 0) -> Any:
     torch.manual_seed(seed)
     config = transformers.GPT2Config(
-        vocab_size=258, n_positions=context, n_embd=64, n_layer=2, n_head=2,
-        bos_token_id=257, eos_token_id=256,
+        vocab_size=258,
+        n_positions=context,
+        n_embd=64,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=257,
+        eos_token_id=256,
     )
     return transformers.GPT2LMHeadModel(config)
 
@@ -66,7 +73,7 @@ def sentences(count: int, seed: int) -> list[str]:
 def train(model: Any, tokenizer: Any, texts: Sequence[str], epochs: int, lr: float = 3e-3) -> float:
     """Full-batch AdamW on ``texts`` (each tokenised as the probe will see it, then EOS) for
     ``epochs`` steps; returns the last loss."""
-    rows = [list(tokenizer(text)["input_ids"]) + [tokenizer.eos_token_id] for text in texts]
+    rows = [[*tokenizer(text)["input_ids"], tokenizer.eos_token_id] for text in texts]
     width = max(map(len, rows))
     ids = torch.full((len(rows), width), tokenizer.eos_token_id, dtype=torch.long)
     labels = torch.full((len(rows), width), -100, dtype=torch.long)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -67,13 +67,15 @@ class TransformersBackend:
         try:
             self.device = torch.device(device)
         except (RuntimeError, ValueError):
-            raise ContamGuardError(f"--device {device!r} is not a torch device (cpu, cuda, cuda:1, mps)") from None
+            raise ContamGuardError(
+                f"--device {device!r} is not a torch device (cpu, cuda, cuda:1, mps)"
+            ) from None
         local = Path(model).exists()
         # transformers draws progress bars on stderr while loading; the probe's console says enough.
-        hf_logging.disable_progress_bar()
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         try:
-            self.tokenizer: Any = AutoTokenizer.from_pretrained(model, local_files_only=local)
-            self.model: Any = AutoModelForCausalLM.from_pretrained(model, local_files_only=local)
+            self.tokenizer: Any = cast(Any, AutoTokenizer.from_pretrained(model, local_files_only=local))
+            self.model: Any = cast(Any, AutoModelForCausalLM.from_pretrained(model, local_files_only=local))
         except (OSError, ValueError, KeyError) as exc:
             raise ContamGuardError(
                 f"--model {model}: could not load a causal language model and its tokenizer "
