@@ -7,26 +7,16 @@ not separated, so the separation comes from training, not from the texts."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers import Runner, write_jsonl
-from tests.probe.tiny import byte_tokenizer, sentences, tiny_model, torch, train
+from tests.probe.tiny import byte_tokenizer, one_thread, sentences, tiny_model, train
 
 EPOCHS = 60
-
-
-@pytest.fixture
-def one_thread() -> Iterator[None]:
-    """One torch thread: on a shared 2-core machine more threads only fight each other (a step
-    took ten times longer with the default)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures(one_thread.__name__)
 
 
 def probe(cli: Runner, root: Path, model: Path, name: str) -> dict[str, Any]:
@@ -57,7 +47,7 @@ def probe(cli: Runner, root: Path, model: Path, name: str) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_the_probe_separates_what_a_tiny_model_was_trained_on(
-    tmp_path: Path, cli: Runner, one_thread: None
+    tmp_path: Path, cli: Runner
 ) -> None:
     texts = sentences(64, seed=11)
     members, nonmembers = texts[:32], texts[32:]

@@ -13,9 +13,10 @@ import pytest
 
 from contam_guard.probe.backends.transformers_backend import TransformersBackend
 from tests.helpers import Runner, write_jsonl
-from tests.probe.tiny import byte_tokenizer, sentences, tiny_model, torch
+from tests.probe.tiny import byte_tokenizer, one_thread, sentences, tiny_model, torch
 
 CONTEXT = 16
+pytestmark = pytest.mark.usefixtures(one_thread.__name__)
 
 
 @pytest.fixture(params=[True, False], ids=["bos", "no-bos"])
@@ -26,15 +27,17 @@ def folder(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, bool]:
     return path, request.param
 
 
-def by_hand(model: Any, ids: list[int], begin: int, target: int) -> tuple[float, float, float]:
-    """log p(ids[target] | ids[begin:target]), μ and σ of log p at that step, in float64."""
+def by_hand(model: Any, ids: list[int], begin: int) -> np.ndarray:
+    """One plain forward pass over ``ids[begin:]``: row p holds log p(ids[p + 1] | ids[begin:p + 1]),
+    μ and σ of log p at that step (in float64), for p = begin .. len(ids) - 2."""
     with torch.no_grad():
-        logits = model(input_ids=torch.tensor([ids[begin:target]])).logits[0, -1].double()
+        logits = model(input_ids=torch.tensor([ids[begin:]])).logits[0, :-1].double()
     logp = torch.log_softmax(logits, dim=-1)
     p = logp.exp()
-    mu = float((p * logp).sum())
-    sigma = float(((p * (logp - mu) ** 2).sum()).sqrt())
-    return float(logp[ids[target]]), mu, sigma
+    mu = (p * logp).sum(-1)
+    sigma = (p * (logp - mu[:, None]) ** 2).sum(-1).sqrt()
+    chosen = logp.gather(1, torch.tensor(ids[begin + 1 :])[:, None])[:, 0]
+    return torch.stack([chosen, mu, sigma], dim=1).numpy().reshape(-1, 3)
 
 
 def test_short_texts_match_a_plain_forward_pass(folder: tuple[Path, bool]) -> None:
@@ -49,7 +52,7 @@ def test_short_texts_match_a_plain_forward_pass(folder: tuple[Path, bool]) -> No
         ids = list(backend.tokenizer(text)["input_ids"])
         assert len(ids) == len(data) + bos  # one token per byte
         assert (ids[:1] == [257]) is bos
-        expected = np.array([by_hand(backend.model, ids, 0, t) for t in range(1, len(ids))]).reshape(-1, 3)
+        expected = by_hand(backend.model, ids, 0) if len(ids) > 1 else np.zeros((0, 3))
         assert tokens.logprobs == pytest.approx(expected[:, 0], abs=1e-4)
         assert tokens.mu == pytest.approx(expected[:, 1], abs=1e-4)
         assert tokens.sigma == pytest.approx(expected[:, 2], abs=1e-4)
@@ -80,7 +83,8 @@ def test_long_text_is_scored_in_strided_windows(folder: tuple[Path, bool]) -> No
     for t in range(1, len(ids)):
         begin = 0 if t < CONTEXT else 8 * (t // 8 - 1)
         assert 8 <= t - begin < CONTEXT or begin == 0
-        logprob, mu, sigma = by_hand(backend.model, ids, begin, t)
+        # the window ids[begin : begin + CONTEXT] run on its own (causal: the tokens after t do not matter)
+        logprob, mu, sigma = by_hand(backend.model, ids[: begin + CONTEXT], begin)[t - begin - 1]
         assert tokens.logprobs[t - 1] == pytest.approx(logprob, abs=1e-4), t
         assert tokens.mu is not None and tokens.mu[t - 1] == pytest.approx(mu, abs=1e-4)
         assert tokens.sigma is not None and tokens.sigma[t - 1] == pytest.approx(sigma, abs=1e-4)

@@ -5,7 +5,7 @@ dimensions, a byte-level vocabulary (one token per UTF-8 byte, no merges), writt
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,16 @@ WORDS = (
     "pepper", "canyon", "velvet", "marble", "timber", "cobalt", "saddle", "willow", "ember",
     "basket", "comet", "spruce",
 )
+
+
+@pytest.fixture
+def one_thread() -> Iterator[None]:
+    """One torch thread: on a shared 2-core machine more threads only fight each other (a training
+    step took ten times longer with the default)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 def byte_tokenizer(folder: Path, *, bos: bool) -> Any:
