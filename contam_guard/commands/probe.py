@@ -104,16 +104,6 @@ def _check(request: ProbeRequest, loaded: LoadedConfig, manifest_path: Path | No
             raise ConfigError("--device and --batch-size are for --backend transformers")
     elif request.endpoint.base_url is not None or request.endpoint.api_key_env is not None:
         raise ConfigError("--base-url and --api-key-env are for --backend openai")
-    needed = ["torch", "transformers"] if request.backend == "transformers" else ["httpx"]
-    if evaluating:
-        needed += ["sklearn", "scipy"]
-    missing = [name for name in needed if importlib.util.find_spec(name) is None]
-    if missing:
-        raise ContamGuardError(f"probe needs {', '.join(missing)}, which is not installed", hint=EXTRA)
-    if request.roc is not None and importlib.util.find_spec("matplotlib") is None:
-        raise ContamGuardError(
-            "--roc needs matplotlib, which is not installed", hint="pip install 'contam-guard[plot]'"
-        )
     inputs = [*request.files, *request.reference, *([request.labels] if request.labels else [])]
     check_sweep(
         loaded,
@@ -124,6 +114,17 @@ def _check(request: ProbeRequest, loaded: LoadedConfig, manifest_path: Path | No
         summary_json=request.summary_json,
         roc=request.roc,
     )
+    needed = ["torch", "transformers"] if request.backend == "transformers" else ["httpx"]
+    if evaluating:
+        needed += ["sklearn", "scipy"]
+    missing = [name for name in needed if importlib.util.find_spec(name) is None]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise ContamGuardError(f"probe needs {', '.join(missing)}, which {verb} not installed", hint=EXTRA)
+    if request.roc is not None and importlib.util.find_spec("matplotlib") is None:
+        raise ContamGuardError(
+            "--roc needs matplotlib, which is not installed", hint="pip install 'contam-guard[plot]'"
+        )
 
 
 def _api_key(endpoint: Endpoint) -> tuple[str | None, str | None]:

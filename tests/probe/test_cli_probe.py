@@ -94,6 +94,7 @@ def test_usage_errors(
 def test_bad_golden_and_labels_files_name_file_and_line(
     tmp_path: Path, cli: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pytest.importorskip("httpx", reason="the [probe] extra (httpx) is not installed")
     monkeypatch.chdir(tmp_path)
     write(
         tmp_path / "broken.jsonl",

@@ -11,12 +11,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from contam_guard.probe.backends.transformers_backend import TransformersBackend
 from tests.helpers import Runner, write_jsonl
 from tests.probe.tiny import byte_tokenizer, one_thread, sentences, tiny_model, torch
 
 CONTEXT = 16
 pytestmark = pytest.mark.usefixtures(one_thread.__name__)
+
+
+def TransformersBackend(model: str, batch_size: int) -> Any:  # noqa: N802 (stands for the class)
+    """The backend, imported once ``tests.probe.tiny`` has skipped the module without the extra."""
+    from contam_guard.probe.backends.transformers_backend import TransformersBackend as Backend  # noqa: PLC0415
+
+    return Backend(model, batch_size=batch_size)
 
 
 @pytest.fixture(params=[True, False], ids=["bos", "no-bos"])
