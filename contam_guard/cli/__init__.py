@@ -29,6 +29,7 @@ from contam_guard.cli.options import (
     Where,
     grouped,
 )
+from contam_guard.cli.probe_options import ModelAccess, ProbeBackendName, ProbeOutputs, parse_methods
 from contam_guard.config import LoadedConfig, load_config
 from contam_guard.errors import ContamGuardError, ExitCode
 from contam_guard.readers.base import ReadOptions
@@ -401,6 +402,84 @@ def scrub(
         settings=settings.values,
     )
     _exit(scrub_cmd.run(_config(where.config), request, where.manifest))
+
+
+# --- probe (issue 16) -------------------------------------------------------------------------
+
+
+@app.command()
+@grouped
+def probe(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE",
+            help="Golden files (JSONL, JSON, CSV, Parquet, text): the probe reads the "
+            "text itself, not the manifest, which holds only hashes.",
+        ),
+    ],
+    backend: Annotated[
+        ProbeBackendName,
+        typer.Option("--backend", help="transformers (a local model) or openai (an endpoint)."),
+    ],
+    model: Annotated[
+        str,
+        typer.Option("--model", metavar="NAME_OR_PATH", help="A model folder or name (openai: as served)."),
+    ],
+    access: ModelAccess,
+    compare: ProbeOutputs,
+    where: Where,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", metavar="PATH", help="Text field (repeatable: joined by newlines in this order; "
+            "default: the usual shapes' text).", show_default=False,
+        ),
+    ] = None,
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Field holding each item's id.")] = None,
+    set_name: Annotated[
+        str | None,
+        typer.Option("--set", metavar="NAME", help="Name in the CSV's set column (default: FILE's stem)."),
+    ] = None,
+    methods: Annotated[
+        str | None,
+        typer.Option(
+            "--methods", metavar="M,M,...", help="Of loss,zlib,lowercase,mink,minkpp (default: every one "
+            "the backend can compute; minkpp needs transformers).",
+        ),
+    ] = None,
+    k: Annotated[float, typer.Option("--k", help="Min-K%'s share of tokens, 0 < k <= 1.")] = 0.2,
+) -> None:
+    """Score each item of a golden set with a model (loss, zlib, lowercase, Min-K% Prob, Min-K%++):
+    when the training data is not at hand. With --reference (non-members) or --labels: AUROC, TPR
+    at 5%/1% FPR and a one-sided Mann-Whitney test of the set against the reference."""
+    from contam_guard.commands import probe as probe_cmd
+
+    if not 0 < k <= 1:
+        raise typer.BadParameter("k is a share of the tokens: 0 < k <= 1 (Min-K% uses 0.2)", param_hint="--k")
+    request = probe_cmd.ProbeRequest(
+        files=files,
+        backend=backend.value,
+        model=model,
+        fields=tuple(field or ()),
+        id_field=id_field,
+        set_name=set_name,
+        methods=parse_methods(methods),
+        k=k,
+        reference=list(compare.reference or []),
+        labels=compare.labels,
+        alpha=compare.alpha,
+        items_csv=compare.items_csv,
+        summary=compare.summary,
+        summary_json=compare.summary_json,
+        roc=compare.roc,
+        device=access.device,
+        batch_size=access.batch_size,
+        endpoint=probe_cmd.Endpoint(
+            access.base_url, access.api_key_env, access.timeout, access.retries, access.concurrency
+        ),
+    )
+    _exit(probe_cmd.run(_config(where.config), request, where.manifest))
 
 
 def _git_range(staged: bool, diff: str | None) -> "GitRange | None":
