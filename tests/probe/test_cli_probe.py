@@ -58,7 +58,8 @@ def test_a_missing_extra_is_named(
     assert done.returncode == 2, done.stderr
     # The hidden module is named (with any other missing piece of the extra: `make test` runs
     # without torch and transformers, so hiding one of them names both).
-    needs = next(line for line in done.stderr.splitlines() if message.split(" needs ", maxsplit=1)[0] + " needs" in line)
+    prefix = message.split(" needs ", maxsplit=1)[0] + " needs"
+    needs = next(line for line in done.stderr.splitlines() if prefix in line)
     assert module in needs and f"pip install '{hint}'" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "roc.png").exists()
 
