@@ -76,6 +76,7 @@ def build(
     the index's: one index holds one selection of text.
     """
     summary = BuildSummary()
+    store.clean_leftovers(root)
     current = store.generation_dir(root) if (root / store.POINTER).exists() else None
     if current is not None:
         meta = store.load_meta(current)
@@ -135,6 +136,22 @@ def _add(
     shard_words: int,
 ) -> None:
     builder = _Builder(staged, meta, spec, summary, on_chars, shard_words)
+    try:
+        _read(builder, meta, todo, live_by_path, fields, summary)
+    except BaseException:
+        builder.shard.abort()
+        raise
+    builder.close()
+
+
+def _read(
+    builder: _Builder,
+    meta: store.Meta,
+    todo: list[tuple[Path, str, str, str]],
+    live_by_path: dict[str, int],
+    fields: tuple[str, ...],
+    summary: BuildSummary,
+) -> None:
     options = ReadOptions(fields=fields)
     for path, resolved, digest, display in todo:
         if resolved in live_by_path:
@@ -165,7 +182,6 @@ def _add(
         summary.bytes_read += size
         if builder.full():
             builder.next_shard()
-    builder.close()
 
 
 class _Builder:

@@ -80,6 +80,10 @@ class ShardWriter:
         self._lists["seg_len"].extend((counts + 1).tolist())
         self.words += int(hashes.size)
 
+    def abort(self) -> None:
+        """Close the shard's file without writing the shard (a failed build)."""
+        self._texts.close()
+
     def close(self) -> tuple[int, int, int]:
         """Sort and write the shard; returns (records, segments, words)."""
         self._texts.close()

@@ -175,6 +175,8 @@ def clean_leftovers(root: Path) -> None:
     CURRENT does not name."""
     for leftover in [*root.parent.glob(f".{root.name}.build-*"), *root.glob(".build-*")]:
         shutil.rmtree(leftover, ignore_errors=True)
+    for temporary in root.glob(f".{POINTER}.*.tmp"):  # an atomic write killed by SIGKILL
+        temporary.unlink(missing_ok=True)
     pointer = root / POINTER
     if pointer.is_file():
         live = pointer.read_text(encoding="utf-8", errors="replace").strip()
