@@ -33,8 +33,17 @@ def _schema() -> tantivy.Schema:
 
 def terms(hashes: HashArray) -> list[str]:
     """The BM25 terms of some words: the hex of each word's hash."""
-    text = np.ascontiguousarray(hashes, dtype=">u8").tobytes().hex()
-    return [text[i : i + 16] for i in range(0, len(text), 16)]
+    return body(hashes).split()
+
+
+def body(hashes: HashArray) -> str:
+    """The terms of ``hashes`` as one text, each followed by a space: word i is the 16
+    characters at 17 * i (so a record's words are one slice of its batch's text)."""
+    digits = np.ascontiguousarray(hashes, dtype=">u8").tobytes().hex().encode("ascii")
+    hexes = np.frombuffer(digits, dtype=np.uint8)
+    spaced = np.full((hashes.size, 17), ord(" "), dtype=np.uint8)
+    spaced[:, :16] = hexes.reshape(-1, 16)
+    return spaced.tobytes().decode("ascii")
 
 
 class Bm25Writer:
@@ -47,9 +56,10 @@ class Bm25Writer:
         self._schema = self._index.schema
         self._writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
 
-    def add(self, shard: int, record: int, file_no: int, hashes: HashArray) -> None:
+    def add(self, shard: int, record: int, file_no: int, text: str) -> None:
+        """One record; ``text``: its words' terms (``body``)."""
         doc = tantivy.Document()
-        doc.add_text("body", " ".join(terms(hashes)))
+        doc.add_text("body", text)
         doc.add_unsigned("shard", shard)
         doc.add_unsigned("rec", record)
         doc.add_unsigned("file", file_no)

@@ -25,7 +25,7 @@ from contam_guard.commands.common import display_path
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, read_records
 from contam_guard.search import store
-from contam_guard.search.bm25 import Bm25Writer
+from contam_guard.search.bm25 import Bm25Writer, body
 from contam_guard.search.exact import ShardWriter
 from contam_guard.search.tokens import word_hashes
 from contam_guard.text.normalise import CURRENT, TextSpec, spec_named
@@ -223,10 +223,11 @@ class _Builder:
             return
         words = word_hashes(self.texts, self.spec)
         self.shard.add_words(words.hashes, np.diff(words.bounds))
+        text = body(words.hashes)
         first = 0
         for record, file_no, n_segments in self.owners:
             lo, hi = int(words.bounds[first]), int(words.bounds[first + n_segments])
-            self.bm25.add(self.shard_no, record, file_no, words.hashes[lo:hi])
+            self.bm25.add(self.shard_no, record, file_no, text[17 * lo : 17 * hi])
             first += n_segments
         self.summary.words += int(words.hashes.size)
         self.on_chars(self.chars)
