@@ -210,6 +210,10 @@ def scan(
     spark: Spark,
     where: Where,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report findings but exit 0.")] = False,
+    index_dir: Annotated[
+        Path | None,
+        typer.Option("--index", metavar="DIR", help="Count the search index's records holding each run."),
+    ] = None,
 ) -> None:
     """Scan training files (or what a commit adds) against every registered set; exit 1 when a
     failing rule fires on a finding that is not allowlisted."""
@@ -219,8 +223,15 @@ def scan(
 
     loaded = _config(where.config)
     request = replace(
-        _scan_request(loaded, target, read, rules, run), exit_zero=exit_zero, manifest_path=where.manifest
+        _scan_request(loaded, target, read, rules, run),
+        exit_zero=exit_zero,
+        manifest_path=where.manifest,
+        index=index_dir,
     )
+    if index_dir is not None:
+        from contam_guard.commands.search import need_extra
+
+        need_extra()
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
         from contam_guard.commands.spark_scan import check, spark_engine

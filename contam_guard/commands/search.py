@@ -14,7 +14,7 @@ def run_index(root: Path, paths: list[Path], fields: list[str]) -> int:
     """Add ``paths`` to the index at ``root``; prints what was added, skipped and replaced."""
     from contam_guard.readers import meter  # noqa: PLC0415 (imported when the command runs)
 
-    _need_extra()
+    need_extra()
     from contam_guard.search.build import build  # noqa: PLC0415
 
     with console.progress(meter.input_bytes(p for p in paths if p.is_file()), meter.bytes_read) as advance:
@@ -37,7 +37,7 @@ def run_index(root: Path, paths: list[Path], fields: list[str]) -> int:
 
 def run_search(root: Path, query: str, *, exact: bool, limit: int, as_json: bool, redact: bool) -> int:
     """Print the hits for ``query`` (``--json``: the machine format)."""
-    _need_extra()
+    need_extra()
     from contam_guard.search.query import SearchIndex  # noqa: PLC0415
 
     if limit < 1:
@@ -60,7 +60,7 @@ def run_search(root: Path, query: str, *, exact: bool, limit: int, as_json: bool
 
 def run_serve(root: Path, host: str, port: int) -> int:
     """Serve the search page until Ctrl-C (loopback only; PII always masked)."""
-    _need_extra()
+    need_extra()
     from contam_guard.search.query import SearchIndex  # noqa: PLC0415
     from contam_guard.search.server import make_server  # noqa: PLC0415
 
@@ -76,7 +76,7 @@ def run_serve(root: Path, host: str, port: int) -> int:
     return int(ExitCode.CLEAN)
 
 
-def _need_extra() -> None:
+def need_extra() -> None:
     """A clear message (exit 2) when the ``[search]`` extra is not installed."""
     import importlib.util  # noqa: PLC0415
 

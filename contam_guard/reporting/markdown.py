@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from contam_guard.findings import Finding, Report
+from contam_guard.findings import Finding, Report, span_digest
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.spans import golden_span, marked
 from contam_guard.text.normalise import TextSpec
@@ -69,7 +69,11 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
     lines += [f"- {_escape(note)}" for note in hidden] + ([""] if hidden else [])
     spec = result.index.spec
     for number, group in enumerate(shown, 1):
-        lines += _section(number, group, golden, spec)
+        section = _section(number, group, golden, spec)
+        count = report.in_training.get(span_digest(group.pair))
+        if count is not None:  # scan --index
+            section.insert(-1, f"- this span is in {count} training record(s) of the search index")
+        lines += section
     return "\n".join(lines)
 
 

@@ -148,6 +148,10 @@ class SearchIndex:
             total += int(np.unique(found.records[self._live[number][found.records]]).size)
         return total
 
+    def records_per_span(self, runs: dict[str, str]) -> dict[str, int]:
+        """For ``scan --index``: each shared run (by its key) -> live records holding it."""
+        return {key: self.records_holding(text) for key, text in runs.items()}
+
     def _hit(self, shard: Shard, record: int, segment: int, window: Snippet, score: float) -> Hit:
         file = self.meta.files[int(shard.rec_file[record])]
         line = int(shard.rec_line[record])
