@@ -15,6 +15,7 @@ A shard is written once and never changed (``store`` hard-links it into later ge
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -114,6 +115,12 @@ class ShardWriter:
         for name, array in arrays.items():
             np.save(self.folder / f"{name}.npy", array)
         (self.folder / "fields.json").write_text(json.dumps(list(self._fields)), encoding="utf-8")
+        for path in [*self.folder.iterdir(), self.folder]:  # on disk before CURRENT names them
+            descriptor = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
         return self.records, len(lists["seg_rec"]), self.words
 
 

@@ -18,6 +18,7 @@ from contam_guard.text.normalise import words
 GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"
 pytestmark = [
     pytest.mark.gsm8k,
+    pytest.mark.slow,  # about 15 s: normalising GSM8K train for the brute force, building its index
     pytest.mark.skipif(not (GSM8K / "train.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}"),
 ]
 FIELDS = ("question", "answer")
