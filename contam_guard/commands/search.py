@@ -16,8 +16,10 @@ def run_index(root: Path, paths: list[Path], fields: list[str]) -> int:
 
     need_extra()
     from contam_guard.search.build import build  # noqa: PLC0415
+    from contam_guard.walk import data_files  # noqa: PLC0415
 
-    with console.progress(meter.input_bytes(p for p in paths if p.is_file()), meter.bytes_read) as advance:
+    total = meter.input_bytes(data_files(paths).files)  # the bar's total: every file to be read
+    with console.progress(total, meter.bytes_read) as advance:
         summary = build(root, paths, tuple(fields), on_chars=advance)
     for notice in summary.notices:
         console.notice(notice)

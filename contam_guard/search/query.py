@@ -149,8 +149,9 @@ class SearchIndex:
         return total
 
     def records_per_span(self, runs: dict[str, str]) -> dict[str, int]:
-        """For ``scan --index``: each shared run (by its key) -> live records holding it."""
-        return {key: self.records_holding(text) for key, text in runs.items()}
+        """For ``scan --index``: each shared run (by its key) -> live records holding it; a run
+        of no words (a pair found by its character windows alone) has no entry."""
+        return {key: self.records_holding(text) for key, text in runs.items() if self.spec.words(text)}
 
     def _hit(self, shard: Shard, record: int, segment: int, window: Snippet, score: float) -> Hit:
         file = self.meta.files[int(shard.rec_file[record])]
