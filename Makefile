@@ -52,6 +52,7 @@ sanitize: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.search
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -113,6 +113,9 @@ class Report:
     """Each enabled rule's action (``fail`` or ``warn``)."""
     notices: list[str] = field(default_factory=list)
     """Things a reader should know that are not findings (stale or expired allowlist entries)."""
+    in_training: dict[str, int] = field(default_factory=dict)
+    """``scan --index``: the training records of the index holding each pair's shared run (by
+    ``span_digest``)."""
 
     @property
     def failing(self) -> list[Finding]:

@@ -241,6 +241,10 @@ def scan(
     spark: Spark,
     where: Where,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report findings but exit 0.")] = False,
+    index_dir: Annotated[
+        Path | None,
+        typer.Option("--index", metavar="DIR", help="Count the search index's records holding each run."),
+    ] = None,
 ) -> None:
     """Scan training files (or what a commit adds) against every registered set; exit 1 when a
     failing rule fires on a finding that is not allowlisted."""
@@ -250,8 +254,15 @@ def scan(
 
     loaded = _config(where.config)
     request = replace(
-        _scan_request(loaded, target, read, rules, run), exit_zero=exit_zero, manifest_path=where.manifest
+        _scan_request(loaded, target, read, rules, run),
+        exit_zero=exit_zero,
+        manifest_path=where.manifest,
+        index=index_dir,
     )
+    if index_dir is not None:
+        from contam_guard.commands.search import need_extra
+
+        need_extra()
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
         from contam_guard.commands.spark_scan import check, spark_engine
@@ -480,6 +491,58 @@ def probe(
         ),
     )
     _exit(probe_cmd.run(_config(where.config), request, where.manifest))
+
+
+# --- index, search, serve (issue 15) ------------------------------------------------------------
+
+IndexDirOpt = Annotated[Path, typer.Option("--index", metavar="DIR", help="The search index folder.")]
+
+
+@app.command()
+def index(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Training files or folders.")],
+    index_dir: IndexDirOpt,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", help="Index only this field (repeatable; default: every string).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Build a search index of training files, or add new files to one (atomically)."""
+    from contam_guard.commands import search as search_cmd
+
+    _exit(search_cmd.run_index(index_dir, paths, field or []))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="Words to look for.")],
+    index_dir: IndexDirOpt,
+    exact: Annotated[bool, typer.Option("--exact", help="Count the normalised phrase (else BM25).")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Hits to show.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    redact_pii: Annotated[bool, typer.Option("--redact-pii", help="Mask personal data in snippets.")] = False,
+) -> None:
+    """Search an index: exact phrase counts (--exact) or BM25 ranking, with snippets."""
+    from contam_guard.commands import search as search_cmd
+
+    _exit(
+        search_cmd.run_search(index_dir, query, exact=exact, limit=limit, as_json=as_json, redact=redact_pii)
+    )
+
+
+@app.command()
+def serve(
+    index_dir: IndexDirOpt,
+    host: Annotated[str, typer.Option("--host", help="Loopback address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free one).")] = 8765,
+) -> None:
+    """A local, read-only search page over an index (loopback only; personal data masked)."""
+    from contam_guard.commands import search as search_cmd
+
+    _exit(search_cmd.run_serve(index_dir, host, port))
 
 
 def _git_range(staged: bool, diff: str | None) -> "GitRange | None":

@@ -9,7 +9,7 @@ from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, i
 from contam_guard.reporting.spans import golden_span, marked
 from contam_guard.rules import pair_numbers
 from contam_guard.text.normalise import TextSpec
-from contam_guard.verdicts import Finding, Report
+from contam_guard.verdicts import Finding, Report, span_digest
 
 GoldenText = Callable[[Finding], str | None]
 """Returns the golden item's text for a finding, or None (only with --show-golden)."""
@@ -70,7 +70,11 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
     lines += [f"- {_escape(note)}" for note in hidden] + ([""] if hidden else [])
     spec = result.index.spec
     for number, group in enumerate(shown, 1):
-        lines += _section(number, group, golden, spec)
+        section = _section(number, group, golden, spec)
+        count = report.in_training.get(span_digest(group.pair))
+        if count is not None:  # scan --index
+            section.insert(-1, f"- this span is in {count} training record(s) of the search index")
+        lines += section
     return "\n".join(lines)
 
 
