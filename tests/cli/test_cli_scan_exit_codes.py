@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from contam_guard.rules import RULES
+
 ITEM_HEADER = (
     "set,item_id,test_index,words,longest_run,ngrams8,ngrams8_found,tokens_covered_L10,"
-    "sub50_windows,sub50_hits,view"
+    "sub50_windows,sub50_hits,view," + ",".join(f"flag_{name}" for name in RULES)
 )
 
 
