@@ -179,7 +179,7 @@ class _Format:
         if value is None:
             return "–"
         if self.binary:
-            return f"{100 * value:.1f}" + (" pts" if points else "%")
+            return f"{100 * value:.2f} pts" if points else f"{100 * value:.1f}%"
         return f"{value:.4g}"
 
     def mean(self, subset: Subset) -> str:

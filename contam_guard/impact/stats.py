@@ -11,6 +11,14 @@ once would be 100 MB for GSM8K's 1,319 items and 10,000 draws).
 - ``sampling_z``: Llama 2, Appendix A.6: for a subset of n items with mean X̄_n,
   Z_n = (X̄_n − μ_n) / σ_n, with μ_n and σ_n the mean and standard deviation of the means of
   random subsets of n items drawn (without replacement) from the whole set.
+
+When every score is 0 or 1 (accuracy, exact match), what a resample or a random subset yields
+depends only on how many of each kind of item it draws, and those counts have known
+distributions: multinomial (a resample of all items, by clean/flagged and right/wrong), binomial
+(a resample of one subset) and hypergeometric (a random subset of n). They are drawn directly:
+the same distributions as drawing items one by one, in time independent of the number of items
+(MMLU's 14,042 items with 10,000 draws: 35 s by items, well under a second by counts). Other
+scores are resampled item by item.
 """
 
 from __future__ import annotations
@@ -88,6 +96,29 @@ def paired_draws(
     return difference, relative
 
 
+def binary(scores: FloatArray) -> bool:
+    """Every score is 0 or 1."""
+    return bool(np.all((scores == 0) | (scores == 1)))
+
+
+def paired_counts(
+    scores: FloatArray, clean: BoolArray, draws: int, rng: np.random.Generator
+) -> tuple[FloatArray, FloatArray]:
+    """``paired_draws`` for 0/1 scores, from the multinomial counts of a resample's clean-right,
+    clean-wrong, flagged-right and flagged-wrong items."""
+    right = scores == 1
+    kinds = np.array(
+        [(clean & right).sum(), (clean & ~right).sum(), (~clean & right).sum(), (~clean & ~right).sum()]
+    )
+    counts = rng.multinomial(scores.size, kinds / scores.size, size=draws)
+    full = (counts[:, 0] + counts[:, 2]) / scores.size
+    in_clean = counts[:, 0] + counts[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        difference = np.where(in_clean > 0, counts[:, 0] / in_clean - full, np.nan)
+        relative = np.where((in_clean > 0) & (full != 0), difference / full, np.nan)
+    return difference, relative
+
+
 def paired_difference(
     scores: FloatArray, clean: BoolArray, draws: int, rng: np.random.Generator
 ) -> tuple[Interval, Interval]:
@@ -98,17 +129,24 @@ def paired_difference(
         return _undefined(), _undefined()
     full = float(scores.mean())
     value = float(scores[clean].mean()) - full
-    parts = [paired_draws(scores, clean, idx) for idx in resample_indices(rng, n, draws)]
-    differences = np.concatenate([d for d, _ in parts])
-    relatives = np.concatenate([r for _, r in parts])
+    if binary(scores):
+        differences, relatives = paired_counts(scores, clean, draws, rng)
+    else:
+        parts = [paired_draws(scores, clean, idx) for idx in resample_indices(rng, n, draws)]
+        differences = np.concatenate([d for d, _ in parts])
+        relatives = np.concatenate([r for _, r in parts])
     return _interval(value, differences), _interval(value / full if full else None, relatives)
 
 
 def mean_interval(scores: FloatArray, draws: int, rng: np.random.Generator) -> Interval:
     """The mean of ``scores`` with its bootstrap interval (resampling these scores)."""
-    if scores.size == 0:
+    n = scores.size
+    if n == 0:
         return _undefined()
-    means = np.concatenate([scores[idx].mean(axis=1) for idx in resample_indices(rng, scores.size, draws)])
+    if binary(scores):
+        means = rng.binomial(n, scores.mean(), size=draws) / n
+    else:
+        means = np.concatenate([scores[idx].mean(axis=1) for idx in resample_indices(rng, n, draws)])
     return _interval(float(scores.mean()), means)
 
 
@@ -125,7 +163,11 @@ def sampling_z(
     sizes = [int(mask.sum()) for mask in subsets]
     wanted = sorted({size for size in sizes if 0 < size < n})
     means: dict[int, list[FloatArray]] = {size: [] for size in wanted}
-    if wanted:
+    if binary(scores):
+        right = int(scores.sum())
+        for size in wanted:
+            means[size].append(rng.hypergeometric(right, n - right, size, size=draws) / size)
+    elif wanted:
         rows = max(1, _CELLS // n)
         done = 0
         while done < draws:

@@ -13,7 +13,7 @@ import pytest
 from contam_guard.impact.analysis import analyse
 from contam_guard.impact.items import read_items
 from contam_guard.impact.scores import read_scores
-from contam_guard.impact.stats import paired_difference, resample_indices, sampling_z, streams
+from contam_guard.impact.stats import mean_interval, paired_difference, resample_indices, sampling_z, streams
 from tests.impact.impact_helpers import items_csv, scores_jsonl
 
 
@@ -29,15 +29,20 @@ def _reference_interval(scores: list[float], clean: list[bool], rows: list[list[
     return cuts[0], cuts[-1]
 
 
-def _data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _data(n: int, seed: int, *, binary: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Scores (0/1, or floats in [0, 1)) that run higher on the flagged tenth of the items."""
     gen = np.random.default_rng(seed)
     clean = gen.random(n) > 0.1
-    scores = np.where(clean, gen.random(n) < 0.5, gen.random(n) < 0.9).astype(np.float64)
+    if binary:
+        scores = np.where(clean, gen.random(n) < 0.5, gen.random(n) < 0.9).astype(np.float64)
+    else:
+        scores = np.where(clean, gen.random(n), 0.5 + gen.random(n) / 2)
     return scores, clean
 
 
 def test_bootstrap_interval_equals_a_pure_python_reference_on_the_same_draws() -> None:
-    scores, clean = _data(150, 1)
+    """Scores other than 0/1 are resampled item by item: the same resamples by hand."""
+    scores, clean = _data(150, 1, binary=False)
     draws = 2_000
     diff, _ = paired_difference(scores, clean, draws, streams(3, 1)[0])
     # The same seed gives the same resamples: recompute each one in plain Python.
@@ -49,9 +54,25 @@ def test_bootstrap_interval_equals_a_pure_python_reference_on_the_same_draws() -
     assert diff.low < diff.value < diff.high
 
 
-def test_bootstrap_interval_agrees_with_an_independent_slow_bootstrap() -> None:
+@pytest.mark.parametrize("binary", [True, False], ids=["0-1 scores, binomial", "float scores, by items"])
+def test_mean_interval_agrees_with_a_slow_bootstrap(binary: bool) -> None:
+    scores, _ = _data(120, 6, binary=binary)
+    got = mean_interval(scores, 20_000, streams(1, 1)[0])
+    rng = random.Random(3)
+    values = scores.tolist()
+    means = [sum(rng.choice(values) for _ in values) / len(values) for _ in range(6_000)]
+    cuts = statistics.quantiles(means, n=40, method="inclusive")
+    width = cuts[-1] - cuts[0]
+    assert got.value == pytest.approx(scores.mean())
+    assert got.low == pytest.approx(cuts[0], abs=0.05 * width) and got.high == pytest.approx(
+        cuts[-1], abs=0.05 * width
+    )
+
+
+@pytest.mark.parametrize("binary", [True, False], ids=["0-1 scores, by counts", "float scores, by items"])
+def test_bootstrap_interval_agrees_with_an_independent_slow_bootstrap(binary: bool) -> None:
     """Python's own random numbers, a loop per resample: the intervals agree to Monte Carlo error."""
-    scores, clean = _data(200, 2)
+    scores, clean = _data(200, 2, binary=binary)
     diff, _ = paired_difference(scores, clean, 20_000, streams(0, 1)[0])
     rng = random.Random(11)
     rows = [[rng.randrange(200) for _ in range(200)] for _ in range(8_000)]
@@ -62,10 +83,13 @@ def test_bootstrap_interval_agrees_with_an_independent_slow_bootstrap() -> None:
     assert diff.high == pytest.approx(high, abs=0.05 * width)
 
 
-def test_sampling_z_matches_the_exact_spread_of_random_subsets() -> None:
+@pytest.mark.parametrize(
+    "binary", [True, False], ids=["0-1 scores, hypergeometric", "float scores, by items"]
+)
+def test_sampling_z_matches_the_exact_spread_of_random_subsets(binary: bool) -> None:
     """Means of random subsets of n drawn without replacement from N: mean mu = the full mean,
     variance s^2 / n * (N - n) / (N - 1) with s^2 the population variance."""
-    scores, _ = _data(300, 4)
+    scores, _ = _data(300, 4, binary=binary)
     sizes = [10, 60, 150, 290]
     masks = [np.arange(300) < size for size in sizes]
     result = sampling_z(scores, masks, 20_000, streams(5, 1)[0])
