@@ -12,6 +12,7 @@ import pytest
 
 from contam_guard.impact.analysis import analyse
 from contam_guard.impact.items import read_items
+from contam_guard.impact.plot import impact_png
 from contam_guard.impact.scores import read_scores
 from contam_guard.impact.stats import mean_interval, paired_difference, resample_indices, sampling_z, streams
 from tests.impact.impact_helpers import items_csv, scores_jsonl
@@ -196,3 +197,14 @@ def test_same_seed_same_numbers_other_seed_other_interval(tmp_path: Path) -> Non
     one, two, other = (analyse(scores, table, "gpt3", 1_000, seed) for seed in (1, 1, 2))
     assert one.difference == two.difference and one.llama2 == two.llama2
     assert one.difference.low != other.difference.low
+
+
+def test_plot_is_deterministic_and_draws_every_subset(tmp_path: Path) -> None:
+    shares = [0.9] * 5 + [0.0] * 45
+    result = _impact(
+        tmp_path, [{"gpt3": "1"}] * 5 + [{}] * 45, [1.0] * 5 + [float(n % 2) for n in range(45)], shares
+    )
+    first = impact_png(result)
+    assert first.startswith(b"\x89PNG") and first == impact_png(result)
+    other = _impact(tmp_path, [{}] * 50, [0.0] * 50)  # nothing flagged, nothing dirty: empty subsets
+    assert impact_png(other) != first
