@@ -7,6 +7,7 @@ golden file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from contam_guard.commands.common import display_path
 from contam_guard.config import LoadedConfig
-from contam_guard.errors import GitError
+from contam_guard.engine.scanner import Source
+from contam_guard.errors import GitError, InputError
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
-from contam_guard.scan import Source
 
 if TYPE_CHECKING:
     # Imported where used: a plain scan needs no git, and every module is start-up time a
@@ -31,26 +32,30 @@ class Excluded:
     """Files a walk or a diff never scans: the guard's own folder and the golden files."""
 
     guard_dir: Path
-    golden: dict[Path, str]
-    """Resolved path of each registered golden file (inside the project) -> its set."""
+    golden: dict[str, str]
+    """Absolute path (symlinks not resolved) of each registered golden file -> its set."""
 
     @classmethod
     def of(cls, loaded: LoadedConfig, manifest: Manifest) -> Excluded:
-        golden: dict[Path, str] = {}
+        golden: dict[str, str] = {}
         for name, golden_set in manifest.sets.items():
             for golden_file in golden_set.files:
-                path = (loaded.root / golden_file.path).resolve()
+                path = loaded.root / golden_file.path
                 if path.is_file():
-                    golden[path] = name
+                    golden[os.path.abspath(path)] = name
         return cls(loaded.guard_dir.resolve(), golden)
 
     def why(self, path: Path) -> str | None:
-        """Why ``path`` is not scanned, or None when it is."""
-        resolved = path.resolve()
-        if resolved.is_relative_to(self.guard_dir):
+        """Why ``path`` is not scanned, or None when it is.
+
+        A golden file is left out only where it was registered. A symlink (or a folder link) in
+        the data that leads to it is scanned: a training pipeline reading the data folder reads
+        the test set through it, so that is a leak to report, not a file to skip."""
+        if path.resolve().is_relative_to(self.guard_dir):
             return "contam-guard's own folder"
-        if resolved in self.golden:
-            return f"a golden file of set {self.golden[resolved]!r}"
+        name = self.golden.get(os.path.abspath(path))
+        if name is not None:
+            return f"a golden file of set {name!r}"
         return None
 
 
@@ -72,19 +77,27 @@ def sources(
     read: ReadOptions,
     excluded: Excluded,
     notices: list[str],
+    skip_unreadable: bool = False,
 ) -> Iterator[list[Source]]:
     """The sources to scan: ``paths`` walked, or what ``changes`` adds under them. A git range's
-    new content is exported to temporary files, which live as long as the context."""
+    new content is exported to temporary files, which live as long as the context; content that
+    cannot be exported (a missing LFS object) is an ``InputError``, or with ``skip_unreadable`` a
+    notice, as a file that cannot be read is in the scan itself."""
     if changes is None:
         yield expand(paths, excluded, notices)
         return
-    with _changed(changes, paths, read, excluded, notices) as found:
+    with _changed(changes, paths, read, excluded, notices, skip_unreadable) as found:
         yield found
 
 
 @contextmanager
 def _changed(
-    rng: git.Range, paths: list[Path], read: ReadOptions, excluded: Excluded, notices: list[str]
+    rng: git.Range,
+    paths: list[Path],
+    read: ReadOptions,
+    excluded: Excluded,
+    notices: list[str],
+    skip_unreadable: bool,
 ) -> Iterator[list[Source]]:
     """Sources for what ``rng`` adds (under ``paths`` when given). A file named in ``paths``
     that the range does not touch is scanned whole, so `pre-commit run --all-files` audits."""
@@ -107,8 +120,11 @@ def _changed(
     whole = [name for name in whole if excluded.why(root / name) is None]
     if not keep and not whole and not selection.same_commit:
         notices.append(f"no data file changed in {rng.describe()}: nothing to scan")
-    with git.exported(root, keep) as files:
-        found = [Source(files[c.path], c.path, c.lines) for c in keep]
+    def unreadable(exc: InputError) -> None:
+        notices.append(f"unreadable, not scanned (--skip-unreadable): {exc}")
+
+    with git.exported(root, keep, unreadable if skip_unreadable else None) as files:
+        found = [Source(files[c.path], c.path, c.lines) for c in keep if c.path in files]
         found += [Source(root / name, name) for name in whole]
         yield found
 

@@ -7,8 +7,8 @@ import io
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
-from contam_guard.findings import Report
 from contam_guard.rules import RULES
+from contam_guard.verdicts import Report
 
 FLAG_PREFIX = "flag_"
 RULE_COLUMNS = [FLAG_PREFIX + name for name in RULES]
