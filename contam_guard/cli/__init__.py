@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import os
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -32,6 +33,7 @@ from contam_guard.cli.options import (
 from contam_guard.cli.probe_options import ModelAccess, ProbeBackendName, ProbeOutputs, parse_methods
 from contam_guard.config import LoadedConfig, load_config
 from contam_guard.errors import ContamGuardError, ExitCode
+from contam_guard.impact import RULE_CHOICES
 from contam_guard.readers.base import ReadOptions
 from contam_guard.reporting import console
 from contam_guard.reporting.outputs import Outputs
@@ -543,6 +545,63 @@ def serve(
     from contam_guard.commands import search as search_cmd
 
     _exit(search_cmd.run_serve(index_dir, host, port))
+
+
+# --- impact (issue 17) ---------------------------------------------------------------------------
+
+ImpactRule = Enum("ImpactRule", {name: name for name in RULE_CHOICES}, type=str)  # type: ignore[misc]
+
+
+@app.command()
+def impact(
+    scores: Annotated[
+        Path,
+        typer.Option(
+            "--scores",
+            help="Per-item scores: lm-evaluation-harness samples_*.jsonl, OpenAI evals records, "
+            "or a JSONL/CSV of item_id or test_index and score.",
+        ),
+    ],
+    items: Annotated[Path, typer.Option("--items", help="The items CSV of `scan --items-csv`.")],
+    rule: Annotated[
+        ImpactRule, typer.Option("--rule", help="Clean = not flagged by this rule (any: by no rule).")
+    ] = ImpactRule.any,  # type: ignore[attr-defined]
+    metric: Annotated[
+        str | None, typer.Option("--metric", help="The score's field (acc, exact_match ...; default score).")
+    ] = None,
+    filter_name: Annotated[
+        str | None, typer.Option("--filter", help="lm-evaluation-harness filter (strict-match ...).")
+    ] = None,
+    set_name: Annotated[
+        str | None, typer.Option("--set", help="The set, when the CSV holds several.")
+    ] = None,
+    view: Annotated[str | None, typer.Option("--view", help="One view only (default: all combined).")] = None,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same numbers).")] = 0,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report as Markdown.")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Draw the subsets' scores as a PNG.")] = None,
+) -> None:
+    """Report both scores: full, clean and flagged, clean - full with a bootstrap interval,
+    GPT-3's relative change and Llama 2's four subsets with their Z test."""
+    from contam_guard.commands import impact as impact_cmd
+
+    _exit(
+        impact_cmd.run(
+            scores,
+            items,
+            rule=rule.value,
+            metric=metric,
+            filter_name=filter_name,
+            set_name=set_name,
+            view=view,
+            draws=bootstrap,
+            seed=seed,
+            json_path=json_out,
+            markdown_path=markdown,
+            plot_path=plot,
+        )
+    )
 
 
 def _git_range(staged: bool, diff: str | None) -> "GitRange | None":

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Callable, Iterator
 
-from contam_guard.rules import COLUMNS, column_value
+from contam_guard.rules import COLUMNS, RULES, column_value
 from contam_guard.verdicts import Report
 
+FLAG_PREFIX = "flag_"
+RULE_COLUMNS = [FLAG_PREFIX + name for name in RULES]
+"""One column per registered rule: ``1`` the rule flagged the item, ``allowed`` it did but every
+finding of it on the item is allowed (allowlisted as a false positive, or by marker), ``0`` it
+did not, empty when the rule was not run (disabled, or left out by ``--only``). What ``contam-guard
+impact`` reads to split the scores."""
 ITEM_COLUMNS = [
     "set",
     "item_id",
@@ -21,6 +28,7 @@ ITEM_COLUMNS = [
     "sub50_windows",
     "sub50_hits",
     "view",
+    *RULE_COLUMNS,
 ]
 PAIR_COLUMNS = [
     "set",
@@ -41,6 +49,7 @@ PAIR_COLUMNS = [
 def item_rows(report: Report) -> Iterator[tuple[str | int, ...]]:
     """One row per test item, in ``ITEM_COLUMNS`` order (the CSV and the Spark frame share it)."""
     stats = report.stats
+    flags = _flags(report)
     for target in report.result.index.targets:
         for local in range(target.items):
             g = target.first_item + local
@@ -56,7 +65,25 @@ def item_rows(report: Report) -> Iterator[tuple[str | int, ...]]:
                 int(stats.windows[g]),
                 int(stats.window_hits[g]),
                 target.view,
+                *flags(g),
             )
+
+
+def _flags(report: Report) -> Callable[[int], tuple[str, ...]]:
+    """Per item (global number), each registered rule's value in ``RULE_COLUMNS`` order."""
+    allowed: dict[tuple[str, int], list[bool]] = defaultdict(list)
+    for finding in report.findings:
+        allowed[finding.rule, finding.item].append(finding.allowed)
+
+    def value(name: str, item: int) -> str:
+        if name not in report.actions:
+            return ""
+        found = allowed.get((name, item))
+        if not found:
+            return "0"
+        return "allowed" if all(found) else "1"
+
+    return lambda item: tuple(value(name, item) for name in RULES)
 
 
 def items_csv(report: Report) -> str:

@@ -42,7 +42,8 @@ FINDINGS_SCHEMA = st.StructType(
         st.StructField("pairs", st.ArrayType(st.StructType(PAIR_FIELDS), False), False),
     ]
 )
-_ITEM_TEXT = ("set", "item_id", "view")
+# The rule flag columns are text: 1, 0, allowed, or empty when the rule was not run.
+_ITEM_TEXT = ("set", "item_id", "view", *tables.RULE_COLUMNS)
 ITEMS_SCHEMA = st.StructType(
     [st.StructField(name, _TEXT if name in _ITEM_TEXT else _LONG, False) for name in ITEM_COLUMNS]
 )

@@ -10,9 +10,13 @@ from typing import Any
 
 import pytest
 
+from contam_guard.rules import RULES
+
 ITEM_HEADER = (
     "set,item_id,test_index,words,longest_run,ngrams8,ngrams8_found,tokens_covered_L10,"
-    "sub50_windows,sub50_hits,view,numbers_run,reworded_score"  # the last two: issue 15
+    "sub50_windows,sub50_hits,view,"
+    + ",".join(f"flag_{name}" for name in RULES)
+    + ",numbers_run,reworded_score"  # the rules' own columns (issue 15)
 )
 
 
