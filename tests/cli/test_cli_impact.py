@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import subprocess
@@ -129,8 +130,12 @@ def test_impact_errors_exit_2_with_the_file_and_line(
     args: list[str],
     message: str,
 ) -> None:
-    if "--rule" in args and "flag_numbers" in scanned.read_text().splitlines()[0]:
-        pytest.skip("this contam-guard has the numbers rule")
+    if "--rule" in args:  # an items CSV written before a rule existed: drop the rule's column
+        rows = list(csv.reader(io.StringIO(scanned.read_text())))
+        keep = [i for i, name in enumerate(rows[0]) if name != "flag_numbers"]
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows([[row[i] for i in keep] for row in rows])
+        scanned.write_text(buffer.getvalue())
     write_jsonl(tmp_path / "s.jsonl", scores)
     before = scanned.read_bytes()
     result = registered.cli("impact", "--scores", "s.jsonl", "--items", "items.csv", *args)
