@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean sanitize
+.PHONY: demo test test-probe lint bench clean sanitize
 
 $(STAMP): pyproject.toml csrc/native.c
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,14 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check contam_guard tests benchmarks
 	$(BIN)/mypy
+
+# The probe's tests with the [probe] extra installed: the transformers backend and a tiny GPT-2
+# trained inside a test (tests/probe; without the extra they skip with a reason). The CPU build of
+# torch, pinned, goes first: the extra's range would otherwise fetch a CUDA build.
+test-probe: $(STAMP)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev,probe]'
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/probe
 
 lint: $(STAMP)
 	$(BIN)/ruff check contam_guard tests benchmarks
@@ -44,6 +52,7 @@ sanitize: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.search
 
 clean:
 	rm -rf $(VENV) build *.egg-info

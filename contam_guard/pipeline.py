@@ -32,7 +32,7 @@ from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
 from contam_guard.sources import Excluded, sources
 from contam_guard.text.hashing import HashKey
-from contam_guard.verdicts import Report, evaluate
+from contam_guard.verdicts import Report, evaluate, span_digest
 
 if TYPE_CHECKING:
     from contam_guard import git
@@ -59,6 +59,8 @@ class ScanRequest:
     """Note unreadable files in the summary and go on, instead of exit 2 (``--skip-unreadable``)."""
     redact_pii: bool = False
     """Mask e-mail addresses, phone numbers, IPs and keys in training-side snippets."""
+    index: Path | None = None
+    """``--index DIR``: count the records of that search index holding each shared run."""
     max_pairs_per_item: int | None = None
     """Training records listed per test item, the rest counted (``--max-pairs-per-item``; 0: all;
     None: the ``scan.max_pairs_per_item`` setting)."""
@@ -150,11 +152,16 @@ def finish(prepared: Prepared, request: ScanRequest, result: ScanResult, notices
     """Redaction, the rules, markers, allowlist and golden text (step 4)."""
     config, loaded = prepared.config, prepared.loaded
     cap_pairs(result, request.max_pairs(config))  # as the local scan listed them, whatever the engine
+    from contam_guard.reword.step import add_pairs  # issue 15: pairs only the rewording rules found
+
+    add_pairs(result, request.max_pairs(config))
+    in_training = _in_training(request.index, result) if request.index is not None else {}
     if request.redact_pii:
         result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
     markers = request.use_allowlist and config.allowlist.markers
     report = evaluate(result, config.rules, exit_zero=request.exit_zero, honour_markers=markers)
     report.notices += notices
+    report.in_training = in_training
     allowlist = Allowlist(loaded.allowlist_path, {})
     if request.use_allowlist:
         allowlist = Allowlist.load(loaded.allowlist_path)
@@ -175,7 +182,18 @@ def execute(loaded: LoadedConfig, request: ScanRequest, engine: Engine = scan_lo
         request.paths, request.changes, request.read, prepared.excluded, notices, request.skip_unreadable
     ) as found:
         result = engine(prepared, request, found)
+        from contam_guard.reword.step import run_pass  # issue 15: the rewording rules' pass
+
+        notices += run_pass(prepared, request, found, result)
     return finish(prepared, request, result, notices)
+
+
+def _in_training(index: Path, result: ScanResult) -> dict[str, int]:
+    """Records of the search index at ``index`` holding each pair's shared run (before any
+    redaction: the run as it is in the data)."""
+    from contam_guard.search.query import SearchIndex  # tantivy and the index: only when asked
+
+    return SearchIndex(index).records_per_span({span_digest(p): p.snippet.run for p in result.pairs})
 
 
 def redacted(snippet: Snippet) -> Snippet:

@@ -113,6 +113,9 @@ class Report:
     """Each enabled rule's action (``fail`` or ``warn``)."""
     notices: list[str] = field(default_factory=list)
     """Things a reader should know that are not findings (stale or expired allowlist entries)."""
+    in_training: dict[str, int] = field(default_factory=dict)
+    """``scan --index``: the training records of the index holding each pair's shared run (by
+    ``span_digest``)."""
 
     @property
     def failing(self) -> list[Finding]:
@@ -164,15 +167,21 @@ def evaluate(
             pairs = sorted(by_item[item], key=lambda p: (-p.longest_run, -p.window_hits, p.source, p.record))
             unlisted = result.unlisted.get(item)
             if outcome.pair_bar is not None:  # decided per pair: each pair reaching the bar
-                bar = int(outcome.pair_bar[item])
+                rule = RULES[name]  # issue 15: a rule's own pair value (default: the shared run)
+                value = rule.pair_value or (lambda p: float(p.longest_run))
+                bar = float(outcome.pair_bar[item])
                 for pair in pairs:
-                    if pair.longest_run >= bar:
-                        detail = f"shared run of {pair.longest_run} words >= N = {bar}"
+                    if value(pair) >= bar:
+                        detail = rule.pair_detail(value(pair), bar)
                         report.findings.append(Finding(**base, detail=detail, pairs=(pair,)))
-                for more in unlisted.reaching(bar) if unlisted else []:  # beyond the cap
-                    detail = _more_detail(more, bar)
+                if rule.pair_value is not None:  # the unlisted records are counted by shared run
+                    continue
+                for more in unlisted.reaching(int(bar)) if unlisted else []:  # beyond the cap
+                    detail = _more_detail(more, int(bar))
                     report.findings.append(Finding(**base, detail=detail, pairs=(), unlisted=more))
             else:
+                # issue 15: a pair only the rewording rules found shares no run or window
+                pairs = [p for p in pairs if p.longest_run or p.window_hits]
                 finding = Finding(**base, detail=outcome.explain[item], pairs=tuple(pairs), unlisted=unlisted)
                 report.findings.append(finding)
     if honour_markers:

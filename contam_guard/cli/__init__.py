@@ -29,6 +29,7 @@ from contam_guard.cli.options import (
     Where,
     grouped,
 )
+from contam_guard.cli.probe_options import ModelAccess, ProbeBackendName, ProbeOutputs, parse_methods
 from contam_guard.config import LoadedConfig, load_config
 from contam_guard.errors import ContamGuardError, ExitCode
 from contam_guard.readers.base import ReadOptions
@@ -240,6 +241,10 @@ def scan(
     spark: Spark,
     where: Where,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report findings but exit 0.")] = False,
+    index_dir: Annotated[
+        Path | None,
+        typer.Option("--index", metavar="DIR", help="Count the search index's records holding each run."),
+    ] = None,
 ) -> None:
     """Scan training files (or what a commit adds) against every registered set; exit 1 when a
     failing rule fires on a finding that is not allowlisted."""
@@ -249,8 +254,15 @@ def scan(
 
     loaded = _config(where.config)
     request = replace(
-        _scan_request(loaded, target, read, rules, run), exit_zero=exit_zero, manifest_path=where.manifest
+        _scan_request(loaded, target, read, rules, run),
+        exit_zero=exit_zero,
+        manifest_path=where.manifest,
+        index=index_dir,
     )
+    if index_dir is not None:
+        from contam_guard.commands.search import need_extra
+
+        need_extra()
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
         from contam_guard.commands.spark_scan import check, spark_engine
@@ -401,6 +413,136 @@ def scrub(
         settings=settings.values,
     )
     _exit(scrub_cmd.run(_config(where.config), request, where.manifest))
+
+
+# --- probe (issue 16) -------------------------------------------------------------------------
+
+
+@app.command()
+@grouped
+def probe(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE",
+            help="Golden files (JSONL, JSON, CSV, Parquet, text): the probe reads the "
+            "text itself, not the manifest, which holds only hashes.",
+        ),
+    ],
+    backend: Annotated[
+        ProbeBackendName,
+        typer.Option("--backend", help="transformers (a local model) or openai (an endpoint)."),
+    ],
+    model: Annotated[
+        str,
+        typer.Option("--model", metavar="NAME_OR_PATH", help="A model folder or name (openai: as served)."),
+    ],
+    access: ModelAccess,
+    compare: ProbeOutputs,
+    where: Where,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", metavar="PATH", help="Text field (repeatable: joined by newlines in this order; "
+            "default: the usual shapes' text).", show_default=False,
+        ),
+    ] = None,
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Field holding each item's id.")] = None,
+    set_name: Annotated[
+        str | None,
+        typer.Option("--set", metavar="NAME", help="Name in the CSV's set column (default: FILE's stem)."),
+    ] = None,
+    methods: Annotated[
+        str | None,
+        typer.Option(
+            "--methods", metavar="M,M,...", help="Of loss,zlib,lowercase,mink,minkpp (default: every one "
+            "the backend can compute; minkpp needs transformers).",
+        ),
+    ] = None,
+    k: Annotated[float, typer.Option("--k", help="Min-K%'s share of tokens, 0 < k <= 1.")] = 0.2,
+) -> None:
+    """Score each item of a golden set with a model (loss, zlib, lowercase, Min-K% Prob, Min-K%++):
+    when the training data is not at hand. With --reference (non-members) or --labels: AUROC, TPR
+    at 5%/1% FPR and a one-sided Mann-Whitney test of the set against the reference."""
+    from contam_guard.commands import probe as probe_cmd
+
+    if not 0 < k <= 1:
+        raise typer.BadParameter("k is a share of the tokens: 0 < k <= 1 (Min-K% uses 0.2)", param_hint="--k")
+    request = probe_cmd.ProbeRequest(
+        files=files,
+        backend=backend.value,
+        model=model,
+        fields=tuple(field or ()),
+        id_field=id_field,
+        set_name=set_name,
+        methods=parse_methods(methods),
+        k=k,
+        reference=list(compare.reference or []),
+        labels=compare.labels,
+        alpha=compare.alpha,
+        items_csv=compare.items_csv,
+        summary=compare.summary,
+        summary_json=compare.summary_json,
+        roc=compare.roc,
+        device=access.device,
+        batch_size=access.batch_size,
+        endpoint=probe_cmd.Endpoint(
+            access.base_url, access.api_key_env, access.timeout, access.retries, access.concurrency
+        ),
+    )
+    _exit(probe_cmd.run(_config(where.config), request, where.manifest))
+
+
+# --- index, search, serve (issue 15) ------------------------------------------------------------
+
+IndexDirOpt = Annotated[Path, typer.Option("--index", metavar="DIR", help="The search index folder.")]
+
+
+@app.command()
+def index(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Training files or folders.")],
+    index_dir: IndexDirOpt,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", help="Index only this field (repeatable; default: every string).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Build a search index of training files, or add new files to one (atomically)."""
+    from contam_guard.commands import search as search_cmd
+
+    _exit(search_cmd.run_index(index_dir, paths, field or []))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="Words to look for.")],
+    index_dir: IndexDirOpt,
+    exact: Annotated[bool, typer.Option("--exact", help="Count the normalised phrase (else BM25).")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Hits to show.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    redact_pii: Annotated[bool, typer.Option("--redact-pii", help="Mask personal data in snippets.")] = False,
+) -> None:
+    """Search an index: exact phrase counts (--exact) or BM25 ranking, with snippets."""
+    from contam_guard.commands import search as search_cmd
+
+    _exit(
+        search_cmd.run_search(index_dir, query, exact=exact, limit=limit, as_json=as_json, redact=redact_pii)
+    )
+
+
+@app.command()
+def serve(
+    index_dir: IndexDirOpt,
+    host: Annotated[str, typer.Option("--host", help="Loopback address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free one).")] = 8765,
+) -> None:
+    """A local, read-only search page over an index (loopback only; personal data masked)."""
+    from contam_guard.commands import search as search_cmd
+
+    _exit(search_cmd.run_serve(index_dir, host, port))
 
 
 def _git_range(staged: bool, diff: str | None) -> "GitRange | None":

@@ -89,7 +89,7 @@ def run_dupes(
         known = ", ".join(sorted(manifest.sets)) or "none"
         raise ManifestError(f"no set named {name!r} (registered: {known})")
     golden = manifest.sets[name]
-    views = [view] if view else sorted(golden.views)
+    views = [view] if view else sorted(v for v in golden.views if "~" not in v)  # issue 15: not derived
     if len(views) > 1 and (outputs.files or csv_path or plot_path):
         raise ConfigError(
             f"set {name!r} has {len(views)} views ({', '.join(views)}); its files are one view's",

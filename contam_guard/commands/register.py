@@ -74,7 +74,7 @@ def register(
     else:
         console.info(
             f"{name}: registered version {golden.version}, {golden.items} items, views: "
-            + ", ".join(sorted(golden.views))
+            + ", ".join(sorted(v for v in golden.views if "~" not in v))  # issue 15: not derived ones
         )
     if golden.n is not None:
         console.info(f"{name}: the GPT-3 rule's N for this set is {golden.n} words")

@@ -10,8 +10,9 @@ rest counted exactly, by shared run: ``engine.pairs``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +38,9 @@ from contam_guard.readers.blocks import LineBlock
 from contam_guard.readers.fields import KEY_MARK, general_path
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
+
+if TYPE_CHECKING:
+    from contam_guard.reword.scan_pass import RewordStats
 
 SNIPPET_CONTEXT = 60
 ProgressFn = Callable[[int], None]
@@ -86,6 +90,10 @@ class PairRow:
     window_hits: int
     snippet: Snippet
     allowed_inline: bool
+    numbers_run: int = 0
+    """Issue 15: the longest shared run with numbers masked (``rules.numbers``; 0 under 5)."""
+    reworded: float = 0.0
+    """Issue 15: the reworded score of the pair (``rules.reworded``)."""
 
     NUMBERS = ("longest_run", "ngrams8_found", "covered_l10", "window_hits")
     """The statistics of the pair (what Spark's tasks send back as columns of these names)."""
@@ -134,6 +142,8 @@ class ScanResult:
     """Per item with more pairs than ``max_pairs``: the others, counted by shared run."""
     max_pairs: int = 0
     """Pairs listed per item (0: all)."""
+    reword: RewordStats | None = None
+    """Issue 15: the rewording rules' numbers (``reword.scan_pass``), when they ran."""
     store: PairStore | None = field(default=None, repr=False, compare=False)
     """Where pairs go while ``scan`` runs (``settle`` moves them to ``pairs`` and ``unlisted``);
     None: straight into ``pairs``."""
@@ -164,7 +174,7 @@ class ScanResult:
         return notes
 
     def item_stats(self) -> ItemStats:
-        return item_stats(self.index, self.totals)
+        return replace(item_stats(self.index, self.totals), reword=self.reword)
 
     def add_pair(self, pair: PairRow) -> None:
         if self.store is not None:

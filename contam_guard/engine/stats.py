@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, union_lengths
+
+if TYPE_CHECKING:
+    from contam_guard.reword.scan_pass import RewordStats
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -33,6 +37,8 @@ class ItemStats:
     runs: tuple[IntArray, IntArray, IntArray] | None = field(default=None, compare=False, repr=False)
     """(item, position, R) of every word position, for ``covered`` at another run length."""
     _covered: dict[int, IntArray] = field(default_factory=dict, compare=False, repr=False)
+    reword: RewordStats | None = field(default=None, compare=False, repr=False)
+    """Issue 15: the rewording rules' per-item numbers (``reword.scan_pass``), when they ran."""
 
     def covered(self, min_run: int) -> IntArray:
         """Words inside shared runs of at least ``min_run`` words, per item."""

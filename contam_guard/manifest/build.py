@@ -11,6 +11,7 @@ from contam_guard.manifest.digests import golden_set_digest
 from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, Record, read_records
+from contam_guard.reword.views import build_derived, is_derived
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
 
@@ -58,15 +59,19 @@ def build_set(
     ids: list[str] = []
     files: list[GoldenFile] = []
     for number, field in enumerate(fields):
+        if field is not None and is_derived(field):  # issue 15: "~" names the derived views
+            raise InputError(sources[0].display, f"a field name cannot hold '~' ({field!r})")
         texts, view_ids, counts = _read_field(sources, field, id_field)
         if number == 0:
             ids, files = view_ids, [GoldenFile(path=s.display, items=c) for s, c in zip(sources, counts)]
         elif view_ids != ids:
             raise InputError(sources[0].display, f"field {field!r} gives a different item list")
         views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec)
+        views.update(build_derived(field or AUTO_VIEW, texts, key, spec))  # issue 15: reword views
     set_digest = golden_set_digest(ids, id_field, views)
     if previous is not None and previous.digest == set_digest:
-        return previous.model_copy(update={"files": files})
+        # issue 15: the derived views are outside the digest; an older set gains them here
+        return previous.model_copy(update={"files": files, "views": views})
     version = previous.version + 1 if previous is not None else 1
     history = [*previous.history] if previous is not None else []
     history.append(SetVersion(version=version, digest=set_digest, items=len(ids)))

@@ -172,6 +172,8 @@ def next_steps(lines: list[str], *, to_stderr: bool = False) -> None:
 
 def review_pair(number: int, total: int, finding: Finding, golden: str | None) -> None:
     """One finding for ``contam-guard review``, on stderr (stdout stays free for results)."""
+    from contam_guard.rules import pair_numbers  # issue 15: the rules' own numbers of a pair
+
     target = finding.target
     err.print(
         f"\n[bold]{number}/{total}[/] {finding.action.upper()} {finding.rule}: "
@@ -184,7 +186,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         err.print(
             f"  training: {pair.source} record {pair.record}{line}{pair.in_field}: longest run "
             f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in "
-            f"runs of 10+, {pair.window_hits} windows",
+            f"runs of 10+, {pair.window_hits} windows"
+            + "".join(f", {number}" for number in pair_numbers(pair)),  # issue 15
             markup=False,
         )
         snip = pair.snippet
@@ -207,6 +210,8 @@ def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, in
     for name in sorted(manifest.sets):
         golden = manifest.sets[name]
         for view in sorted(golden.views):
+            if "~" in view:  # issue 15: a rewording rule's derived view (reword.views)
+                continue
             short = too_short[(name, view)]
             table.add_row(
                 name,

@@ -15,6 +15,7 @@ from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.reporting.spans import golden_span, marked
+from contam_guard.rules import COLUMNS, column_value
 from contam_guard.text.normalise import TextSpec
 from contam_guard.verdicts import Finding, Report
 
@@ -124,5 +125,9 @@ def _pair(pair: PairRow) -> str:
         f"<dt>longest shared run</dt><dd>{pair.longest_run} words</dd>"
         f"<dt>8-grams found</dt><dd>{pair.ngrams8_found}</dd>"
         f"<dt>words in runs of 10+</dt><dd>{pair.covered_l10}</dd>"
-        f"<dt>50-char windows found</dt><dd>{pair.window_hits}</dd>{marker}</dl></div>"
+        f"<dt>50-char windows found</dt><dd>{pair.window_hits}</dd>"
+        + "".join(  # issue 15: the rules' own numbers
+            f"<dt>{c.name}</dt><dd>{column_value(c, c.pair(pair))}</dd>" for c in COLUMNS if c.pair(pair)
+        )
+        + f"{marker}</dl></div>"
     )

@@ -16,7 +16,8 @@ from contam_guard import __version__
 from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting.groups import Group, groups, is_per_item
 from contam_guard.reporting.markdown import GoldenText
-from contam_guard.verdicts import Finding, Report
+from contam_guard.rules import COLUMNS, column_value
+from contam_guard.verdicts import Finding, Report, span_digest
 
 FORMAT_VERSION = 1
 
@@ -34,6 +35,7 @@ def _pair(pair: PairRow) -> dict[str, Any]:
         "span": {"start": pair.snippet.start, "end": pair.snippet.start + len(pair.snippet.run)},
         "shared_text": pair.snippet.run,
         "allow_marker": pair.allowed_inline,
+        **{c.name: column_value(c, c.pair(pair)) for c in COLUMNS},  # issue 15: the rules' own numbers
     }
 
 
@@ -92,6 +94,7 @@ def _group(group: Group, position: dict[int, int]) -> dict[str, Any]:
 def render(report: Report, golden: GoldenText | None = None) -> str:
     result = report.result
     position = {id(f): number for number, f in enumerate(report.findings)}
+    findings = [_finding(f, golden) for f in report.findings]
     body = {
         "format": "contam-guard-review",
         "format_version": FORMAT_VERSION,
@@ -109,7 +112,11 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             "exit_code": int(report.return_code),
             "notices": report.notices,
         },
-        "findings": [_finding(f, golden) for f in report.findings],
+        "findings": findings,
         "groups": [_group(g, position) for g in groups(report)],
     }
+    for entry, finding in zip(findings, report.findings):  # scan --index
+        for shown, pair in zip(entry["pairs"], finding.pairs):
+            if span_digest(pair) in report.in_training:
+                shown["training_records"] = report.in_training[span_digest(pair)]
     return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

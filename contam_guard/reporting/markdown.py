@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.spans import golden_span, marked
+from contam_guard.rules import pair_numbers
 from contam_guard.text.normalise import TextSpec
-from contam_guard.verdicts import Finding, Report
+from contam_guard.verdicts import Finding, Report, span_digest
 
 GoldenText = Callable[[Finding], str | None]
 """Returns the golden item's text for a finding, or None (only with --show-golden)."""
@@ -69,7 +70,11 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
     lines += [f"- {_escape(note)}" for note in hidden] + ([""] if hidden else [])
     spec = result.index.spec
     for number, group in enumerate(shown, 1):
-        lines += _section(number, group, golden, spec)
+        section = _section(number, group, golden, spec)
+        count = report.in_training.get(span_digest(group.pair))
+        if count is not None:  # scan --index
+            section.insert(-1, f"- this span is in {count} training record(s) of the search index")
+        lines += section
     return "\n".join(lines)
 
 
@@ -161,6 +166,7 @@ def _section(number: int, group: Group, golden: GoldenText | None, spec: TextSpe
         f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
         f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
         f"in runs of 10+, {pair.window_hits} windows"
+        + "".join(f", {number}" for number in pair_numbers(pair))  # issue 15: the rules' own numbers
         + (" (record marked `contam_guard: allow`)" if pair.allowed_inline else "")
     )
     snip = pair.snippet

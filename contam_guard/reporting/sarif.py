@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from contam_guard import __version__
-from contam_guard.rules import RULES
+from contam_guard.rules import COLUMNS, RULES, column_value
 from contam_guard.text.hashing import digest
 from contam_guard.verdicts import ALLOWED_BY_MARKER, Finding, Report
 
@@ -93,6 +93,8 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
                     "line": p.line,
                     "field": p.field,
                     "longestRun": p.longest_run,
+                    # issue 15: the rules' own numbers (numbers_run, reworded_score)
+                    **{c.name: column_value(c, c.pair(p)) for c in COLUMNS},
                 }
                 for p in finding.pairs
             ],

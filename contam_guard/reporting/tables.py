@@ -6,6 +6,7 @@ import csv
 import io
 from collections.abc import Iterator
 
+from contam_guard.rules import COLUMNS, column_value
 from contam_guard.verdicts import Report
 
 ITEM_COLUMNS = [
@@ -59,10 +60,13 @@ def item_rows(report: Report) -> Iterator[tuple[str | int, ...]]:
 
 
 def items_csv(report: Report) -> str:
+    """``ITEM_COLUMNS``, then the rules' own columns (``rules.COLUMNS``: issue 15's rules)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(ITEM_COLUMNS)
-    writer.writerows(item_rows(report))
+    writer.writerow([*ITEM_COLUMNS, *(c.name for c in COLUMNS)])
+    extra = [c.item(report.stats).tolist() for c in COLUMNS]
+    for g, row in enumerate(item_rows(report)):
+        writer.writerow([*row, *(column_value(c, values[g]) for c, values in zip(COLUMNS, extra))])
     return out.getvalue()
 
 
@@ -70,7 +74,7 @@ def pairs_csv(report: Report) -> str:
     index = report.result.index
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(PAIR_COLUMNS)
+    writer.writerow([*PAIR_COLUMNS, *(c.name for c in COLUMNS)])
     rows = []
     for pair in report.result.pairs:
         target = index.targets[int(index.item_target[pair.item])]
@@ -89,6 +93,7 @@ def pairs_csv(report: Report) -> str:
                 target.view,
                 "" if pair.line is None else pair.line,
                 pair.field,
+                *(column_value(c, c.pair(pair)) for c in COLUMNS),
             ]
         )
     rows.sort(key=lambda r: (r[0], r[9], r[2], r[3], r[4]))

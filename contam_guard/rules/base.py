@@ -53,9 +53,28 @@ class RuleResult:
     score: FloatArray
     explain: list[str]
     """One short sentence per item with the numbers (only read for fired items)."""
-    pair_bar: IntArray | None = None
+    pair_bar: IntArray | FloatArray | None = None
     """For a rule decided per (item, record) pair (GPT-3): the shared run a pair needs, per item;
     each such pair is its own finding. None: one finding per fired item, listing its pairs."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A rule's own number, per item (``--items-csv``) and per pair (``--pairs-csv``, the JSON
+    review, SARIF, the reviews' pair lines): the rules of issue 15 compute numbers the fixed
+    columns do not hold."""
+
+    name: str
+    item: Callable[[ItemStats], NDArray[np.generic]]
+    pair: Callable[[Any], float]
+    """The number of a ``engine.scanner.PairRow``."""
+    label: str
+    """How reviews show it, with ``{}`` for the number (``"masked run {} words"``)."""
+    decimals: int = 0
+
+
+def _run_detail(value: float, bar: float) -> str:
+    return f"shared run of {int(value)} words >= N = {int(bar)}"
 
 
 @dataclass(frozen=True)
@@ -84,6 +103,13 @@ class Rule(Generic[S]):
     per_pair: bool = False
     """Decided per (item, record) pair (``RuleResult.pair_bar``), not per item over everything
     scanned: each such finding names one record."""
+    pair_value: Callable[[Any], float] | None = None
+    """For a per-pair rule: the number of a ``engine.scanner.PairRow`` that must reach the bar (None: its
+    longest shared run, GPT-3's; such a rule also sums the pairs beyond the cap)."""
+    pair_detail: Callable[[float, float], str] = _run_detail
+    """A per-pair finding's sentence, from the pair's value and the bar."""
+    columns_csv: tuple[Column, ...] = ()
+    """The rule's own numbers, added to the CSVs and the pairs in every output."""
 
     def settings_of(self, rules: Any) -> S:
         """This rule's settings in a ``config.Rules``."""
@@ -103,6 +129,7 @@ __all__ = [
     "MAX_WORDS",
     "Action",
     "BoolArray",
+    "Column",
     "FloatArray",
     "IntArray",
     "Rule",

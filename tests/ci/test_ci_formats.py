@@ -43,7 +43,7 @@ def test_sarif_is_valid_2_1_0_with_levels_fingerprints_and_suppressions(
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-schema-2.1.0.json")
     driver = log["runs"][0]["tool"]["driver"]
     assert driver["name"] == "contam-guard" and driver["version"] and driver["informationUri"]
-    assert [r["id"] for r in driver["rules"]] == ["gpt3", "palm", "llama2", "gpt4"]
+    assert [r["id"] for r in driver["rules"]] == ["gpt3", "palm", "llama2", "gpt4", "numbers", "reworded"]
     assert all(r["fullDescription"]["text"] for r in driver["rules"])
     gpt3 = [r for r in log["runs"][0]["results"] if r["ruleId"] == "gpt3"]
     levels = {r["properties"]["itemId"]: r["level"] for r in gpt3}
@@ -111,7 +111,8 @@ def test_annotation_escaping() -> None:
 def test_annotations_are_capped_at_ten_per_level_with_a_count_of_the_rest(repo: Repo) -> None:
     # 12 records each leaking q-01 and q-02: 24 gpt3 errors; palm etc. warn once per item.
     repo.write("data/train.jsonl", jsonl([leak(i % 2, f"copy {i}", f"end {i}") for i in range(24)]))
-    result = repo.cg("scan", "data/", "--format", "github")
+    # the n-gram rules only: the rewording rules (issue 15) would add a warning per record
+    result = repo.cg("scan", "data/", "--format", "github", "--disable", "numbers", "--disable", "reworded")
     lines = result.out.splitlines()
     assert sum(line.startswith("::error ") for line in lines) == 10
     assert sum(line.startswith("::warning ") for line in lines) <= 10

@@ -12,7 +12,7 @@ import pytest
 
 ITEM_HEADER = (
     "set,item_id,test_index,words,longest_run,ngrams8,ngrams8_found,tokens_covered_L10,"
-    "sub50_windows,sub50_hits,view"
+    "sub50_windows,sub50_hits,view,numbers_run,reworded_score"  # the last two: issue 15
 )
 
 

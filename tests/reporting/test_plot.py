@@ -20,13 +20,13 @@ ROWS = [
         "gsm8k:question",
         1000,
         dict(zip(NS, [0.40, 0.20, 0.05, 0.012, 0.003, 0.0])),
-        dict(zip(RULE_COLUMNS, [0.012, 0.02, 0.004, 0.03, 0.011, 0.25])),
+        dict(zip(RULE_COLUMNS, [0.012, 0.02, 0.004, 0.03, 0.011, 0.25, 0.05, 0.07])),
     ),
     SweepRow(
         "gsm8k:answer",
         1000,
         dict(zip(NS, [0.9, 0.5, 0.3, 0.1, 0.05, 0.01])),
-        dict(zip(RULE_COLUMNS, [0.1, 0.2, 0.0, 0.3, 0.15, 0.6])),
+        dict(zip(RULE_COLUMNS, [0.1, 0.2, 0.0, 0.3, 0.15, 0.6, 0.4, 0.5])),
     ),
 ]
 

@@ -148,11 +148,22 @@ def v1_project(cli: Runner, tmp_path: Path) -> Path:
 
 def test_v1_manifest_is_what_contam_guard_wrote_before_v2(v1_project: Path) -> None:
     written = store.load(v1_project / MANIFEST)
+    # issue 15: register now adds the rewording rules' derived views ("~"), which v1 did not have
+    written = written.model_copy(
+        update={
+            "sets": {
+                name: golden.model_copy(
+                    update={"views": {k: v for k, v in golden.views.items() if "~" not in k}}
+                )
+                for name, golden in written.sets.items()
+            }
+        }
+    )
     before = store.load(DATA / "v1_manifest.json")
     assert written.spec.core() == before.spec.core() == V1_SPEC.core()
     assert written.model_dump(mode="json")["sets"] == before.model_dump(mode="json")["sets"]
     if written.spec.unicode == before.spec.unicode:  # the recorded Unicode version is Python's
-        assert (v1_project / MANIFEST).read_bytes() == (DATA / "v1_manifest.json").read_bytes()
+        assert store.dumps(written).encode("utf-8") == (DATA / "v1_manifest.json").read_bytes()
 
 
 @pytest.mark.parametrize("corpus", ["copies", "variants"])

@@ -43,7 +43,13 @@ def test_gsm8k_numbers_are_the_same_under_both_specs(cli: Runner, tmp_path: Path
     v1 = _items(cli, tmp_path / "v1", Spec(words="words-v1", alnum="alnum-v1"))
     v2 = _items(cli, tmp_path / "v2", Spec())
     assert len(v1) == len(v2) == 1319
-    differ = {i: {k: (a, v2[i][k]) for k, a in v1[i].items() if a != v2[i][k]} for i in v1 if v1[i] != v2[i]}
+    # the n-gram rules' numbers (the rewording rules' stems move with the spec: ``¾`` is ``34``)
+    ngram = [k for k in v1[0] if k not in ("numbers_run", "reworded_score")]
+    differ = {
+        i: {k: (v1[i][k], v2[i][k]) for k in ngram if v1[i][k] != v2[i][k]}
+        for i in v1
+        if any(v1[i][k] != v2[i][k] for k in ngram)
+    }
     assert differ == {724: {"sub50_windows": ("144", "145")}}
     for items in (v1, v2):
         longest = np.array([int(items[i]["longest_run"]) for i in sorted(items)])

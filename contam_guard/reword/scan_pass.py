@@ -1,0 +1,160 @@
+"""The rewording rules' pass over what a scan read: per item its best numbers run and reworded
+score, and the (item, record) pairs that reach a rule's bar.
+
+It reads the sources the scan read completely (the same readers and options, a diff's lines
+only), masks and stems each string's words (``views.word_lists``) and hashes them under the
+manifest's spec and key. It runs in Python over every record (the n-gram engine's compiled
+prefilter does not know these views), so it costs more than a GPT-3 scan: see README, "What the
+rules catch".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.engine.batching import batches
+from contam_guard.readers import ReadOptions, Record, detect_format, read_records
+from contam_guard.reword.hashing import grams_of, unigrams_of
+from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.matching import best_per_pair, longest_runs, reworded_scores, windows
+from contam_guard.reword.views import word_lists
+from contam_guard.text.hashing import HashKey
+from contam_guard.text.normalise import TextSpec
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Bars:
+    """What a pair needs to be kept: a masked run of ``numbers`` words (per item), a reworded
+    score of ``reworded``; None for a rule that is off."""
+
+    numbers: IntArray | None
+    reworded: float | None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A kept (item, record) pair: the best of its strings."""
+
+    item: int
+    source: str
+    record: int
+    line: int | None
+    field: str
+    text: str
+    """The string holding the best score (for the snippet)."""
+    numbers_run: int
+    reworded: float
+    allowed_inline: bool
+
+
+@dataclass
+class RewordStats:
+    """Per item, over everything read: the longest masked run with one record (0 under 5
+    words), and the best reworded score with one record."""
+
+    index: RewordIndex
+    numbers_run: IntArray
+    reworded: FloatArray
+    hits: list[Hit] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, index: RewordIndex) -> RewordStats:
+        return cls(index, np.zeros(index.items, np.int64), np.zeros(index.items, np.float64))
+
+
+@dataclass(frozen=True)
+class _Unit:
+    record: Record
+    path: str
+    text: str
+
+
+def run(
+    index: RewordIndex,
+    records: Iterable[Record],
+    spec: TextSpec,
+    key: HashKey | None,
+    bars: Bars,
+    batch_chars: int = 1 << 20,
+) -> RewordStats:
+    """Match every string of ``records`` against the derived views."""
+    stats = RewordStats.empty(index)
+    best: dict[tuple[int, str, int], Hit] = {}
+    units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
+    for batch in batches(units, batch_chars, lambda u: len(u.text)):
+        _batch(stats, batch, spec, key, bars, best)
+    stats.hits = sorted(best.values(), key=lambda h: (h.item, h.source, h.record))
+    return stats
+
+
+def _batch(
+    stats: RewordStats,
+    batch: Sequence[_Unit],
+    spec: TextSpec,
+    key: HashKey | None,
+    bars: Bars,
+    best: dict[tuple[int, str, int], Hit],
+) -> None:
+    index = stats.index
+    masked, content = word_lists([u.text for u in batch], spec)
+    found: dict[tuple[int, int], list[float]] = {}
+    if bars.numbers is not None:
+        unit, item, length = longest_runs(grams_of(masked, key), index)
+        np.maximum.at(stats.numbers_run, item, length)
+        keep = length >= bars.numbers[item]
+        for u, i, r in zip(unit[keep].tolist(), item[keep].tolist(), length[keep].tolist()):
+            found.setdefault((u, i), [0, 0.0])[0] = r
+    if bars.reworded is not None:
+        sizes = np.array([len(c) for c in content], dtype=np.int64)
+        owner, start, end = windows(sizes)
+        lists = [content[u][s:e] for u, s, e in zip(owner.tolist(), start.tolist(), end.tolist())]
+        hashes, first = unigrams_of(lists, key)
+        window, item, score = reworded_scores(hashes, first, index)
+        unit, item, score = best_per_pair(owner[window], item, score, index.items)
+        np.maximum.at(stats.reworded, item, score)
+        keep = score >= bars.reworded
+        for u, i, s in zip(unit[keep].tolist(), item[keep].tolist(), score[keep].tolist()):
+            found.setdefault((u, i), [0, 0.0])[1] = s
+    for (u, i), (r, s) in found.items():
+        _keep(best, batch[u], i, int(r), float(s))
+
+
+def _keep(best: dict[tuple[int, str, int], Hit], unit: _Unit, item: int, run: int, score: float) -> None:
+    """Keep the pair's best numbers run and score over its strings (the field and text shown are
+    those of the string with the better (run, score))."""
+    record = unit.record
+    name = (item, record.source, record.index)
+    old = best.get(name)
+    if old is None:
+        best[name] = Hit(
+            item, record.source, record.index, record.line, unit.path, unit.text, run, score, record.allow
+        )
+        return
+    better = (run, score) > (old.numbers_run, old.reworded)
+    best[name] = replace(
+        old,
+        field=unit.path if better else old.field,
+        text=unit.text if better else old.text,
+        numbers_run=max(run, old.numbers_run),
+        reworded=max(score, old.reworded),
+    )
+
+
+def read_sources(
+    sources: Iterable[tuple[Path, str, frozenset[int] | None]], options: ReadOptions
+) -> Iterator[Record]:
+    """The records of each (path, display name, diff lines or None), as the scan read them."""
+    for path, display, lines in sources:
+        if detect_format(path) is None and not path.is_dir():
+            continue
+        for record in read_records(path, display, options):
+            if lines is None or record.line in lines:
+                yield record

@@ -1,0 +1,103 @@
+"""Derived views: what the rewording rules store in the manifest, beside each registered view.
+
+For a view ``FIELD`` (``question``), ``register`` adds two views computed from the same golden
+text, named with a ``~`` (which no field name may hold) and the spec they were made under:
+
+- ``FIELD~numbers-v1``: a view like any other (per item its word count, its 5-gram hashes in
+  order) of the item's words with every number masked (``numbers.py``): the GPT-3 rule on it
+  is the ``numbers`` rule;
+- ``FIELD~words-v1``: per item the distinct hashes of its content features (``content.py``:
+  stemmed content words, numbers and number-word pairs),
+  stored where a view keeps its window hashes (one hash per window, the window's item known):
+  the inverted index from word to item that the ``reworded`` rule looks words up in. Its word
+  counts are 0 (it has no 5-grams) and its alnum lengths are ``words + 49`` (0 for none), so
+  that every view reads the same way in every manifest format (``verify`` checks the sizes).
+
+Every hash goes through the manifest's key when it is keyed. Derived views are left out of the
+set's content digest (they are a function of the views it covers) and out of the n-gram
+engine's index; ``contam-guard upgrade`` and re-registering rebuild them.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from contam_guard.manifest.digests import view_digest
+from contam_guard.manifest.model import View, encode_array
+from contam_guard.reword.content import CONTENT_SPEC, content_words
+from contam_guard.reword.hashing import grams_of, unigrams_of
+from contam_guard.reword.numbers import MASK_SPEC, mask_words
+from contam_guard.text.hashing import WINDOW_CHARS, HashKey
+from contam_guard.text.normalise import CURRENT, TextSpec
+
+MARK = "~"
+NUMBERS = MASK_SPEC
+WORDS = CONTENT_SPEC
+V = TypeVar("V")
+
+
+def derived_name(view: str, kind: str) -> str:
+    """The name of ``view``'s derived view of ``kind`` (``NUMBERS`` or ``WORDS``)."""
+    return f"{view}{MARK}{kind}"
+
+
+def is_derived(name: str) -> bool:
+    return MARK in name
+
+
+def base_views(views: Mapping[str, V]) -> dict[str, V]:
+    """The registered views only (no derived ones)."""
+    return {name: view for name, view in views.items() if not is_derived(name)}
+
+
+_ASCII_REMOVED = str.maketrans("", "", string.punctuation)
+
+
+def normalised_words(text: str, spec: TextSpec) -> list[str]:
+    """``spec.words(text)``; for ASCII text by a shortcut that gives the same words under every
+    spec (ASCII's punctuation and symbols are ``string.punctuation``; NFKC, case folding and
+    format characters change no ASCII text beyond lowercasing), several times faster."""
+    if text.isascii():
+        return text.translate(_ASCII_REMOVED).lower().split()
+    return spec.words(text)
+
+
+def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], list[list[str]]]:
+    """Per text: its number-masked words, and its content words."""
+    normalised = [normalised_words(text, spec) for text in texts]
+    return [mask_words(words) for words in normalised], [content_words(words) for words in normalised]
+
+
+def build_derived(
+    view: str, texts: Sequence[str], key: HashKey | None, spec: TextSpec = CURRENT
+) -> dict[str, View]:
+    """The derived views of the view ``view`` whose items' texts are ``texts``."""
+    masked, content = word_lists(texts, spec)
+    items = len(texts)
+    zeros = np.zeros(items, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.uint64)
+    grams = grams_of(masked, key)
+    words, first = unigrams_of(content, key)
+    counts = np.diff(first)
+    return {
+        derived_name(view, NUMBERS): _view(
+            view, np.array([len(m) for m in masked], dtype=np.int64), zeros, grams.hashes, empty
+        ),
+        derived_name(view, WORDS): _view(
+            view, zeros, np.where(counts > 0, counts + WINDOW_CHARS - 1, 0), empty, words
+        ),
+    }
+
+
+def _view(field: str, words: np.ndarray, alnum: np.ndarray, grams: np.ndarray, windows: np.ndarray) -> View:
+    arrays = {
+        "words": encode_array(words, "<i4"),
+        "alnum_chars": encode_array(alnum, "<i4"),
+        "grams": encode_array(grams, "<u8"),
+        "windows": encode_array(windows, "<u8"),
+    }
+    return View(field=field, digest=view_digest(field, arrays), **arrays)

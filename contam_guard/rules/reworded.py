@@ -1,0 +1,103 @@
+"""reworded: a training record that says an item in other words (issue 15).
+
+The n-gram rules see almost nothing of a rewording (the seed article: 0.8% of GSM-Plus's
+"problem understanding" copies). This rule compares what the two are about: each item's set of
+content features (``contam_guard/reword/content.py``: stemmed content words, number values,
+and each number with the word after it), IDF-weighted within its set and view (ln(1 + N/df)).
+A training string (or, for a long one, each window of 80 content words) scores
+
+    c / (I + 0.5 * (U - c))
+
+with c the weight of what they share, I the item's and U the string's own (Tversky's index,
+beta 0.5: added words count half). Candidates come from an inverted index from feature to
+item, never all pairs. Computed from the manifest alone (the ``FIELD~words-v1`` derived view:
+hashes only, keyed like every other hash).
+
+Fires when the score of a pair reaches ``threshold`` (0.38: calibrated on the development set
+``tests/data/rewordings``: 75% of its hand-written rewordings reach it, and 0.7% of GSM8K's
+training questions against its test set; README, "What the rules catch"). Each pair is its own
+finding, and reports its score.
+
+Worked examples (``tests/data/rewordings``): GSM8K test item 160 ("A tank of water has a depth
+of 17 feet on Monday ...") against its rewording ("On Monday the water in a tank stands 17 feet
+deep ...") keeps tank, water, deep/depth-like words and every number: 0.786, a finding. Item 84
+("A football team played 22 games. They won 8 more than they lost ...") against "A soccer club
+finished a season of 22 matches. Its wins exceeded its losses by 8 ..." shares only ``#22``,
+``#8`` and ``win``: 0.145, below the bar (every other word was replaced).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import Field
+
+from contam_guard.rules.base import BoolArray, Column, FloatArray, Rule, RuleResult, RuleSettings
+
+if TYPE_CHECKING:
+    from contam_guard.engine.index import ManifestIndex
+    from contam_guard.engine.stats import ItemStats
+
+NAME = "reworded"
+MIN_FEATURES = 5
+"""Items with fewer content features are too short to tell a rewording from a coincidence."""
+
+
+class Settings(RuleSettings):
+    """A (record, item) similarity of content features of at least ``threshold``."""
+
+    threshold: float = Field(0.38, gt=0.0, le=1.0)
+
+
+def scores(stats: ItemStats) -> FloatArray:
+    """Per item: its best score with one record (zeros without the pass)."""
+    if stats.reword is None:
+        return np.zeros(stats.words.size, dtype=np.float64)
+    return stats.reword.reworded
+
+
+def _seen(stats: ItemStats) -> BoolArray:
+    if stats.reword is None:
+        return np.zeros(stats.words.size, dtype=np.bool_)
+    return np.asarray(stats.reword.index.content_words >= MIN_FEATURES)
+
+
+def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:
+    """Fires where some record's score reaches the threshold; each such pair is a finding."""
+    score = scores(stats)
+    bar = np.full(score.size, settings.threshold, dtype=np.float64)
+    explain = [f"reworded score {s:.3f} >= {settings.threshold:.2f}" for s in score.tolist()]
+    return RuleResult(NAME, (score >= bar) & _seen(stats), score, explain, pair_bar=bar)
+
+
+def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
+    # Content features are not in the engine's index; every item with some words may have them.
+    return np.asarray(index.word_counts >= MIN_FEATURES)
+
+
+def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[str, FloatArray]:
+    return {NAME: evaluate(stats, settings, index).fired.astype(np.float64)}
+
+
+RULE = Rule(
+    name=NAME,
+    title="reworded (issue 15): IDF-weighted overlap of content words and numbers",
+    settings=Settings,
+    evaluate=evaluate,
+    sees=_sees,
+    needs=lambda s: f"reworded needs {MIN_FEATURES} content words",
+    columns=(NAME,),
+    sweep=_sweep,
+    per_pair=True,
+    pair_value=lambda pair: float(pair.reworded),
+    pair_detail=lambda value, bar: f"reworded score {value:.3f} >= {bar:.2f}",
+    columns_csv=(
+        Column("reworded_score", scores, lambda pair: float(pair.reworded), "reworded score {}", 3),
+    ),
+    config="""\
+  # reworded (issue 15): a record saying an item in other words (IDF-weighted overlap of
+  # content words and numbers). threshold: 0..1
+  reworded: {enabled: true, action: warn, threshold: 0.38}
+""",
+)
