@@ -121,8 +121,10 @@ def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
     by_rule = {rule: {item for r, item in found["v3"] if r == rule} for rule in rules}
     missed = {rule: (windowed if rule == "gpt4" else ids) - items for rule, items in by_rule.items()}
     assert not any(missed.values()), missed
-    assert {rule for rule, _ in found["v2"]} == {"gpt4"}
-    assert {item for _, item in found["v2"]} == by_rule["gpt4"]
+    # The rewording rules (issue 15) are left out: this is about the four n-gram rules.
+    v2 = {(rule, item) for rule, item in found["v2"] if rule in rules}
+    assert {rule for rule, _ in v2} == {"gpt4"}
+    assert {item for _, item in v2} == by_rule["gpt4"]
 
 
 def test_the_set_gets_n_10_and_a_set_of_its_own_n_keeps_it(cli: Runner, tmp_path: Path) -> None:

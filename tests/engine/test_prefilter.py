@@ -316,7 +316,9 @@ def test_filter_equals_the_exact_engine_line_by_line(case: tuple[list[str], Bloc
     for spec, windows, lines in itertools.product(SPECS, (True, False), (TEXT_KEY, EVERY_STRING)):
         index = build_index([("text", items)], spec)
         out = check_block(index, block, windows, lines)
-        if not (out.status == HITS).any():  # its code points were new (object keys): now they are known
+        # Code points met for the first time (object keys, a new script) may send lines, the
+        # verbatim copy's too, to the exact path; the second pass knows them.
+        if not (out.status == HITS).any() or (out.status == EXACT).any():
             out = check_block(index, block, windows, lines)
         # The verbatim copy of item 0 is in every block: hits of both kinds must be listed.
         assert (out.status == HITS).any()
