@@ -114,12 +114,12 @@ class Prefixes:
         before = running - w - (running[start] - w[start])
         in_prefix = total[item] - before >= floor * total[item] * (1 - SLACK)
         chosen = order[in_prefix]
-        rest = np.bincount(item[~in_prefix], weights=w[~in_prefix], minlength=target.items)
+        outside = ~in_prefix
+        rest = np.asarray(np.bincount(item[outside], weights=w[outside], minlength=target.items), np.float64)
         number = np.searchsorted(target.distinct, postings.hashes).astype(np.int64)
         keys = np.sort(local * max(target.distinct.size, 1) + number)
-        return cls(
-            target, floor, Table.of(postings.hashes[chosen], postings.item[chosen], weight[chosen]), rest, keys
-        )
+        prefix = Table.of(postings.hashes[chosen], postings.item[chosen], weight[chosen])
+        return cls(target, floor, prefix, rest, keys)
 
 
 def reworded_scores(
@@ -145,7 +145,7 @@ def reworded_scores(
         number = np.minimum(np.searchsorted(target.distinct, hashes), target.distinct.size - 1)
         known = target.distinct[number] == hashes
         weight = target.weights(hashes)
-        unit_weight = np.bincount(unit, weights=weight, minlength=units)
+        unit_weight = np.asarray(np.bincount(unit, weights=weight, minlength=units), np.float64)
         u, item = _candidates(p, hashes, unit, unit_weight, index)
         shared = _shared(p, u, item - target.first_item, unit, known, number, weight, units)
         score = shared / (index.item_weight[item] + RECORD_SHARE * (unit_weight[u] - shared))
@@ -168,7 +168,8 @@ def _candidates(
     items = index.items
     key = unit[query] * items + p.prefix.item[entry]
     pairs, inverse = np.unique(key, return_inverse=True)
-    in_prefix = np.bincount(inverse, weights=np.asarray(p.prefix.value, np.float64)[entry], minlength=pairs.size)
+    value = np.asarray(p.prefix.value, np.float64)[entry]
+    in_prefix = np.bincount(inverse, weights=value, minlength=pairs.size)
     u, item = pairs // items, pairs % items
     whole, own = index.item_weight[item], unit_weight[u]
     bound = np.minimum(np.minimum(in_prefix + p.rest[item - p.target.first_item], whole), own)
@@ -194,12 +195,13 @@ def _shared(
     start = np.cumsum(count) - count
     per_pair = count[u]
     pair = np.repeat(np.arange(u.size, dtype=np.int64), per_pair)
-    offset = np.arange(int(per_pair.sum()), dtype=np.int64) - np.repeat(np.cumsum(per_pair) - per_pair, per_pair)
+    offset = np.arange(int(per_pair.sum()), dtype=np.int64)
+    offset -= np.repeat(np.cumsum(per_pair) - per_pair, per_pair)
     feature = held[np.repeat(start[u], per_pair) + offset]
     key = local[pair] * max(p.target.distinct.size, 1) + number[feature]
     where = np.minimum(np.searchsorted(p.keys, key), p.keys.size - 1)
     found = p.keys[where] == key
-    return np.bincount(pair[found], weights=weight[feature[found]], minlength=u.size)
+    return np.asarray(np.bincount(pair[found], weights=weight[feature[found]], minlength=u.size), np.float64)
 
 
 def best_per_pair(
