@@ -2,7 +2,7 @@
 score, and the (item, record) pairs that reach a rule's bar.
 
 It reads the sources the scan read completely (the same readers and options, a diff's lines
-only), masks and stems each string's words (``views.word_lists``) and hashes them under the
+only), masks and stems each string's words (``words.word_lists``) and hashes them under the
 manifest's spec and key. It runs in Python over every record (the n-gram engine's compiled
 prefilter does not know these views), so it costs more than a GPT-3 scan: see README, "What the
 rules catch".
@@ -29,7 +29,7 @@ from contam_guard.reword.matching import (
     reworded_scores,
     windows,
 )
-from contam_guard.reword.views import word_lists
+from contam_guard.reword.words import word_lists
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import TextSpec
 
