@@ -16,8 +16,7 @@ import re
 import string
 from collections.abc import Sequence
 
-from contam_guard.reword.content import content_words
-from contam_guard.reword.numbers import mask_words
+from contam_guard.reword.content import masked_and_content
 from contam_guard.text.normalise import TextSpec
 
 _ASCII_REMOVED = str.maketrans("", "", string.punctuation)
@@ -44,5 +43,5 @@ def normalised_words(text: str, spec: TextSpec) -> list[str]:
 
 def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], list[list[str]]]:
     """Per text: its number-masked words, and its content features (as ``views.word_lists``)."""
-    normalised = [normalised_words(text, spec) for text in texts]
-    return [mask_words(words) for words in normalised], [content_words(words) for words in normalised]
+    both = [masked_and_content(normalised_words(text, spec)) for text in texts]
+    return [masked for masked, _ in both], [content for _, content in both]

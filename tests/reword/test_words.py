@@ -59,3 +59,19 @@ def test_no_step_joins_or_splits_across_whitespace() -> None:
         for spec in SPECS:
             assert spec.words(f"a{ch}b") == ["a", "b"], (spec.words_name, hex(ord(ch)))
             assert normalised_words(f"\u00e9{ch}b{ch}\u00e9", spec) == spec.words(f"\u00e9{ch}b{ch}\u00e9")
+
+
+NUMBERISH = [
+    *("three", "twenty-five", "hundreds", "half", "twice", "2nd", "3/4ths", "1 1/2", "10-foot", "007"),
+    *("eggs", "egg", "baking", "bakes", "the", "a", "is", "x2", "dozen", "$1,234.50", "-48", " ", "\u2019s"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.sampled_from(NUMBERISH + PIECES), max_size=30))
+def test_scan_word_lists_are_the_registered_ones(pieces: list[str]) -> None:
+    """Masked words and content features as ``register`` computes them (mask_words and
+    content_words on the reference normalisation), on numbers, number words and stems."""
+    texts = [" ".join(pieces), "".join(pieces)]
+    for spec in SPECS:
+        assert word_lists(texts, spec) == register_word_lists(texts, spec)
