@@ -63,12 +63,20 @@ class TargetWords:
 
     def weights(self, hashes: U64) -> FloatArray:
         """ln(1 + N / df) of each hash; a feature no item has counts df = 1/2."""
+        return self.numbered(hashes)[2]
+
+    def numbered(self, hashes: U64) -> tuple[IntArray, BoolArray, FloatArray]:
+        """Per hash: its place in ``distinct`` (valid where known), whether some item has it,
+        and its weight (``weights``)."""
         df = np.full(hashes.size, 0.5)
+        where = np.zeros(hashes.size, dtype=np.int64)
+        known = np.zeros(hashes.size, dtype=np.bool_)
         if self.distinct.size:
-            where = np.minimum(np.searchsorted(self.distinct, hashes), self.distinct.size - 1)
+            where = np.searchsorted(self.distinct, hashes).astype(np.int64)
+            np.minimum(where, self.distinct.size - 1, out=where)
             known = self.distinct[where] == hashes
             df[known] = self.df[where[known]]
-        return np.log1p(self.items / df)
+        return where, known, np.log1p(self.items / df)
 
 
 @dataclass(frozen=True)

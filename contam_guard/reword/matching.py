@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.reword.hashing import Grams
-from contam_guard.reword.index import RewordIndex, Table, TargetWords
+from contam_guard.reword.index import RewordIndex, TargetWords
 from contam_guard.text.hashing import GRAM_N
 
 IntArray = NDArray[np.int64]
@@ -93,13 +93,17 @@ class Prefixes:
 
     target: TargetWords
     floor: float
-    prefix: Table
-    """Feature hash -> (global item, weight), for the features in each item's prefix."""
+    starts: IntArray
+    """The prefix entries of feature number f (its place in ``target.distinct``) are
+    ``starts[f]:starts[f + 1]`` of ``item`` and ``weight``."""
+    item: IntArray
+    """Global item of each prefix entry."""
+    weight: FloatArray
     rest: FloatArray
     """Per item of the target: the weight of its features outside its prefix."""
     keys: IntArray
-    """Sorted ``local item * F + feature number`` of every (item, feature) of the target, the
-    feature number its place in ``target.distinct`` (F of them)."""
+    """Sorted ``local item * F + feature number`` of every (item, feature) of the target (F
+    distinct features)."""
 
     @classmethod
     def of(cls, target: TargetWords, floor: float) -> Prefixes:
@@ -113,13 +117,15 @@ class Prefixes:
         start = np.searchsorted(item, item)  # each entry's item's first entry (items sorted)
         before = running - w - (running[start] - w[start])
         in_prefix = total[item] - before >= floor * total[item] * (1 - SLACK)
-        chosen = order[in_prefix]
         outside = ~in_prefix
         rest = np.asarray(np.bincount(item[outside], weights=w[outside], minlength=target.items), np.float64)
+        features = target.distinct.size
         number = np.searchsorted(target.distinct, postings.hashes).astype(np.int64)
-        keys = np.sort(local * max(target.distinct.size, 1) + number)
-        prefix = Table.of(postings.hashes[chosen], postings.item[chosen], weight[chosen])
-        return cls(target, floor, prefix, rest, keys)
+        keys = np.sort(local * max(features, 1) + number)
+        chosen = order[in_prefix]
+        chosen = chosen[np.argsort(number[chosen], kind="stable")]
+        starts = np.searchsorted(number[chosen], np.arange(features + 1)).astype(np.int64)
+        return cls(target, floor, starts, postings.item[chosen], weight[chosen], rest, keys)
 
 
 def reworded_scores(
@@ -142,11 +148,9 @@ def reworded_scores(
         target = p.target
         if p.keys.size == 0 or hashes.size == 0:
             continue
-        number = np.minimum(np.searchsorted(target.distinct, hashes), target.distinct.size - 1)
-        known = target.distinct[number] == hashes
-        weight = target.weights(hashes)
+        number, known, weight = target.numbered(hashes)
         unit_weight = np.asarray(np.bincount(unit, weights=weight, minlength=units), np.float64)
-        u, item = _candidates(p, hashes, unit, unit_weight, index)
+        u, item = _candidates(p, number, known, unit, unit_weight, index)
         shared = _shared(p, u, item - target.first_item, unit, known, number, weight, units)
         score = shared / (index.item_weight[item] + RECORD_SHARE * (unit_weight[u] - shared))
         keep = score >= p.floor
@@ -159,17 +163,26 @@ def reworded_scores(
 
 
 def _candidates(
-    p: Prefixes, hashes: NDArray[np.uint64], unit: IntArray, unit_weight: FloatArray, index: RewordIndex
+    p: Prefixes,
+    number: IntArray,
+    known: NDArray[np.bool_],
+    unit: IntArray,
+    unit_weight: FloatArray,
+    index: RewordIndex,
 ) -> tuple[IntArray, IntArray]:
     """(unit, global item) of the pairs that share a prefix feature and whose bound reaches the
     floor: c is at most what they share of the prefix plus the item's rest (and at most I, U),
     and the score grows with c."""
-    query, entry = p.prefix.lookup(hashes)
+    held = np.flatnonzero(known)
+    lo, hi = p.starts[number[held]], p.starts[number[held] + 1]
+    count = hi - lo
+    query = np.repeat(held, count)
+    entry = np.repeat(lo, count) + np.arange(int(count.sum()), dtype=np.int64)
+    entry -= np.repeat(np.cumsum(count) - count, count)
     items = index.items
-    key = unit[query] * items + p.prefix.item[entry]
+    key = unit[query] * items + p.item[entry]
     pairs, inverse = np.unique(key, return_inverse=True)
-    value = np.asarray(p.prefix.value, np.float64)[entry]
-    in_prefix = np.bincount(inverse, weights=value, minlength=pairs.size)
+    in_prefix = np.bincount(inverse, weights=p.weight[entry], minlength=pairs.size)
     u, item = pairs // items, pairs % items
     whole, own = index.item_weight[item], unit_weight[u]
     bound = np.minimum(np.minimum(in_prefix + p.rest[item - p.target.first_item], whole), own)
