@@ -38,12 +38,15 @@ class Table:
 
     def lookup(self, queries: U64) -> tuple[IntArray, IntArray]:
         """(query index, table index) for every table entry equal to a query."""
-        lo = np.searchsorted(self.hashes, queries, side="left")
-        hi = np.searchsorted(self.hashes, queries, side="right")
-        counts = (hi - lo).astype(np.int64)
+        counts = np.zeros(queries.size, dtype=np.int64)
+        lo = np.searchsorted(self.hashes, queries, side="left").astype(np.int64)
+        if self.hashes.size:
+            # most queries are in no item: search the right end only for those that are
+            hit = np.flatnonzero(self.hashes[np.minimum(lo, self.hashes.size - 1)] == queries)
+            counts[hit] = np.searchsorted(self.hashes, queries[hit], side="right") - lo[hit]
         query = np.repeat(np.arange(queries.size, dtype=np.int64), counts)
         starts = np.cumsum(counts) - counts
-        entry = np.repeat(lo.astype(np.int64), counts) + (
+        entry = np.repeat(lo, counts) + (
             np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
         )
         return query, entry

@@ -25,7 +25,7 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.manifest import store
 from contam_guard.reword.content import content_words
 from contam_guard.reword.hashing import unigrams_of
-from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.index import RewordIndex, Table
 from contam_guard.reword.matching import RECORD_SHARE, REPORT_FLOOR, Prefixes, reworded_scores, windows
 from contam_guard.reword.views import normalised_words
 from contam_guard.rules.reworded import Settings
@@ -143,3 +143,17 @@ def test_dev_set_and_gsm8k_train_give_the_reference_pairs(
     for floor, (expected, got) in compared(index, texts, (THRESHOLD, REPORT_FLOOR)).items():
         assert got == expected, floor
         assert len(expected) > (150 if floor == THRESHOLD else 900)
+
+
+@pytest.mark.parametrize("table_size", [0, 1, 7, 200])
+def test_table_lookup_finds_every_equal_entry(table_size: int) -> None:
+    rng = np.random.default_rng(table_size)
+    hashes = rng.integers(0, 40, table_size).astype(np.uint64)  # repeats: several items a hash
+    table = Table.of(hashes, np.arange(table_size, dtype=np.int64), np.zeros(table_size))
+    queries = rng.integers(0, 60, 300).astype(np.uint64)
+    query, entry = table.lookup(queries)
+    expected = sorted(
+        (q, e) for q in range(queries.size) for e in range(table_size) if table.hashes[e] == queries[q]
+    )
+    assert sorted(zip(query.tolist(), entry.tolist())) == expected
+    assert (table_size == 0) == (not expected)
