@@ -267,3 +267,43 @@ def content_words(words: Sequence[str]) -> list[str]:
             out.append(f"{last}~{stem}")
         last = None
     return out
+
+
+_Word = tuple[str, bool, str | None, tuple[str, ...], str | None]
+_SEEN: dict[str, _Word] = {}
+_SEEN_MAX = 1 << 18
+"""Distinct words kept (a scan's vocabulary; emptied when full, so memory stays bounded)."""
+
+
+def _word(word: str) -> _Word:
+    found = _SEEN.get(word)
+    if found is None:
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        found = _SEEN[word] = (mask_word(word), *_features(word))
+    return found
+
+
+def masked_and_content(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(numbers.mask_words(words), content_words(words))`` in one pass, each distinct word
+    masked and stemmed once (what a scan runs on every string)."""
+    masked: list[str] = []
+    out: list[str] = []
+    last: str | None = None
+    for word in words:
+        mask, is_number, number, inside, stem = _SEEN.get(word) or _word(word)
+        if mask != PLACEHOLDER or not masked or masked[-1] != PLACEHOLDER:
+            masked.append(mask)
+        if is_number:
+            last = number
+            if number is not None:
+                out.append(number)
+            continue
+        out += inside
+        if stem is None:
+            continue
+        out.append(stem)
+        if last is not None:
+            out.append(f"{last}~{stem}")
+        last = None
+    return masked, out

@@ -25,7 +25,7 @@ def word_hashes(words: Sequence[str]) -> U64:
         return np.zeros(0, dtype=np.uint64)
     joined = "".join(words)
     chars = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint32)
-    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     return hash_words(chars, lengths)
 
 

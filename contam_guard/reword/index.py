@@ -38,12 +38,15 @@ class Table:
 
     def lookup(self, queries: U64) -> tuple[IntArray, IntArray]:
         """(query index, table index) for every table entry equal to a query."""
-        lo = np.searchsorted(self.hashes, queries, side="left")
-        hi = np.searchsorted(self.hashes, queries, side="right")
-        counts = (hi - lo).astype(np.int64)
+        counts = np.zeros(queries.size, dtype=np.int64)
+        lo = np.searchsorted(self.hashes, queries, side="left").astype(np.int64)
+        if self.hashes.size:
+            # most queries are in no item: search the right end only for those that are
+            hit = np.flatnonzero(self.hashes[np.minimum(lo, self.hashes.size - 1)] == queries)
+            counts[hit] = np.searchsorted(self.hashes, queries[hit], side="right") - lo[hit]
         query = np.repeat(np.arange(queries.size, dtype=np.int64), counts)
         starts = np.cumsum(counts) - counts
-        entry = np.repeat(lo.astype(np.int64), counts) + (
+        entry = np.repeat(lo, counts) + (
             np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
         )
         return query, entry
@@ -63,12 +66,20 @@ class TargetWords:
 
     def weights(self, hashes: U64) -> FloatArray:
         """ln(1 + N / df) of each hash; a feature no item has counts df = 1/2."""
+        return self.numbered(hashes)[2]
+
+    def numbered(self, hashes: U64) -> tuple[IntArray, BoolArray, FloatArray]:
+        """Per hash: its place in ``distinct`` (valid where known), whether some item has it,
+        and its weight (``weights``)."""
         df = np.full(hashes.size, 0.5)
+        where = np.zeros(hashes.size, dtype=np.int64)
+        known = np.zeros(hashes.size, dtype=np.bool_)
         if self.distinct.size:
-            where = np.minimum(np.searchsorted(self.distinct, hashes), self.distinct.size - 1)
+            where = np.searchsorted(self.distinct, hashes).astype(np.int64)
+            np.minimum(where, self.distinct.size - 1, out=where)
             known = self.distinct[where] == hashes
             df[known] = self.df[where[known]]
-        return np.log1p(self.items / df)
+        return where, known, np.log1p(self.items / df)
 
 
 @dataclass(frozen=True)

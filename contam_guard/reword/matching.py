@@ -6,11 +6,14 @@ of its content words (``windows``). Both are whole-array passes over a batch of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.reword.hashing import Grams
-from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.index import RewordIndex, TargetWords
 from contam_guard.text.hashing import GRAM_N
 
 IntArray = NDArray[np.int64]
@@ -70,36 +73,148 @@ RECORD_SHARE = 0.5
 beta): a rewording adds words, an unrelated problem adds a whole other story."""
 
 
+REPORT_FLOOR = 0.2
+"""The lowest reworded score a scan computes exactly (or the rule's threshold, when lower): a pair
+under it is not looked at (``Prefixes``), so an item whose best pair scores under it shows 0."""
+
+SLACK = 1e-6
+"""Relative margin of every bound below: rounding can only make the filter keep more."""
+
+
+@dataclass(frozen=True)
+class Prefixes:
+    """One (set, view)'s content features arranged for prefix filtering at ``floor``.
+
+    A pair's score c / (I + 0.5 (U - c)) is at most c / I, so a pair reaching the floor t shares
+    c >= t I. With an item's features sorted heaviest (rarest) first, its *prefix* is the
+    shortest leading run whose remaining features weigh less than t I: a string sharing none of
+    the prefix cannot reach t (the set-similarity-join prefix filter). Strings are looked up in
+    the prefixes only, and the exact score is computed for the pairs that may reach t."""
+
+    target: TargetWords
+    floor: float
+    starts: IntArray
+    """The prefix entries of feature number f (its place in ``target.distinct``) are
+    ``starts[f]:starts[f + 1]`` of ``item`` and ``weight``."""
+    item: IntArray
+    """Global item of each prefix entry."""
+    weight: FloatArray
+    rest: FloatArray
+    """Per item of the target: the weight of its features outside its prefix."""
+    keys: IntArray
+    """Sorted ``local item * F + feature number`` of every (item, feature) of the target (F
+    distinct features)."""
+
+    @classmethod
+    def of(cls, target: TargetWords, floor: float) -> Prefixes:
+        postings = target.postings
+        weight = postings.value.astype(np.float64)
+        local = postings.item - target.first_item
+        order = np.lexsort((postings.hashes, -weight, local))
+        w, item = weight[order], local[order]
+        total = np.bincount(item, weights=w, minlength=target.items)
+        running = np.cumsum(w)
+        start = np.searchsorted(item, item)  # each entry's item's first entry (items sorted)
+        before = running - w - (running[start] - w[start])
+        in_prefix = total[item] - before >= floor * total[item] * (1 - SLACK)
+        outside = ~in_prefix
+        rest = np.asarray(np.bincount(item[outside], weights=w[outside], minlength=target.items), np.float64)
+        features = target.distinct.size
+        number = np.searchsorted(target.distinct, postings.hashes).astype(np.int64)
+        keys = np.sort(local * max(features, 1) + number)
+        chosen = order[in_prefix]
+        chosen = chosen[np.argsort(number[chosen], kind="stable")]
+        starts = np.searchsorted(number[chosen], np.arange(features + 1)).astype(np.int64)
+        return cls(target, floor, starts, postings.item[chosen], weight[chosen], rest, keys)
+
+
 def reworded_scores(
-    hashes: NDArray[np.uint64], first: IntArray, index: RewordIndex
+    hashes: NDArray[np.uint64], first: IntArray, index: RewordIndex, prefixes: Sequence[Prefixes]
 ) -> tuple[IntArray, IntArray, FloatArray]:
-    """(unit, item) for every pair sharing a content feature, with its score
+    """(unit, item) for every pair whose score
 
-        c / (I + 0.5 * (U - c)),
+        c / (I + 0.5 * (U - c))
 
-    the IDF-weighted size of what they share (c) over the item's (I) plus half of what the unit
-    adds (U - c); weights are ln(1 + N / df) within the item's set and view. 1 for a unit holding
-    exactly the item's features. ``hashes[first[u]:first[u + 1]]`` are unit u's distinct
-    feature hashes."""
+    reaches its target's ``Prefixes.floor``, with the score: c the IDF-weighted size of what
+    they share, I the item's, U the unit's (so 0.5 (U - c) is half of what the unit adds);
+    weights are ln(1 + N / df) within the item's set and view. 1 for a unit holding exactly
+    the item's features. ``hashes[first[u]:first[u + 1]]`` are unit u's distinct feature hashes
+    (sorted). Each score is computed exactly as over all pairs (same sums in the same order:
+    ``tests/reword/test_prefix_filter.py`` checks it against that reference)."""
     units = first.size - 1
     unit = np.repeat(np.arange(units, dtype=np.int64), np.diff(first))
     out_unit, out_item, out_score = [], [], []
-    for target in index.words:
-        weight = target.weights(hashes)
-        unit_weight = np.bincount(unit, weights=weight, minlength=units)
-        query, entry = target.postings.lookup(hashes)
-        if query.size == 0:
+    for p in prefixes:
+        target = p.target
+        if p.keys.size == 0 or hashes.size == 0:
             continue
-        key = unit[query] * index.items + target.postings.item[entry]
-        pairs, inverse = np.unique(key, return_inverse=True)
-        shared = np.bincount(inverse, weights=weight[query])
-        u, item = pairs // index.items, pairs % index.items
-        out_unit.append(u)
-        out_item.append(item)
-        out_score.append(shared / (index.item_weight[item] + RECORD_SHARE * (unit_weight[u] - shared)))
+        number, known, weight = target.numbered(hashes)
+        unit_weight = np.asarray(np.bincount(unit, weights=weight, minlength=units), np.float64)
+        u, item = _candidates(p, number, known, unit, unit_weight, index)
+        shared = _shared(p, u, item - target.first_item, unit, known, number, weight, units)
+        score = shared / (index.item_weight[item] + RECORD_SHARE * (unit_weight[u] - shared))
+        keep = score >= p.floor
+        out_unit.append(u[keep])
+        out_item.append(item[keep])
+        out_score.append(score[keep])
     if not out_unit:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
     return np.concatenate(out_unit), np.concatenate(out_item), np.concatenate(out_score)
+
+
+def _candidates(
+    p: Prefixes,
+    number: IntArray,
+    known: NDArray[np.bool_],
+    unit: IntArray,
+    unit_weight: FloatArray,
+    index: RewordIndex,
+) -> tuple[IntArray, IntArray]:
+    """(unit, global item) of the pairs that share a prefix feature and whose bound reaches the
+    floor: c is at most what they share of the prefix plus the item's rest (and at most I, U),
+    and the score grows with c."""
+    held = np.flatnonzero(known)
+    lo, hi = p.starts[number[held]], p.starts[number[held] + 1]
+    count = hi - lo
+    query = np.repeat(held, count)
+    entry = np.repeat(lo, count) + np.arange(int(count.sum()), dtype=np.int64)
+    entry -= np.repeat(np.cumsum(count) - count, count)
+    items = index.items
+    key = unit[query] * items + p.item[entry]
+    pairs, inverse = np.unique(key, return_inverse=True)
+    in_prefix = np.bincount(inverse, weights=p.weight[entry], minlength=pairs.size)
+    u, item = pairs // items, pairs % items
+    whole, own = index.item_weight[item], unit_weight[u]
+    bound = np.minimum(np.minimum(in_prefix + p.rest[item - p.target.first_item], whole), own)
+    best = bound / (whole + RECORD_SHARE * (own - bound))
+    keep = best >= p.floor * (1 - SLACK)
+    return u[keep], item[keep]
+
+
+def _shared(
+    p: Prefixes,
+    u: IntArray,
+    local: IntArray,
+    unit: IntArray,
+    known: NDArray[np.bool_],
+    number: IntArray,
+    weight: FloatArray,
+    units: int,
+) -> FloatArray:
+    """c of each (unit, local item) pair: the weights of the unit's features the item has, summed
+    in the unit's (hash) order, as the all-pairs reference sums them."""
+    held = np.flatnonzero(known)
+    count = np.bincount(unit[held], minlength=units)
+    start = np.cumsum(count) - count
+    per_pair = count[u]
+    pair = np.repeat(np.arange(u.size, dtype=np.int64), per_pair)
+    offset = np.arange(int(per_pair.sum()), dtype=np.int64)
+    offset -= np.repeat(np.cumsum(per_pair) - per_pair, per_pair)
+    feature = held[np.repeat(start[u], per_pair) + offset]
+    key = local[pair] * max(p.target.distinct.size, 1) + number[feature]
+    where = np.minimum(np.searchsorted(p.keys, key), p.keys.size - 1)
+    found = p.keys[where] == key
+    return np.asarray(np.bincount(pair[found], weights=weight[feature[found]], minlength=u.size), np.float64)
 
 
 def best_per_pair(

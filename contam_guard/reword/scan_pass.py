@@ -2,7 +2,7 @@
 score, and the (item, record) pairs that reach a rule's bar.
 
 It reads the sources the scan read completely (the same readers and options, a diff's lines
-only), masks and stems each string's words (``views.word_lists``) and hashes them under the
+only), masks and stems each string's words (``words.word_lists``) and hashes them under the
 manifest's spec and key. It runs in Python over every record (the n-gram engine's compiled
 prefilter does not know these views), so it costs more than a GPT-3 scan: see README, "What the
 rules catch".
@@ -21,8 +21,15 @@ from contam_guard.engine.batching import batches
 from contam_guard.readers import ReadOptions, Record, detect_format, read_records
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.index import RewordIndex
-from contam_guard.reword.matching import best_per_pair, longest_runs, reworded_scores, windows
-from contam_guard.reword.views import word_lists
+from contam_guard.reword.matching import (
+    REPORT_FLOOR,
+    Prefixes,
+    best_per_pair,
+    longest_runs,
+    reworded_scores,
+    windows,
+)
+from contam_guard.reword.words import word_lists
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import TextSpec
 
@@ -58,7 +65,8 @@ class Hit:
 @dataclass
 class RewordStats:
     """Per item, over everything read: the longest masked run with one record (0 under 5
-    words), and the best reworded score with one record."""
+    words), and the best reworded score with one record (0 under ``matching.REPORT_FLOOR``, or
+    under the rule's threshold when that is lower: such pairs are never scored)."""
 
     index: RewordIndex
     numbers_run: IntArray
@@ -88,9 +96,14 @@ def run(
     """Match every string of ``records`` against the derived views."""
     stats = RewordStats.empty(index)
     best: dict[tuple[int, str, int], Hit] = {}
+    prefixes = (
+        []
+        if bars.reworded is None
+        else [Prefixes.of(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
+    )
     units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
     for batch in batches(units, batch_chars, lambda u: len(u.text)):
-        _batch(stats, batch, spec, key, bars, best)
+        _batch(stats, batch, spec, key, bars, prefixes, best)
     stats.hits = sorted(best.values(), key=lambda h: (h.item, h.source, h.record))
     return stats
 
@@ -101,6 +114,7 @@ def _batch(
     spec: TextSpec,
     key: HashKey | None,
     bars: Bars,
+    prefixes: Sequence[Prefixes],
     best: dict[tuple[int, str, int], Hit],
 ) -> None:
     index = stats.index
@@ -117,7 +131,7 @@ def _batch(
         owner, start, end = windows(sizes)
         lists = [content[u][s:e] for u, s, e in zip(owner.tolist(), start.tolist(), end.tolist())]
         hashes, first = unigrams_of(lists, key)
-        window, item, score = reworded_scores(hashes, first, index)
+        window, item, score = reworded_scores(hashes, first, index, prefixes)
         unit, item, score = best_per_pair(owner[window], item, score, index.items)
         np.maximum.at(stats.reworded, item, score)
         keep = score >= bars.reworded
