@@ -156,6 +156,7 @@ ODD = [
     "e\u200d\u0301",
     "ｶﾞ",
     "ㄱㅏ",
+    "\u1100\u200b\u1161",  # alnum-v3's step g joins the jamo (the exact path's)
     "²",
     # Spec v3's: marks of ccc > 0 after a letter of an unspaced script (the exact path's), a
     # Japanese half-width voicing mark, a square word of four ideographs, Hangul (spaced).
