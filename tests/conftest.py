@@ -6,9 +6,18 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from contam_guard.cli import main
 from tests.helpers import Result, Runner
+
+# CI runs the same examples every time (``.ci/run`` exports CI=1; GitHub Actions sets CI too): a
+# red build is the commit's, never a new random draw's. Failures print the blob that replays
+# them; each one found is then kept as an explicit ``@example``. Locally, Hypothesis draws new
+# examples on every run and keeps failures in its database, to keep finding new ones.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture

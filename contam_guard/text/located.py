@@ -14,6 +14,8 @@ piece's span.
 Version 3 cuts words as step f says (``normalise.split_solo``), deciding on each character as
 it will stand in the word (lowercased); a word's span then runs from the piece of its first
 kept character to the piece of its last.
+Its alnum view (``alnum-v3``) is put in NFC (step g); a character that joined others points
+where the first of them came from.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from functools import cache
 
 from contam_guard.text.normalise import ZERO_WIDTH_SPACE, TextSpec, is_ignorable, is_removed
 from contam_guard.text.scripts import is_solo
-from contam_guard.text.tables import starts_safely
+from contam_guard.text.tables import composes_with_nothing_before, starts_safely
 
 _TOKEN = re.compile(r"\S+")  # re's \s is str.isspace(), the same split as str.split()
 Located = tuple[str, int, int]
@@ -86,7 +88,24 @@ def alnum(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> tuple[
     else:
         parts = pieces(text) if parts is None else parts
         kept = [(ch, start) for start, _, piece in parts for ch in piece if ch.isalnum()]
-    return "".join(ch for ch, _ in kept), [offset for _, offset in kept]
+    view, offsets = "".join(ch for ch, _ in kept), [offset for _, offset in kept]
+    if spec.version >= 3 and not unicodedata.is_normalized("NFC", view):
+        return _composed(kept)
+    return view, offsets
+
+
+def _composed(kept: list[tuple[str, int]]) -> tuple[str, list[int]]:
+    """Step g of ``alnum-v3`` on a view with its offsets: NFC, run by run, each run starting at
+    a character NFC joins to nothing before it (so NFC of the whole is NFC of each run); every
+    character a run gives points where the run's first came from."""
+    runs: list[tuple[list[str], int]] = []
+    for ch, offset in kept:
+        if not runs or composes_with_nothing_before(ch):
+            runs.append(([], offset))
+        runs[-1][0].append(ch)
+    view = "".join(unicodedata.normalize("NFC", "".join(chars)) for chars, _ in runs)
+    offsets = [offset for chars, offset in runs for _ in unicodedata.normalize("NFC", "".join(chars))]
+    return view, offsets
 
 
 Piece = tuple[int, int, str]

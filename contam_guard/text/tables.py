@@ -38,10 +38,14 @@ next ALNUM or SOLO code point: exactly step f of ``normalise.split_solo``, which
 same character. ALNUM and KEPT must then mean what step f reads (``str.isalnum()`` of that
 character); a code point where they would not is SPECIAL (none is known: the tests look).
 
-The alnum view: ``alnum_char[c]`` is the code point ``c`` gives the alnum view (0: none). In
-version 2 that may be another code point (fullwidth ``Ａ`` gives ``A``); the kernel that copies
-code points unmapped (the prefilter's) takes ``cls_raw_alnum``, in which such code points are
-SPECIAL; ``features.py`` maps them.
+The alnum view: ``alnum_char[c]`` is the code point ``c`` gives the alnum view (0: none). From
+version 2 on, that may be another code point (fullwidth ``Ａ`` gives ``A``); the kernel that
+copies code points unmapped (the prefilter's) takes ``cls_raw_alnum``, in which such code
+points are SPECIAL; ``features.py`` maps them. It also stays NFC next to any other such code
+point (``_stays_nfc``; else ``c`` is SPECIAL), so the view of a record without a SPECIAL code
+point is NFC already: step g of ``alnum-v3`` (version 3) changes only views the reference
+path computes (Hangul vowel and trailing consonant jamo, the only letters that can join the
+one before them, do not start safely).
 """
 
 from __future__ import annotations
@@ -102,16 +106,20 @@ def starts_safely(ch: str) -> bool:
     return unicodedata.combining(first) == 0 and ord(first) not in second_elements()
 
 
-def _stays_nfc(ch: str) -> bool:
-    """Whether a word made of such characters is already NFC (step e changes nothing): ``ch``
-    is NFC and its canonical decomposition starts with a starter that composes with nothing
-    before it."""
+def composes_with_nothing_before(ch: str) -> bool:
+    """Whether NFC never joins ``ch`` to what precedes it: its canonical decomposition starts
+    with a starter that is the second element of no canonical composition. NFC then splits
+    before ``ch``: NFC(a + ch + b) = NFC(a) + NFC(ch + b)."""
     first = unicodedata.normalize("NFD", ch)[0]
-    if unicodedata.normalize("NFC", ch) != ch:
-        return False
     return ord(first) < FIRST_COMBINING or (
         unicodedata.combining(first) == 0 and ord(first) not in second_elements()
     )
+
+
+def _stays_nfc(ch: str) -> bool:
+    """Whether a word (or alnum view) made of such characters is already NFC (step e, or g,
+    changes nothing): ``ch`` is NFC and composes with nothing before it."""
+    return unicodedata.normalize("NFC", ch) == ch and composes_with_nothing_before(ch)
 
 
 class CodepointTables:
@@ -204,7 +212,9 @@ def _v2_class(ch: str) -> tuple[int, str | None, str | None]:
     compat = unicodedata.normalize("NFKC", ch)
     folded = compat.casefold()
     alnum = [c for c in compat if c.isalnum()]
-    if len(alnum) > 1:
+    if len(alnum) > 1 or (alnum and not _stays_nfc(alnum[0])):
+        # The second: step g of alnum-v3 might join it to the character before (none is known:
+        # Hangul jamo that compose do not start safely; the tests look).
         return SPECIAL, None, None
     if any(c.isspace() for c in folded):
         return (SPACE if folded.isspace() and not alnum else SPECIAL), None, None

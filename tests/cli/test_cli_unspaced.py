@@ -102,7 +102,8 @@ def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
     cli: Runner, tmp_path: Path
 ) -> None:
     """GPT-3, PaLM and Llama 2 count words, so they are blind under words-v2 and see under
-    words-v3; GPT-4's character windows (alnum-v2, unchanged) found the same items under both."""
+    words-v3; GPT-4's character windows (alnum-v2, alnum-v3: the same on this text) found the
+    same items under both."""
     long = [q for q in _questions() if len(words(q)) >= 20]
     assert len(long) > 20
     train = _planted(tmp_path / "train.jsonl", long)
@@ -181,8 +182,8 @@ def test_a_v2_manifest_keeps_working_and_upgrade_converts_it(cli: Runner, tmp_pa
 
     upgraded = cli("upgrade", "--manifest", manifest)
     assert upgraded.code == 0, upgraded.output
-    assert "cmmlu: re-hashed under words-v3/alnum-v2 (version 1 -> 2; written without spaces" in upgraded.out
-    assert "english: re-hashed under words-v3/alnum-v2 (hashes unchanged)" in upgraded.out
+    assert "cmmlu: re-hashed under words-v3/alnum-v3 (version 1 -> 2; written without spaces" in upgraded.out
+    assert "english: re-hashed under words-v3/alnum-v3 (hashes unchanged)" in upgraded.out
     after = store.load(manifest)
     assert after.spec.words == "words-v3" and after.sets["cmmlu"].n == gpt3.UNSPACED_N
     assert after.sets["english"].version == 1 and after.sets["english"].n is None

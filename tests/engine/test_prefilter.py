@@ -9,6 +9,7 @@ errors, whatever the block size.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import itertools
 import json
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
@@ -36,6 +37,7 @@ from contam_guard.readers import blocks as block_reader
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.fields import strings_in
 from contam_guard.text import normalise
+from contam_guard.text import tables as tables_module
 from contam_guard.text.features import extract_features
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
 from contam_guard.text.tables import CodepointTables, tables_for
@@ -154,6 +156,7 @@ ODD = [
     "e\u200d\u0301",
     "ｶﾞ",
     "ㄱㅏ",
+    "\u1100\u200b\u1161",  # alnum-v3's step g joins the jamo (the exact path's)
     "²",
     # Spec v3's: marks of ccc > 0 after a letter of an unspaced script (the exact path's), a
     # Japanese half-width voicing mark, a square word of four ideographs, Hangul (spaced).
@@ -309,21 +312,57 @@ def check_block(
     return out
 
 
+def scan_hits(
+    index: ManifestIndex, block: Block, out: FilteredBlock, lines: LineFormat
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The 5-gram and window hits a scan matches in ``block``: the filter's for the lines it
+    decided, the exact engine's for the lines it left to the exact path (the scanner reads and
+    hashes those again: ``scanner._scan_filtered``), as (line, at, posting) rows."""
+    records = block.segments(lines)
+    exact = [k for k, segments in enumerate(records) if segments is not None and out.status[k] == EXACT]
+    exact_grams, exact_windows = exact_hits(index, [records[k] or [] for k in exact], exact)
+    identity = np.arange(len(block.lines), dtype=np.int64)
+    grams = np.concatenate([hit_rows(out.grams, identity), exact_grams])
+    windows = np.concatenate([hit_rows(out.windows, identity), exact_windows])
+    return grams, windows
+
+
+# Found by Hypothesis (flaky: it failed only while "m", "g", "s" and "k" were new to the
+# tables): every string read, the object keys "meta", "tags" and "ok" hold the only new code
+# points, so the verbatim copy's line went to the exact path on that first call and the filter
+# itself listed only the upper-case copies' 5-grams (no window: the alnum view keeps case).
+FIRST_CONTACT = (
+    ["foxtrot  hotel  hotel  hotel  foxtrot  alpha  india  foxtrot  echo  delta  delta  hotel  bravo"],
+    Block(
+        data=b'{"text": "HOTEL HOTEL\\nHOTEL\\r\\nFOXTROT ALPHA INDIA\\t'
+        b'FOXTROT  ECHO DELTA  DELTA  HOTEL BRAVO"}\r\n'
+        b'{"id": 1, "meta": {"text": 1, "tags": ["x", null, -0.0025]}, "ok": true, "text": "HOTEL\\n'
+        b'FOXTROT ALPHA  INDIA FOXTROT\\nECHO DELTA\\r\\nDELTA\\r\\nHOTEL BRAVO bravo"}\n'
+        b'{"id": 2, "meta": {"text": 1, "tags": ["x", null, -0.0025]}, "ok": true, "text": '
+        b'"foxtrot hotel hotel hotel foxtrot alpha india foxtrot echo delta delta hotel bravo"}',
+        lines=[
+            "HOTEL HOTEL\nHOTEL\r\nFOXTROT ALPHA INDIA\tFOXTROT  ECHO DELTA  DELTA  HOTEL BRAVO",
+            "HOTEL\nFOXTROT ALPHA  INDIA FOXTROT\nECHO DELTA\r\nDELTA\r\nHOTEL BRAVO bravo",
+            "foxtrot hotel hotel hotel foxtrot alpha india foxtrot echo delta delta hotel bravo",
+        ],
+    ),
+)
+
+
 @settings(max_examples=200, deadline=None)
 @given(cases())
+@example(FIRST_CONTACT)
 def test_filter_equals_the_exact_engine_line_by_line(case: tuple[list[str], Block]) -> None:
     items, block = case
     for spec, windows, lines in itertools.product(SPECS, (True, False), (TEXT_KEY, EVERY_STRING)):
         index = build_index([("text", items)], spec)
         out = check_block(index, block, windows, lines)
-        # Code points met for the first time (object keys, a new script) may send lines, the
-        # verbatim copy's too, to the exact path; the second pass knows them.
-        if not (out.status == HITS).any() or (out.status == EXACT).any():
-            out = check_block(index, block, windows, lines)
-        # The verbatim copy of item 0 is in every block: hits of both kinds must be listed.
-        assert (out.status == HITS).any()
-        assert out.grams.record.size > 0
-        assert out.windows.record.size > 0 if windows else out.windows.record.size == 0
+        # The verbatim copy of item 0 is in every block: a scan matches hits of both kinds, from
+        # the filter or, where a line went exact (a code point new to the tables), from the exact
+        # engine. Whether the filter lists them itself depends on what the tables met before.
+        grams, window_rows = scan_hits(index, block, out, lines)
+        assert grams.size > 0
+        assert window_rows.size > 0 if windows else out.windows.record.size == 0
 
 
 @st.composite
@@ -655,6 +694,31 @@ def test_scan_of_file_windows_equals_the_exact_path(
     whole = scan(INDEX, [source], ReadOptions())
     assert lines == {p.line for p in whole.pairs} and len(lines) > 10
     assert {CLEAN, HITS, EXACT} <= set(spy.statuses)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.label)
+@pytest.mark.parametrize("fields", [(), ("text",)], ids=["every-string", "field"])
+def test_a_scan_meeting_new_code_points_still_finds_every_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: FilterSpy, spec: TextSpec, fields: tuple[str, ...]
+) -> None:
+    """The filter's first meeting with code points: with tables that know only the golden
+    items' code points (as at the start of a scan), the lines holding new ones (object keys,
+    upper case, tabs) go to the exact path, which finds their windows; the scan's pairs are the
+    exact path's (the Hypothesis example ``FIRST_CONTACT``, as a whole scan)."""
+    monkeypatch.setattr(tables_module, "_tables", functools.cache(CodepointTables))  # fresh tables
+    items, block = FIRST_CONTACT
+    index = build_index([("text", items)], spec)
+    path = tmp_path / "train.jsonl"
+    path.write_bytes(block.data)
+    options = ReadOptions(fields=fields)
+    filtered, exact = run_both(monkeypatch, lambda: scan(index, [Source(path, "train.jsonl")], options))
+    assert_same(filtered, exact)
+    # New code points sent lines exact: upper case and "\t" in the first two texts, and without
+    # --field the keys "meta", "tags" and "ok" of the copy's line too (the Hypothesis failure).
+    assert spy.statuses == [EXACT, EXACT, HITS if fields else EXACT]
+    copy = [p for p in filtered.pairs if p.line == 3]
+    assert len(copy) == 1 and copy[0].window_hits > 0 and copy[0].longest_run == len(items[0].split())
+    assert filtered.totals.window_found.all()
 
 
 # ------------------------------------------------------------------------------------------

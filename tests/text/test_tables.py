@@ -38,6 +38,10 @@ SAMPLE = [
 ]
 
 
+GA_PARTS = "\u1100\u1161"  # Hangul jamo L and V: NFC joins them, and a trailing jamo to them
+_nfc = functools.partial(unicodedata.normalize, "NFC")
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.label)
 def test_every_classified_code_point_is_what_the_spec_makes_of_it(spec: TextSpec) -> None:
     """Between two letters, each code point the tables do not call SPECIAL gives the words and
@@ -57,6 +61,8 @@ def test_every_classified_code_point_is_what_the_spec_makes_of_it(spec: TextSpec
             continue
         if (cls in (normalise.ALNUM, normalise.SOLO)) != bool(alnum):
             wrong.append((hex(cp), "class"))
+        if spec.version >= 2 and alnum and _nfc(GA_PARTS + alnum) != _nfc(GA_PARTS) + alnum:
+            wrong.append((hex(cp), "alnum view not NFC"))  # step g of alnum-v3 would change it
         text = "x" + chr(cp) + "y"
         expected = {
             normalise.SPACE: ["x", "y"],
@@ -141,6 +147,17 @@ def test_composition_facts() -> None:
     for pair in ("e\u0301", "\u1100\u1161", "\u304b\u3099", "\u0cc6\u0cd5", "ｶﾞ", "ㄱㅏ"):
         assert not starts_safely(pair[1])
         assert len(unicodedata.normalize("NFKC", pair)) == 1
+
+
+def test_only_hangul_jamo_are_letters_that_compose_with_the_letter_before() -> None:
+    """Why step g of alnum-v3 changes only views the reference path computes: the alnum view
+    holds letters and digits only, and the only ones that are the second element of a
+    canonical composition are Hangul vowel and trailing consonant jamo, which do not start
+    safely (SPECIAL in the tables, whatever they follow)."""
+    composing = {cp for cp in second_elements() if chr(cp).isalnum()}
+    assert composing == set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
+    assert not any(starts_safely(chr(cp)) for cp in composing)
+    assert not [hex(cp) for cp in ALL if chr(cp).isalnum() and unicodedata.combining(chr(cp))]
 
 
 INTERESTING = st.sampled_from(
