@@ -29,6 +29,7 @@ ITEM_COLUMNS = [
     "sub50_hits",
     "view",
     *RULE_COLUMNS,
+    *(column.name for column in COLUMNS),  # the rules' own numbers (issue 15's rules)
 ]
 PAIR_COLUMNS = [
     "set",
@@ -46,10 +47,11 @@ PAIR_COLUMNS = [
 ]
 
 
-def item_rows(report: Report) -> Iterator[tuple[str | int, ...]]:
+def item_rows(report: Report) -> Iterator[tuple[str | int | float, ...]]:
     """One row per test item, in ``ITEM_COLUMNS`` order (the CSV and the Spark frame share it)."""
     stats = report.stats
     flags = _flags(report)
+    extra = [column.item(stats).tolist() for column in COLUMNS]
     for target in report.result.index.targets:
         for local in range(target.items):
             g = target.first_item + local
@@ -66,6 +68,7 @@ def item_rows(report: Report) -> Iterator[tuple[str | int, ...]]:
                 int(stats.window_hits[g]),
                 target.view,
                 *flags(g),
+                *(column_value(column, values[g]) for column, values in zip(COLUMNS, extra)),
             )
 
 
@@ -87,13 +90,11 @@ def _flags(report: Report) -> Callable[[int], tuple[str, ...]]:
 
 
 def items_csv(report: Report) -> str:
-    """``ITEM_COLUMNS``, then the rules' own columns (``rules.COLUMNS``: issue 15's rules)."""
+    """One row per test item, ``ITEM_COLUMNS`` (the rules' own columns last)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*ITEM_COLUMNS, *(c.name for c in COLUMNS)])
-    extra = [c.item(report.stats).tolist() for c in COLUMNS]
-    for g, row in enumerate(item_rows(report)):
-        writer.writerow([*row, *(column_value(c, values[g]) for c, values in zip(COLUMNS, extra))])
+    writer.writerow(ITEM_COLUMNS)
+    writer.writerows(item_rows(report))
     return out.getvalue()
 
 

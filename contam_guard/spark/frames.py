@@ -13,6 +13,7 @@ from contam_guard.engine.index import Target
 from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting import tables
 from contam_guard.reporting.tables import ITEM_COLUMNS
+from contam_guard.rules import COLUMNS
 from contam_guard.verdicts import Report
 
 _LONG = st.LongType()
@@ -44,8 +45,14 @@ FINDINGS_SCHEMA = st.StructType(
 )
 # The rule flag columns are text: 1, 0, allowed, or empty when the rule was not run.
 _ITEM_TEXT = ("set", "item_id", "view", *tables.RULE_COLUMNS)
+_ITEM_FLOAT = tuple(column.name for column in COLUMNS if column.decimals)
 ITEMS_SCHEMA = st.StructType(
-    [st.StructField(name, _TEXT if name in _ITEM_TEXT else _LONG, False) for name in ITEM_COLUMNS]
+    [
+        st.StructField(
+            name, _TEXT if name in _ITEM_TEXT else st.DoubleType() if name in _ITEM_FLOAT else _LONG, False
+        )
+        for name in ITEM_COLUMNS
+    ]
 )
 PAIRS_SCHEMA = st.StructType(
     [
