@@ -61,8 +61,9 @@ def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
     covered = union_lengths(
         position_item[long_runs], position[long_runs], (position + totals.run)[long_runs], items
     )
-    window_item = np.repeat(np.arange(items, dtype=np.int64), index.window_counts)
-    hits = np.bincount(window_item[totals.window_found], minlength=items).astype(np.int64)
+    # Manifest 2: the found windows' items, from the tables (only the found ones are read).
+    found_items = index.windows.item_of(np.flatnonzero(totals.window_found))
+    hits = np.bincount(found_items, minlength=items).astype(np.int64)
     return ItemStats(
         words=index.word_counts,
         longest_run=longest,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from contam_guard.errors import InputError
 from contam_guard.manifest.digests import golden_set_digest
-from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
+from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View, all_rules, uses_windows
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.text.hashing import HashKey
@@ -47,13 +47,17 @@ def build_set(
     key: HashKey | None,
     previous: GoldenSet | None,
     spec: TextSpec = CURRENT,
+    rules: tuple[str, ...] | None = None,
 ) -> GoldenSet:
     """Read, normalise (under ``spec``, the manifest's) and hash every field of every golden
-    file into a new set entry.
+    file into a new set entry, for ``rules`` (default: every rule; window hashes only when one
+    of them reads windows).
 
     ``previous`` is the set as registered before: if the content is unchanged the result is
     identical to it (same version); otherwise the version goes up by one and the history grows.
     """
+    rules = tuple(sorted(rules)) if rules is not None else all_rules()
+    windows = uses_windows(rules)
     views: dict[str, View] = {}
     ids: list[str] = []
     files: list[GoldenFile] = []
@@ -63,8 +67,8 @@ def build_set(
             ids, files = view_ids, [GoldenFile(path=s.display, items=c) for s, c in zip(sources, counts)]
         elif view_ids != ids:
             raise InputError(sources[0].display, f"field {field!r} gives a different item list")
-        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec)
-    set_digest = golden_set_digest(ids, id_field, views)
+        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec, windows=windows)
+    set_digest = set_digest_of(ids, id_field, views, rules)
     if previous is not None and previous.digest == set_digest:
         return previous.model_copy(update={"files": files})
     version = previous.version + 1 if previous is not None else 1
@@ -78,7 +82,17 @@ def build_set(
         ids=ids,
         views=views,
         history=history,
+        rules=rules,
     )
+
+
+def set_digest_of(
+    ids: Sequence[str], id_field: str | None, views: dict[str, View], rules: tuple[str, ...]
+) -> str:
+    """``golden_set_digest`` of a set: the rules count only when not every rule (a set of every
+    rule has the digest format 1 gave it)."""
+    chosen = None if rules == all_rules() else rules
+    return golden_set_digest(ids, id_field, [(name, view.digest) for name, view in views.items()], chosen)
 
 
 def _read_field(

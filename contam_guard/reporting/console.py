@@ -17,7 +17,6 @@ from rich.markup import escape
 if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
     from contam_guard.analysis import SweepRow
     from contam_guard.findings import Finding, Report
-    from contam_guard.manifest.model import Manifest
 
 # Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
 # emoji=False: "gsm8k:question:" must not become an emoji (rich reads :name: codes everywhere).
@@ -152,31 +151,21 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         err.print(f"  golden item (--show-golden): {golden}", markup=False)
 
 
-def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, int]]) -> None:
-    if not manifest.sets:
+def sets_table(columns: list[str], rows: list[list[str]], footer: list[str]) -> None:
+    """The ``sets`` listing (issue 13: rows built by ``commands.manage``, bytes per set and view)."""
+    if not rows:
         out.print("No sets registered. Add one with: contam-guard register NAME FILE...", markup=False)
         return
     from rich.table import Table
 
     table = Table()
-    for column in ("set", "version", "items", "view", "too short: gpt3", "palm", "llama2", "gpt4", "digest"):
+    for column in columns:
         table.add_column(column)
-    for name in sorted(manifest.sets):
-        golden = manifest.sets[name]
-        for view in sorted(golden.views):
-            short = too_short[(name, view)]
-            table.add_row(
-                name,
-                str(golden.version),
-                str(golden.items),
-                view,
-                str(short["gpt3"]),
-                str(short["palm"]),
-                str(short["llama2"]),
-                str(short["gpt4"]),
-                golden.digest[:12],
-            )
+    for row in rows:
+        table.add_row(*row)
     out.print(table)
+    for line in footer:
+        out.print(line, markup=False)
 
 
 def sweep_table(rows: list[SweepRow], title: str) -> None:

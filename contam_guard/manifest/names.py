@@ -1,0 +1,59 @@
+"""Where a set's binary files live: ``sets/<set>/<view>.bin`` beside the index.
+
+A name becomes a folder or file name as it is when it is plain (letters, digits, ``.``, ``_``
+and ``-``, starting with a letter or digit, at most 64 characters, not a name Windows
+reserves); otherwise its plain characters and a short digest of the whole name
+(``messages[].content`` gives ``messages__.content-1a2b3c4d``). A name's file name depends on
+that name alone, so registering one set never renames another's files. Two names that would
+differ only in case (a clash on macOS and Windows) are refused when the second is registered.
+
+The ids of a set are in ``sets/<set>/_ids.bin`` (no plain name starts with ``_``). A keyed
+manifest does not reveal its fields: its views are ``view-0.bin``, ``view-1.bin``, ... in the
+order of their names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+SETS_DIR = "sets"
+IDS_FILE = "_ids.bin"
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_RESERVED = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?", re.IGNORECASE)
+
+
+def file_name(name: str) -> str:
+    """``name`` as one plain path component (the module docstring)."""
+    if _PLAIN.fullmatch(name) and not _RESERVED.fullmatch(name) and not name.endswith("."):
+        return name
+    plain = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:48].strip(".") or "_"
+    return f"{plain}-{hashlib.blake2b(name.encode('utf-8'), digest_size=4).hexdigest()}"
+
+
+def set_folder(name: str) -> str:
+    """The folder of set ``name``'s files, relative to the index's folder (POSIX style)."""
+    return f"{SETS_DIR}/{file_name(name)}"
+
+
+def view_files(set_name: str, views: list[str], *, keyed: bool) -> dict[str, str]:
+    """Each view's file, relative to the index's folder."""
+    folder = set_folder(set_name)
+    if keyed:
+        return {view: f"{folder}/view-{number}.bin" for number, view in enumerate(sorted(views))}
+    return {view: f"{folder}/{file_name(view)}.bin" for view in views}
+
+
+def ids_file(set_name: str) -> str:
+    return f"{set_folder(set_name)}/{IDS_FILE}"
+
+
+def clash(names: list[str]) -> tuple[str, str] | None:
+    """Two of ``names`` whose file names differ only in case, if any."""
+    seen: dict[str, str] = {}
+    for name in names:
+        folded = file_name(name).casefold()
+        if folded in seen and seen[folded] != name:
+            return seen[folded], name
+        seen[folded] = name
+    return None
