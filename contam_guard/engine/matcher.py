@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.engine.arrays import lex_order, sorted_unique
+from contam_guard.engine.arrays import lex_order, sorted_unique, sparse_zeros
 from contam_guard.engine.index import ManifestIndex, Postings
 from contam_guard.text.features import TextFeatures
 from contam_guard.text.hashing import GRAM_N
@@ -41,9 +41,10 @@ class ItemTotals:
 
     @classmethod
     def empty(cls, index: ManifestIndex) -> ItemTotals:
+        # Manifest-sized, and a small scan touches a few places: small pages (issue 13).
         return cls(
-            run=np.zeros(int(index.word_counts.sum()), dtype=np.int64),
-            window_found=np.zeros(int(index.window_counts.sum()), dtype=np.bool_),
+            run=sparse_zeros(int(index.word_counts.sum()), np.int64),
+            window_found=sparse_zeros(int(index.window_counts.sum()), np.bool_),
         )
 
 

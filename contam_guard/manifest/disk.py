@@ -21,6 +21,7 @@ import hashlib
 import json
 import mmap
 import os
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,7 @@ from contam_guard.manifest.model import (
     all_rules,
     uses_windows,
 )
-from contam_guard.manifest.packed import PackedTable, Shape, width_for
+from contam_guard.manifest.packed import PackedTable, Shape, WordPairs, width_for
 from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS, digest
@@ -94,9 +95,16 @@ class Files:
         self.root = path.parent
         self.index = index
         self._maps: dict[str, memoryview] = {}
+        self._fds: dict[str, int] = {}
         for entry in index.sets.values():
             for rel, data in entry.data.items():
-                self._maps[rel] = _map(self.root, rel, data)
+                self._fds[rel], self._maps[rel] = _open(self.root, rel, data)
+        weakref.finalize(self, _close, list(self._fds.values()))
+
+    def reader(self, rel: str) -> Callable[[int, int], bytes]:
+        """``read(size, offset)`` of the file as mapped (the same inode, whatever replaced it since)."""
+        fd = self._fds[rel]
+        return lambda size, offset: os.pread(fd, size, offset)
 
     def display(self, rel: str) -> str:
         return str(self.root / rel)
@@ -117,7 +125,15 @@ def _aad(rel: str, expected: str) -> bytes:
     return _AAD + rel.encode("utf-8") + b"\0" + expected.encode("ascii")
 
 
-def _map(root: Path, rel: str, data: DataFile) -> memoryview:
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _open(root: Path, rel: str, data: DataFile) -> tuple[int, memoryview]:
+    """The file open and mapped, after checking it is the size the index says (and no Git LFS
+    pointer)."""
     path = root / rel
     display = str(path)
     try:
@@ -143,9 +159,13 @@ def _map(root: Path, rel: str, data: DataFile) -> memoryview:
                 "or changed without the index)",
                 hint=RESTORE_FILE.format(display=display),
             )
-        return memoryview(mmap.mmap(fd, size, access=mmap.ACCESS_READ))
-    finally:
+        mapped = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+        if hasattr(mmap, "MADV_RANDOM"):  # lookups read here and there: no read-ahead
+            mapped.madvise(mmap.MADV_RANDOM)
+    except BaseException:
         os.close(fd)
+        raise
+    return fd, memoryview(mapped)
 
 
 def from_index(path: Path, raw: dict[str, Any], spec: Spec | None, seal: SealKey | None) -> Manifest:
@@ -346,13 +366,20 @@ def _view_loader(
             or header.get("items") != items
         ):
             raise binfile.damaged(display, "it does not hold the view the manifest's index names")
-        return view_data(binfile.arrays_of(data, header, display), header, items, windows, display)
+        arrays = binfile.arrays_of(data, header, display)
+        read = files.reader(view.file) if seal is None else None
+        return view_data(arrays, header, items, windows, display, read)
 
     return load
 
 
 def view_data(
-    arrays: dict[str, NDArray[Any]], header: dict[str, Any], items: int, windows: bool, display: str
+    arrays: dict[str, NDArray[Any]],
+    header: dict[str, Any],
+    items: int,
+    windows: bool,
+    display: str,
+    read: Callable[[int, int], bytes] | None = None,
 ) -> ViewData:
     """The checked view of a file's arrays: every size agrees with the counts (else the engine
     could index outside them)."""
@@ -371,7 +398,11 @@ def view_data(
         parts = {part: arrays.get(f"{name}.{part}") for part in ("units", "groups", "remainders", "payloads")}
         if any(part is None for part in parts.values()):
             raise binfile.damaged(display, f"its {name} table is incomplete")
-        table = PackedTable(Shape(**{k: shape[k] for k in _SHAPE_KEYS}), **parts)  # type: ignore[arg-type]
+        pairs = {}
+        if read is not None:
+            for part in ("remainders", "payloads"):
+                pairs[part] = _pairs(read, header["arrays"][f"{name}.{part}"]["offset"])
+        table = PackedTable(Shape(**{k: shape[k] for k in _SHAPE_KEYS}), **parts, pairs=pairs)  # type: ignore[arg-type]
         problem = table.check()
         if problem is not None:
             raise binfile.damaged(display, f"its {name} table: {problem}")
@@ -397,6 +428,16 @@ def view_data(
 
 
 _SHAPE_KEYS = ("count", "bucket_bits", "payload_bits")
+
+
+def _pairs(read: Callable[[int, int], bytes], offset: int) -> WordPairs:
+    """Reads of words ``w`` and ``w + 1`` of the array at ``offset`` in a file."""
+
+    def pairs(words: NDArray[np.int64]) -> NDArray[np.uint64]:
+        data = b"".join(read(16, offset + 8 * w) for w in words.tolist())
+        return np.frombuffer(data, dtype="<u8").reshape(-1, 2).astype(np.uint64)
+
+    return pairs
 
 
 def check_files(manifest: Manifest) -> list[str]:

@@ -26,7 +26,8 @@ bounds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -42,6 +43,9 @@ _SCAN_WORDS = 8
 """Words of ``units`` read per lookup: a group spans its 64 zeros and about 64 to 128 ones."""
 _LOOKUP_BATCH = 4096
 """Queries handled per step of a lookup (each reads ``_SCAN_WORDS * 64`` bits)."""
+_FEW_READS = 2048
+"""Up to this many fields per step are read from the file (``PackedTable.pairs``); more, and
+the mapping is read (most of its pages would be read anyway)."""
 
 
 def packed_words(count: int, width: int) -> int:
@@ -68,17 +72,26 @@ def pack(values: NDArray[np.uint64], width: int) -> Words:
     return words
 
 
-def unpack(words: Words, width: int, index: IntArray) -> NDArray[np.uint64]:
-    """The ``width``-bit fields at ``index`` (clipped into the array)."""
+WordPairs = Callable[[IntArray], NDArray[np.uint64]]
+"""Words ``i`` and ``i + 1`` of an array for each index ``i``, shape (n, 2): how a lookup reads a
+few fields of a table without touching its memory mapping (``PackedTable.pairs``)."""
+
+
+def unpack(words: Words, width: int, index: IntArray, pairs: WordPairs | None = None) -> NDArray[np.uint64]:
+    """The ``width``-bit fields at ``index`` (clipped into the array), read from ``words`` or
+    through ``pairs``."""
     if width == 0 or index.size == 0:
         return np.zeros(index.size, dtype=U64)
     offset = index.astype(np.int64) * width
     word = np.clip(offset >> 6, 0, max(words.size - 2, 0))
     shift = (offset & 63).astype(U64)
-    low = words[word] >> shift
-    high = np.where(
-        shift > 0, words[np.minimum(word + 1, words.size - 1)] << ((U64(64) - shift) & U64(63)), U64(0)
-    )
+    if pairs is not None:
+        both = pairs(word)
+        first, second = both[:, 0], both[:, 1]
+    else:
+        first, second = words[word], words[np.minimum(word + 1, words.size - 1)]
+    low = first >> shift
+    high = np.where(shift > 0, second << ((U64(64) - shift) & U64(63)), U64(0))
     value: NDArray[np.uint64] = low | high
     return value if width == 64 else value & U64((1 << width) - 1)
 
@@ -135,6 +148,11 @@ class PackedTable:
     groups: NDArray[np.uint32]
     remainders: Words
     payloads: Words
+    pairs: dict[str, WordPairs] = field(default_factory=dict, compare=False, repr=False)
+    """For a table in a file: reads of a few words of ``remainders`` and ``payloads`` that go to
+    the file (``os.pread``) rather than through the mapping. A read through a mapping maps 64 KB
+    around it into the process (the kernel's fault-around), so the few thousand probes of a small
+    scan would make most of a large manifest resident; these leave it in the page cache."""
 
     @property
     def count(self) -> int:
@@ -205,7 +223,11 @@ class PackedTable:
     # --- reading ---------------------------------------------------------------------------
 
     def payload_at(self, entries: IntArray) -> NDArray[np.uint64]:
-        return unpack(self.payloads, self.shape.payload_bits, entries)
+        return unpack(self.payloads, self.shape.payload_bits, entries, self._reader("payloads", entries.size))
+
+    def _reader(self, name: str, reads: int) -> WordPairs | None:
+        """The file reader of ``name`` for a few reads; None (read the mapping) for many."""
+        return self.pairs.get(name) if reads <= _FEW_READS else None
 
     @cached_property
     def all_hashes(self) -> NDArray[np.uint64]:
@@ -245,7 +267,8 @@ class PackedTable:
         )
         entry = np.clip(entry, 0, max(self.count - 1, 0))
         mask = U64((1 << self.shape.remainder_bits) - 1)
-        equal = unpack(self.remainders, self.shape.remainder_bits, entry) == (queries[query] & mask)
+        reader = self._reader("remainders", entry.size)
+        equal = unpack(self.remainders, self.shape.remainder_bits, entry, reader) == (queries[query] & mask)
         return query[equal], entry[equal]
 
     def _buckets(self, queries: NDArray[np.uint64]) -> tuple[IntArray, IntArray]:
