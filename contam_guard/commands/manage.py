@@ -170,18 +170,19 @@ def _view_problem(view: View, golden: GoldenSet) -> str | None:
     """What is wrong with a view's stored data (None: nothing)."""
     data = view.data
     if data.item_windows is not None or data.item_grams is not None:  # format 1: arrays in item order
-        windows = data.item_windows if uses_windows(golden.rules) else None
-        digest = item_order_digest(view.field, data.words, data.alnum, view.gram_hashes, windows)
+        in_order = data.item_windows if uses_windows(golden.rules) else None
+        digest = item_order_digest(view.field, data.words, data.alnum, view.gram_hashes, in_order)
         return None if digest == view.digest else "the hashes do not match the view's digest"
-    for label, table in (("5-gram", data.grams), ("window", data.windows)):
+    windows = view.windows
+    for label, table in (("5-gram", data.grams), ("window", windows)):
         problem = table.deep_check() if table is not None else None
         if problem is not None:
             return f"its {label} table: {problem}"
     payloads = data.grams.all_payloads.astype(np.int64)
     if not np.array_equal(np.sort(payloads), np.arange(payloads.size)):
         return "its 5-gram table does not hold each 5-gram once"
-    if data.windows is not None:
-        per_item = np.bincount(data.windows.all_payloads.astype(np.int64), minlength=golden.items)
+    if windows is not None:
+        per_item = np.bincount(windows.all_payloads.astype(np.int64), minlength=golden.items)
         if per_item.size != golden.items or not np.array_equal(per_item, view.window_counts):
             return "its window table does not hold each item's windows"
     return None

@@ -15,7 +15,7 @@ prefilter: a one-pass build that pays for itself within a few megabytes of input
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from contam_guard.engine import table
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.errors import ManifestError
-from contam_guard.manifest.model import Manifest, View, ViewData
+from contam_guard.manifest.model import Manifest, View
 from contam_guard.manifest.packed import PackedTable, width_for
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
 from contam_guard.text.normalise import CURRENT, TextSpec
@@ -68,22 +68,38 @@ class Postings:
 
     def __init__(
         self,
-        tables: list[PackedTable],
+        tables: Sequence[PackedTable | Callable[[], PackedTable]],
+        counts: IntArray,
         first_items: IntArray,
         items: int,
         item_base: IntArray | None = None,
         view_base: IntArray | None = None,
     ) -> None:
-        """``tables``: each view's; ``first_items``: each view's first global item, of ``items``.
-        For 5-grams, ``item_base`` (each global item's first 5-gram in the global item order)
-        and ``view_base`` (each view's first 5-gram there); None for windows."""
-        self.tables = tables
+        """``tables``: each view's (or how to read it: it is read when first needed), with
+        ``counts`` entries; ``first_items``: each view's first global item, of ``items``. For
+        5-grams, ``item_base`` (each global item's first 5-gram in the global item order) and
+        ``view_base`` (each view's first 5-gram there); None for windows."""
+        self._tables = list(tables)
         self.first_items = first_items
         self.view_end = np.concatenate([first_items[1:], [items]]).astype(np.int64)
         self.item_base = item_base
         self.view_base = view_base
-        counts = np.array([t.count for t in tables], dtype=np.int64)
         self.bases = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+    def table(self, k: int) -> PackedTable:
+        """View k's table (read on first use)."""
+        part = self._tables[k]
+        if not isinstance(part, PackedTable):
+            part = self._tables[k] = part()
+            if part.count != self.bases[k + 1] - self.bases[k]:
+                raise ManifestError(
+                    "a view's table does not hold as many entries as its counts give (damaged)"
+                )
+        return part
+
+    @property
+    def tables(self) -> list[PackedTable]:
+        return [self.table(k) for k in range(len(self._tables))]
 
     @classmethod
     def build(cls, hashes: NDArray[np.uint64], counts: IntArray) -> Postings:
@@ -93,6 +109,7 @@ class Postings:
         )
         return cls(
             [table_],
+            np.array([hashes.size], np.int64),
             np.zeros(1, np.int64),
             int(counts.size),
             np.cumsum(counts) - counts,
@@ -111,12 +128,12 @@ class Postings:
     def _payload(self, postings: IntArray) -> tuple[IntArray, IntArray]:
         """(view, payload) of each posting."""
         view = self._view_of(postings)
-        if postings.size and (int(view.min()) < 0 or int(view.max()) >= len(self.tables)):
+        if postings.size and (int(view.min()) < 0 or int(view.max()) >= len(self._tables)):
             raise ValueError("a posting outside the manifest's tables")
         payload = np.zeros(postings.size, dtype=np.int64)
         for k in sorted_unique(view).tolist():
             here = view == k
-            payload[here] = self.tables[k].payload_at(postings[here] - self.bases[k]).astype(np.int64)
+            payload[here] = self.table(k).payload_at(postings[here] - self.bases[k]).astype(np.int64)
         return view, payload
 
     def item_of(self, postings: IntArray) -> IntArray:
@@ -158,13 +175,15 @@ class Postings:
         """(query index, posting) for every valid query equal to a posting's hash, by query and
         posting. Through the in-memory table once it is built (or once a batch is large enough
         to pay for building it); through each view's stored table otherwise."""
-        if self.built or int(valid.sum()) * len(self.tables) * 8 >= self.size:
+        if self.built or int(valid.sum()) * len(self._tables) * 8 >= self.size:
             where, found = table.probe(self.hashes, self.slots, self.chain, queries, valid)
             return where, found
         asked = np.flatnonzero(valid)
         wheres, founds = [], []
-        for k, part in enumerate(self.tables):
-            where, entry = part.lookup(queries[asked])
+        for k in range(len(self._tables)):
+            if self.bases[k + 1] == self.bases[k]:
+                continue  # an empty table (a view without windows): nothing to read
+            where, entry = self.table(k).lookup(queries[asked])
             wheres.append(asked[where])
             founds.append(entry + self.bases[k])
         if not wheres:
@@ -181,7 +200,7 @@ class Postings:
     @cached_property
     def hashes(self) -> NDArray[np.uint64]:
         """Every posting's hash, in posting order (decodes every table)."""
-        if not self.tables:
+        if not self._tables:
             return np.zeros(0, dtype=np.uint64)
         return np.concatenate([t.all_hashes for t in self.tables]).astype(np.uint64, copy=False)
 
@@ -256,20 +275,19 @@ class ManifestIndex:
 
     @classmethod
     def from_views(cls, targets: list[Target], views: list[View], spec: TextSpec = CURRENT) -> ManifestIndex:
-        data: list[ViewData] = [v.data for v in views]
-        word_counts = _ints([d.words for d in data])
-        alnum_counts = _ints([d.alnum for d in data])
+        word_counts = _ints([v.word_counts for v in views])
+        alnum_counts = _ints([v.alnum_counts for v in views])
         gram_counts = np.maximum(word_counts - (GRAM_N - 1), 0)
-        windowed = np.repeat(
-            np.array([d.windows is not None for d in data], dtype=np.bool_), [t.items for t in targets]
-        )
+        sizes = [t.items for t in targets]
+        windowed = np.repeat(np.array([v.has_windows for v in views], dtype=np.bool_), sizes)
         window_counts = np.where(windowed, np.maximum(alnum_counts - (WINDOW_CHARS - 1), 0), 0)
-        item_target = np.repeat(np.arange(len(targets), dtype=np.int64), [t.items for t in targets])
+        item_target = np.repeat(np.arange(len(targets), dtype=np.int64), sizes)
         first_items = np.array([t.first_item for t in targets], dtype=np.int64)
         gram_base = np.cumsum(gram_counts) - gram_counts
         view_gram_base = np.concatenate([gram_base, [int(gram_counts.sum())]])[first_items]
         items = int(item_target.size)
-        empty = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)
+        per_view = np.array([int(v.window_counts.sum()) for v in views], dtype=np.int64)
+        gram_per_view = np.array([v.grams.count for v in views], dtype=np.int64)
         return cls(
             targets=targets,
             item_target=item_target,
@@ -278,10 +296,20 @@ class ManifestIndex:
             window_counts=window_counts,
             word_base=np.cumsum(word_counts) - word_counts,
             window_base=np.cumsum(window_counts) - window_counts,
-            grams=Postings([d.grams for d in data], first_items, items, gram_base, view_gram_base),
-            windows=Postings([d.windows or empty for d in data], first_items, items),
+            grams=Postings(
+                [v.grams for v in views], gram_per_view, first_items, items, gram_base, view_gram_base
+            ),
+            windows=Postings([_windows_of(v) for v in views], per_view, first_items, items),
             spec=spec,
         )
+
+
+_EMPTY = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)
+
+
+def _windows_of(view: View) -> Callable[[], PackedTable]:
+    """How to read a view's window table (an empty table for a view stored without windows)."""
+    return lambda: view.windows or _EMPTY
 
 
 def _ints(arrays: list[IntArray]) -> IntArray:

@@ -1,23 +1,18 @@
-"""Manifest format 2 on disk: the index (``schema.py``) and one binary file per set and view.
+"""Reading a manifest of format 2: the index (``schema.py``) and the sets' binary files.
 
-Reading maps every binary file the index lists at once (a mapping costs no reads; a file that a
-``register`` replaces later stays the one this process reads, so a scan keeps the manifest it
-started with) and checks what is cheap: each file's size, and for an unkeyed manifest that each
-header names the content the index expects (a file replaced between reading the index and
-mapping the files is caught here, and ``store.load`` reads again). The arrays themselves are
-read when used. ``verify`` checks every file's SHA-256 (``check_files``).
-
-Writing rewrites only the files of the sets that changed: a set read from this manifest and
-saved unchanged keeps its files, byte for byte, and a re-registration of one set writes that
-set's files and the index, nothing else. Each file is written atomically; the index last, so
-that it never names a file not yet written; files no set uses any more are removed after it.
+Every binary file the index lists is opened and mapped at once (a mapping costs no reads; a file
+that a ``register`` replaces later stays the one this process reads, so a scan keeps the
+manifest it started with), after checking its size; for an unkeyed manifest each header must
+name the content the index expects (a file replaced between reading the index and opening the
+files raises ``ChangedError``, and ``store.load`` reads again). A file's content is read when it
+is first used, and its digest checked then: a scan that reads no windows never reads a window
+file. ``verify`` checks every file (``check_files``). Writing is ``disk_write.py``.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import json
 import mmap
 import os
@@ -28,11 +23,11 @@ from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
+import xxhash
 from numpy.typing import NDArray
 from pydantic import ValidationError
 
 from contam_guard import lfs
-from contam_guard.atomic import write_bytes, write_text
 from contam_guard.errors import HashKeyError, ManifestError
 from contam_guard.manifest import binfile, checks, names
 from contam_guard.manifest.binfile import RESTORE_FILE
@@ -48,12 +43,14 @@ from contam_guard.manifest.model import (
     uses_windows,
 )
 from contam_guard.manifest.packed import PackedTable, Shape, WordPairs, width_for
-from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
+from contam_guard.manifest.schema import DataFile, Index, SetEntry, SetMeta, ViewEntry
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS, digest
 
-_AAD = b"contam-guard manifest 2\0"
-TABLES = ("grams", "windows")
+AAD = b"contam-guard manifest 2\0"
+SHAPE_KEYS = ("count", "bucket_bits", "payload_bits")
+TABLE_PARTS = ("units", "groups", "remainders", "payloads")
+_CHUNK = 1 << 20
 
 
 class ChangedError(Exception):
@@ -75,6 +72,23 @@ def ids_digest(ids: Sequence[str]) -> str:
     return digest(json.dumps(list(ids)).encode("utf-8"))
 
 
+def file_digest(read: Callable[[int, int], bytes], size: int) -> str:
+    """``digest`` of a file's bytes as one part, read in chunks (never all in memory, never mapped)."""
+    hasher = xxhash.xxh3_128()
+    hasher.update(size.to_bytes(8, "little"))
+    for offset in range(0, size, _CHUNK):
+        hasher.update(read(min(_CHUNK, size - offset), offset))
+    return hasher.hexdigest()
+
+
+def aad(rel: str, expected: str) -> bytes:
+    return AAD + rel.encode("utf-8") + b"\0" + expected.encode("ascii")
+
+
+def meta_aad(name: str, set_digest: str) -> bytes:
+    return AAD + b"meta\0" + name.encode("utf-8") + b"\0" + set_digest.encode("ascii")
+
+
 @dataclass(frozen=True)
 class StoredSet:
     """Where a set read from a manifest of format 2 lies (``GoldenSet.stored``)."""
@@ -84,49 +98,56 @@ class StoredSet:
     ids_digest: str
 
 
-# --- reading -------------------------------------------------------------------------------
-
-
 class Files:
-    """The binary files of one index, each mapped once; sealed ones opened when first read."""
+    """The binary files of one index, each opened and mapped once; each checked against its
+    digest (and opened, when sealed) when first read."""
 
     def __init__(self, path: Path, index: Index) -> None:
         self.path = path
         self.root = path.parent
         self.index = index
+        self.listed = {rel: data for entry in index.sets.values() for rel, data in entry.data.items()}
         self._maps: dict[str, memoryview] = {}
         self._fds: dict[str, int] = {}
-        for entry in index.sets.values():
-            for rel, data in entry.data.items():
-                self._fds[rel], self._maps[rel] = _open(self.root, rel, data)
-        weakref.finalize(self, _close, list(self._fds.values()))
-
-    def reader(self, rel: str) -> Callable[[int, int], bytes]:
-        """``read(size, offset)`` of the file as mapped (the same inode, whatever replaced it since)."""
-        fd = self._fds[rel]
-        return lambda size, offset: os.pread(fd, size, offset)
+        self._checked: set[str] = set()
+        weakref.finalize(self, _close, self._fds)
+        for rel, data in self.listed.items():
+            self._fds[rel], self._maps[rel] = _open(self.root, rel, data)
 
     def display(self, rel: str) -> str:
         return str(self.root / rel)
 
     def raw(self, rel: str) -> memoryview:
+        """The file as mapped (not checked)."""
         return self._maps[rel]
 
-    def plain(self, rel: str, expected: str, seal: SealKey | None) -> memoryview:
-        """The file's container bytes (opened with ``seal`` when sealed; ``expected`` is the
-        content digest it must hold)."""
+    def reader(self, rel: str) -> Callable[[int, int], bytes]:
+        """``read(size, offset)`` of the file as opened (the same inode, whatever replaced it since)."""
+        fd = self._fds[rel]
+        return lambda size, offset: os.pread(fd, size, offset)
+
+    def digest_of(self, rel: str) -> str:
+        return file_digest(self.reader(rel), len(self._maps[rel]))
+
+    def content(self, rel: str, expected: str, seal: SealKey | None) -> memoryview:
+        """The file's container bytes, its digest checked (opened with ``seal`` when sealed;
+        ``expected`` is the content digest it must hold)."""
+        if rel not in self._checked:
+            if self.digest_of(rel) != self.listed[rel].digest:
+                raise ManifestError(
+                    f"{self.display(rel)}: its digest is not the one the manifest's index records "
+                    "(damaged, edited, or replaced without the index)",
+                    hint=RESTORE_FILE.format(display=self.display(rel)),
+                )
+            self._checked.add(rel)
         data = self._maps[rel]
         if seal is None:
             return data
-        return memoryview(seal.open(data, _aad(rel, expected), self.display(rel)))
+        return memoryview(seal.open(data, aad(rel, expected), self.display(rel)))
 
 
-def _aad(rel: str, expected: str) -> bytes:
-    return _AAD + rel.encode("utf-8") + b"\0" + expected.encode("ascii")
-
-
-def _close(fds: list[int]) -> None:
-    for fd in fds:
+def _close(fds: dict[str, int]) -> None:
+    for fd in fds.values():
         with contextlib.suppress(OSError):
             os.close(fd)
 
@@ -141,19 +162,16 @@ def _open(root: Path, rel: str, data: DataFile) -> tuple[int, memoryview]:
     except FileNotFoundError:
         raise ManifestError(
             f"{display}: missing: the manifest's index lists it ({data.bytes:,} bytes)",
-            hint=f"restore it from version control (git checkout -- {display}), or register the set again",
+            hint=RESTORE_FILE.format(display=display),
         ) from None
     try:
         size = os.fstat(fd).st_size
-        if size <= lfs.MAX_POINTER_BYTES:
-            head = os.pread(fd, size, 0)
-            pointer = lfs.parse_pointer(head, display)
-            if pointer is not None:
-                raise ManifestError(
-                    f"{display}: a Git LFS pointer, not the file: its object is not in this clone",
-                    hint=lfs.PULL_HINT,
-                )
-        if size != data.bytes:
+        if size <= lfs.MAX_POINTER_BYTES and lfs.parse_pointer(os.pread(fd, size, 0), display) is not None:
+            raise ManifestError(
+                f"{display}: a Git LFS pointer, not the file: its object is not in this clone",
+                hint=lfs.PULL_HINT,
+            )
+        if size != data.bytes or size == 0:
             raise ManifestError(
                 f"{display}: {size:,} bytes, but the manifest's index says {data.bytes:,} (damaged, "
                 "or changed without the index)",
@@ -169,8 +187,8 @@ def _open(root: Path, rel: str, data: DataFile) -> tuple[int, memoryview]:
 
 
 def from_index(path: Path, raw: dict[str, Any], spec: Spec | None, seal: SealKey | None) -> Manifest:
-    """The checked manifest of a format-2 index's JSON object; ``ChangedError`` when a file is not
-    the one the index names (read again)."""
+    """The checked manifest of a format-2 index's JSON object (sealed, when keyed and no
+    ``seal`` is given); ``ChangedError`` when a file is not the one the index names."""
     try:
         index = Index.model_validate(raw)
     except ValidationError as exc:
@@ -184,73 +202,55 @@ def from_index(path: Path, raw: dict[str, Any], spec: Spec | None, seal: SealKey
     files = Files(path, index)
     salt = index.seal.salt if index.seal is not None else None
     summaries = {name: _summary(entry) for name, entry in index.sets.items()}
+    common: dict[str, Any] = dict(
+        spec=index.spec, key_check=index.key_check, salt=salt, digest=index.digest, path=path, disk=files
+    )
 
     def unlock(key: SealKey) -> Manifest:
         sets = {name: _golden(files, name, entry, key) for name, entry in index.sets.items()}
-        return Manifest(
-            spec=index.spec,
-            key_check=index.key_check,
-            sets=sets,
-            salt=salt,
-            digest=index.digest,
-            path=path,
-            summaries=summaries,
-            seal=key,
-            disk=files,
-        )
+        return Manifest(**common, sets=sets, summaries=summaries, seal=key)
 
-    if index.seal is not None and seal is None:
-        return Manifest(
-            spec=index.spec,
-            key_check=index.key_check,
-            salt=salt,
-            digest=index.digest,
-            path=path,
-            summaries=summaries,
-            sealed_error=lambda: HashKeyError(
-                f"{path}: this manifest is keyed: its sets are sealed, and no key was given to open them",
-                hint="export CONTAM_GUARD_KEY=<the secret used at registration> (or the variable "
-                "key_env names in the config)",
-            ),
-            unlock=unlock,
-            disk=files,
-        )
     if index.seal is None:
-        for name, entry in index.sets.items():
-            _check_headers(files, name, entry)
-    return unlock(seal) if seal is not None else _unkeyed(path, index, files, summaries)
-
-
-def _unkeyed(path: Path, index: Index, files: Files, summaries: dict[str, SetSummary]) -> Manifest:
-    sets = {name: _golden(files, name, entry, None) for name, entry in index.sets.items()}
+        for entry in index.sets.values():
+            _check_headers(files, entry)
+        sets = {name: _golden(files, name, entry, None) for name, entry in index.sets.items()}
+        return Manifest(**common, sets=sets, summaries=summaries)
+    if seal is not None:
+        return unlock(seal)
     return Manifest(
-        spec=index.spec,
-        key_check=None,
-        sets=sets,
-        digest=index.digest,
-        path=path,
+        **common,
         summaries=summaries,
-        disk=files,
+        sealed_error=lambda: HashKeyError(
+            f"{path}: this manifest is keyed: its sets are sealed, and no key was given to open them",
+            hint="export CONTAM_GUARD_KEY=<the secret used at registration> (or the variable the "
+            "config's key_env names)",
+        ),
+        unlock=unlock,
     )
 
 
 def _summary(entry: SetEntry) -> SetSummary:
     views = None
     if entry.views is not None:
-        views = {name: entry.data[view.file].bytes for name, view in entry.views.items()}
+        views = {
+            name: sum(entry.data[rel].bytes for rel in (view.file, view.windows) if rel is not None)
+            for name, view in entry.views.items()
+        }
     windows = uses_windows(entry.rules) if entry.rules is not None else None
     sizes = {rel: data.bytes for rel, data in entry.data.items()}
     return SetSummary(entry.version, entry.digest, entry.items, entry.history, sizes, views, windows)
 
 
-def _check_headers(files: Files, name: str, entry: SetEntry) -> None:
+def _check_headers(files: Files, entry: SetEntry) -> None:
     """Each file's header names the content the index expects (cheap: the first page)."""
     meta = entry.meta()
-    expected = {view.file: view.digest for view in meta.views.values()}
-    expected[entry.ids] = meta.ids_digest
+    expected = {entry.ids: meta.ids_digest}
+    for view in meta.views.values():
+        expected[view.file] = view.digest
+        if view.windows is not None:
+            expected[view.windows] = view.digest
     for rel, want in expected.items():
-        header = binfile.header_of(files.raw(rel), files.display(rel))
-        if header.get("digest") != want:
+        if binfile.header_of(files.raw(rel), files.display(rel)).get("digest") != want:
             raise ChangedError(rel)
 
 
@@ -263,15 +263,11 @@ def _meta(files: Files, name: str, entry: SetEntry, seal: SealKey | None) -> Set
         blob = base64.b64decode(entry.sealed.encode("ascii"), validate=True)
     except ValueError:
         raise ManifestError(f"{where}: its sealed metadata is not base64") from None
-    text = seal.open(blob, _meta_aad(name, entry.digest), where)
+    text = seal.open(blob, meta_aad(name, entry.digest), where)
     try:
         return SetMeta.model_validate_json(text)
     except ValidationError as exc:
         raise ManifestError(f"{where}: its sealed metadata is malformed ({exc.errors()[0]['msg']})") from None
-
-
-def _meta_aad(name: str, set_digest: str) -> bytes:
-    return _AAD + b"meta\0" + name.encode("utf-8") + b"\0" + set_digest.encode("ascii")
 
 
 def _golden(files: Files, name: str, entry: SetEntry, seal: SealKey | None) -> GoldenSet:
@@ -285,13 +281,12 @@ def _golden(files: Files, name: str, entry: SetEntry, seal: SealKey | None) -> G
         raise ManifestError(
             f"{label}: registered for rules this contam-guard does not know: {unknown}", hint=hint
         )
-    if any(view.file not in entry.data for view in meta.views.values()):
-        raise ManifestError(f"{label}: a view's file is not among the set's files", hint=hint)
     windows = uses_windows(meta.rules)
-    views = {
-        view_name: View(view.field, view.digest, _view_loader(files, view, entry.items, windows, seal))
-        for view_name, view in meta.views.items()
-    }
+    for view in meta.views.values():
+        rels = [view.file, view.windows] if view.windows is not None else [view.file]
+        if any(rel not in entry.data for rel in rels) or (view.windows is not None) != windows:
+            raise ManifestError(f"{label}: its views' files do not match its rules and files", hint=hint)
+    views = {view_name: _view(files, view, entry.items, seal) for view_name, view in meta.views.items()}
     ids = DeferredIds(entry.items, lambda: _ids(files, entry.ids, meta.ids_digest, entry.items, seal))
     return GoldenSet(
         version=entry.version,
@@ -336,13 +331,10 @@ class DeferredIds(Sequence[str]):
 
 def _ids(files: Files, rel: str, expected: str, items: int, seal: SealKey | None) -> Ids:
     display = files.display(rel)
-    data = files.plain(rel, expected, seal)
-    header = binfile.header_of(data, display)
-    arrays = binfile.arrays_of(data, header, display)
+    header, arrays = _parsed(files, rel, expected, seal, "ids")
     offsets, blob = arrays.get("offsets"), arrays.get("bytes")
     if (
-        header.get("kind") != "ids"
-        or header.get("digest") != expected
+        header.get("items") != items
         or offsets is None
         or blob is None
         or offsets.size != items + 1
@@ -353,81 +345,78 @@ def _ids(files: Files, rel: str, expected: str, items: int, seal: SealKey | None
     return Ids(offsets, blob)
 
 
-def _view_loader(
-    files: Files, view: ViewEntry, items: int, windows: bool, seal: SealKey | None
-) -> Callable[[], ViewData]:
+def _parsed(
+    files: Files, rel: str, expected: str, seal: SealKey | None, kind: str
+) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+    """The header and arrays of a file, checked to hold ``kind`` with content digest ``expected``."""
+    display = files.display(rel)
+    data = files.content(rel, expected, seal)
+    header = binfile.header_of(data, display)
+    if header.get("kind") != kind or header.get("digest") != expected:
+        raise binfile.damaged(display, f"it does not hold the {kind} the manifest's index names")
+    return header, binfile.arrays_of(data, header, display)
+
+
+def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> View:
     def load() -> ViewData:
+        header, arrays = _parsed(files, view.file, view.digest, seal, "view")
         display = files.display(view.file)
-        data = files.plain(view.file, view.digest, seal)
-        header = binfile.header_of(data, display)
+        words, alnum = arrays.get("words"), arrays.get("alnum")
         if (
-            header.get("kind") != "view"
-            or header.get("digest") != view.digest
-            or header.get("items") != items
+            header.get("items") != items
+            or words is None
+            or alnum is None
+            or words.size != items
+            or alnum.size != items
         ):
-            raise binfile.damaged(display, "it does not hold the view the manifest's index names")
-        arrays = binfile.arrays_of(data, header, display)
+            raise binfile.damaged(display, "its per-item counts do not match the set's items")
+        word_counts, alnum_counts = words.astype(np.int64), alnum.astype(np.int64)
+        count = int(np.maximum(word_counts - (GRAM_N - 1), 0).sum())
         read = files.reader(view.file) if seal is None else None
-        return view_data(arrays, header, items, windows, display, read)
+        grams = table_of(header, arrays, "grams", count, count, display, read)
+        return ViewData(word_counts, alnum_counts, grams, None)
 
-    return load
+    def load_windows() -> PackedTable:
+        header, arrays = _parsed(files, str(view.windows), view.digest, seal, "windows")
+        data = view_of.data  # the counts say how many windows the table must hold
+        count = int(np.maximum(data.alnum - (WINDOW_CHARS - 1), 0).sum())
+        read = files.reader(str(view.windows)) if seal is None else None
+        return table_of(header, arrays, "windows", count, items, files.display(str(view.windows)), read)
+
+    view_of = View(view.field, view.digest, load, load_windows if view.windows is not None else None)
+    return view_of
 
 
-def view_data(
-    arrays: dict[str, NDArray[Any]],
+def table_of(
     header: dict[str, Any],
-    items: int,
-    windows: bool,
+    arrays: dict[str, NDArray[Any]],
+    name: str,
+    count: int,
+    payloads: int,
     display: str,
-    read: Callable[[int, int], bytes] | None = None,
-) -> ViewData:
-    """The checked view of a file's arrays: every size agrees with the counts (else the engine
-    could index outside them)."""
-    words, alnum = arrays.get("words"), arrays.get("alnum")
-    if words is None or alnum is None or words.size != items or alnum.size != items:
-        raise binfile.damaged(display, "its per-item counts do not match the set's items")
-    word_counts, alnum_counts = words.astype(np.int64), alnum.astype(np.int64)
-    tables: dict[str, PackedTable | None] = {}
-    for name in TABLES:
-        shape = header.get(name)
-        if shape is None:
-            tables[name] = None
-            continue
-        if not isinstance(shape, dict) or not all(isinstance(shape.get(k), int) for k in _SHAPE_KEYS):
-            raise binfile.damaged(display, f"its {name} table has no valid shape")
-        parts = {part: arrays.get(f"{name}.{part}") for part in ("units", "groups", "remainders", "payloads")}
-        if any(part is None for part in parts.values()):
-            raise binfile.damaged(display, f"its {name} table is incomplete")
-        pairs = {}
-        if read is not None:
-            for part in ("remainders", "payloads"):
-                pairs[part] = _pairs(read, header["arrays"][f"{name}.{part}"]["offset"])
-        table = PackedTable(Shape(**{k: shape[k] for k in _SHAPE_KEYS}), **parts, pairs=pairs)  # type: ignore[arg-type]
-        problem = table.check()
-        if problem is not None:
-            raise binfile.damaged(display, f"its {name} table: {problem}")
-        tables[name] = table
-    grams, window_table = tables["grams"], tables["windows"]
-    gram_count = int(np.maximum(word_counts - (GRAM_N - 1), 0).sum())
-    window_count = int(np.maximum(alnum_counts - (WINDOW_CHARS - 1), 0).sum())
-    if (
-        grams is None
-        or grams.count != gram_count
-        or grams.shape.payload_bits != width_for(max(gram_count - 1, 0))
+    read: Callable[[int, int], bytes] | None,
+) -> PackedTable:
+    """The checked table ``name`` of a file: ``count`` entries with payloads below ``payloads``
+    (its sizes agree with the counts, else the engine could index outside its arrays)."""
+    shape = header.get(name)
+    if not isinstance(shape, dict) or not all(type(shape.get(k)) is int for k in SHAPE_KEYS):
+        raise binfile.damaged(display, f"its {name} table has no valid shape")
+    parts = {part: arrays.get(f"{name}.{part}") for part in TABLE_PARTS}
+    if any(part is None for part in parts.values()):
+        raise binfile.damaged(display, f"its {name} table is incomplete")
+    pairs: dict[str, WordPairs] = {}
+    if read is not None:
+        for part in ("remainders", "payloads"):
+            pairs[part] = _pairs(read, header["arrays"][f"{name}.{part}"]["offset"])
+    table = PackedTable(Shape(**{k: shape[k] for k in SHAPE_KEYS}), **parts, pairs=pairs)  # type: ignore[arg-type]
+    problem = table.check()
+    if problem is None and (
+        table.count != count or table.shape.payload_bits != width_for(max(payloads - 1, 0))
     ):
-        raise binfile.damaged(display, "its 5-gram table does not match its word counts")
-    if (window_table is not None) != windows:
-        raise binfile.damaged(
-            display, "it holds window hashes where the set's rules want none, or the reverse"
-        )
-    if window_table is not None and (
-        window_table.count != window_count or window_table.shape.payload_bits != width_for(max(items - 1, 0))
-    ):
-        raise binfile.damaged(display, "its window table does not match its character counts")
-    return ViewData(word_counts, alnum_counts, grams, window_table)
-
-
-_SHAPE_KEYS = ("count", "bucket_bits", "payload_bits")
+        problem = "it does not match the view's counts"
+    if problem is not None:
+        raise binfile.damaged(display, f"its {name} table: {problem}")
+    return table
 
 
 def _pairs(read: Callable[[int, int], bytes], offset: int) -> WordPairs:
@@ -441,186 +430,30 @@ def _pairs(read: Callable[[int, int], bytes], offset: int) -> WordPairs:
 
 
 def check_files(manifest: Manifest) -> list[str]:
-    """Every binary file's SHA-256 against the index (what ``verify`` adds to loading), as read
-    (mapped) by ``manifest``; the problems found (none: an empty list)."""
+    """Every binary file's digest against the index (what ``verify`` adds to loading); the
+    problems found (none: an empty list)."""
     files = manifest.disk
     if not isinstance(files, Files):
         return []
-    problems = []
-    for name, entry in sorted(files.index.sets.items()):
-        for rel, data in sorted(entry.data.items()):
-            if hashlib.sha256(files.raw(rel)).hexdigest() != data.sha256:
-                problems.append(
-                    f"{files.display(rel)}: its SHA-256 is not the one the index records (set {name!r})"
-                )
-    return problems
+    return [
+        f"{files.display(rel)}: its digest is not the one the manifest's index records"
+        for rel, data in sorted(files.listed.items())
+        if files.digest_of(rel) != data.digest
+    ]
 
 
 def unlisted_files(manifest: Manifest) -> list[Path]:
     """Files under the manifest's ``sets/`` folder that its index does not list."""
-    if manifest.path is None:
+    files = manifest.disk
+    if not isinstance(files, Files):
         return []
-    root = manifest.path.parent
-    listed = {rel for summary in manifest.summaries.values() for rel in summary.data}
-    folder = root / names.SETS_DIR
+    folder = files.root / names.SETS_DIR
     if not folder.is_dir():
         return []
     return sorted(
         path
         for path in folder.rglob("*")
         if path.is_file()
-        and path.relative_to(root).as_posix() not in listed
+        and path.relative_to(files.root).as_posix() not in files.listed
         and not path.name.startswith(".")
     )
-
-
-# --- writing -------------------------------------------------------------------------------
-
-
-def write(path: Path, manifest: Manifest) -> None:
-    """Write ``manifest`` as format 2 at ``path`` (its index) and ``sets/`` beside it."""
-    root = path.parent
-    keyed = manifest.key_check is not None
-    if keyed and (manifest.seal is None or manifest.salt is None):
-        raise ValueError("a keyed manifest of format 2 is written with its seal key and salt")
-    clash = names.clash(list(manifest.sets))
-    if clash is not None:
-        raise ManifestError(
-            f"sets {clash[0]!r} and {clash[1]!r} differ only in case: their files would share a folder "
-            "on macOS and Windows",
-            hint=f"register one of them under another name (contam-guard remove {clash[1]})",
-        )
-    old = _current(path)
-    entries: dict[str, SetEntry] = {}
-    writes: dict[str, bytes] = {}
-    for name in sorted(manifest.sets):
-        entries[name], files = _entry_for(root, name, manifest.sets[name], manifest.seal if keyed else None)
-        writes.update(files)
-    index = Index(
-        spec=manifest.spec,
-        key_check=manifest.key_check,
-        seal=Seal(salt=manifest.salt) if keyed else None,
-        sets=entries,
-    )
-    for rel, data in sorted(writes.items()):
-        _write_if_changed(root / rel, data)
-    text = dumps_index(index)
-    if _read_or_none(path) != text.encode("utf-8"):
-        write_text(path, text)
-    kept = {rel for entry in entries.values() for rel in entry.data}
-    for rel in sorted(_listed(old) - kept):
-        (root / rel).unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            (root / rel).parent.rmdir()  # the set's folder, once empty
-
-
-def _current(path: Path) -> Index | None:
-    """The index at ``path`` as it is now, if it is one of format 2 (for the files it lists)."""
-    data = _read_or_none(path)
-    if data is None:
-        return None
-    try:
-        return Index.model_validate_json(data)
-    except ValidationError:
-        return None
-
-
-def _listed(index: Index | None) -> set[str]:
-    return {rel for entry in index.sets.values() for rel in entry.data} if index is not None else set()
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return None
-
-
-def _write_if_changed(path: Path, data: bytes) -> None:
-    if _read_or_none(path) == data:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(path, data)
-
-
-def _entry_for(
-    root: Path, name: str, golden: GoldenSet, seal: SealKey | None
-) -> tuple[SetEntry, dict[str, bytes]]:
-    """The index entry of ``golden`` and the files to write for it (none when its files are
-    those it was read from)."""
-    view_files = names.view_files(name, list(golden.views), keyed=seal is not None)
-    ids_rel = names.ids_file(name)
-    stored = golden.stored
-    writes: dict[str, bytes] = {}
-    if (
-        isinstance(stored, StoredSet)
-        and stored.root == root.resolve()
-        and stored.entry.digest == golden.digest
-        and (stored.entry.sealed is None) == (seal is None)
-        and set(stored.entry.data) == {*view_files.values(), ids_rel}
-    ):
-        data = dict(stored.entry.data)
-        ids_sum = stored.ids_digest
-    else:
-        ids_sum = ids_digest(golden.ids)
-        writes[ids_rel] = _sealed(_ids_file(golden.ids, ids_sum), ids_rel, ids_sum, seal)
-        for view_name, view in golden.views.items():
-            rel = view_files[view_name]
-            writes[rel] = _sealed(_view_file(view, golden.items), rel, view.digest, seal)
-        data = {
-            rel: DataFile(bytes=len(blob), sha256=hashlib.sha256(blob).hexdigest())
-            for rel, blob in writes.items()
-        }
-    meta = SetMeta(
-        id_field=golden.id_field,
-        files=golden.files,
-        rules=sorted(golden.rules),
-        views={
-            view_name: ViewEntry(field=view.field, digest=view.digest, file=view_files[view_name])
-            for view_name, view in golden.views.items()
-        },
-        ids_digest=ids_sum,
-    )
-    common: dict[str, Any] = dict(
-        version=golden.version,
-        digest=golden.digest,
-        items=golden.items,
-        history=golden.history,
-        data=data,
-        ids=ids_rel,
-    )
-    if seal is None:
-        return SetEntry(**common, **meta.model_dump()), writes
-    sealed = seal.seal(meta.model_dump_json().encode("utf-8"), _meta_aad(name, golden.digest))
-    return SetEntry(**common, sealed=base64.b64encode(sealed).decode("ascii")), writes
-
-
-def _sealed(plain: bytes, rel: str, expected: str, seal: SealKey | None) -> bytes:
-    return plain if seal is None else seal.seal(plain, _aad(rel, expected))
-
-
-def _ids_file(ids: Sequence[str], expected: str) -> bytes:
-    offsets, blob = Ids.of(ids)
-    return binfile.encode(
-        {"kind": "ids", "items": len(ids), "digest": expected},
-        {"offsets": (binfile.smallest_dtype(offsets), offsets), "bytes": ("|u1", blob)},
-    )
-
-
-def _view_file(view: View, items: int) -> bytes:
-    data = view.data
-    arrays: dict[str, tuple[str, NDArray[Any]]] = {
-        "words": (binfile.smallest_dtype(data.words), data.words),
-        "alnum": (binfile.smallest_dtype(data.alnum), data.alnum),
-    }
-    header: dict[str, Any] = {"kind": "view", "items": items, "digest": view.digest}
-    for name, table in (("grams", data.grams), ("windows", data.windows)):
-        if table is None:
-            header[name] = None
-            continue
-        header[name] = {k: getattr(table.shape, k) for k in _SHAPE_KEYS}
-        arrays[f"{name}.units"] = ("<u8", table.units)
-        arrays[f"{name}.groups"] = ("<u4", table.groups)
-        arrays[f"{name}.remainders"] = ("<u8", table.remainders)
-        arrays[f"{name}.payloads"] = ("<u8", table.payloads)
-    return binfile.encode(header, arrays)

@@ -144,13 +144,23 @@ class ViewData:
 
 
 class View:
-    """One text field of a golden set, hashed; its data is read when first used."""
+    """One text field of a golden set, hashed; its data is read when first used: the counts and
+    the 5-gram table (``data``), and the window table (``windows``) only by what reads windows."""
 
-    def __init__(self, field: str, digest: str, data: ViewData | Callable[[], ViewData]) -> None:
+    def __init__(
+        self,
+        field: str,
+        digest: str,
+        data: ViewData | Callable[[], ViewData],
+        windows: Callable[[], PackedTable] | None = None,
+    ) -> None:
+        """``data``: the view's arrays, or how to read them (then ``windows`` reads its window
+        table, if it has one; ``data``'s own ``windows`` is not read)."""
         self.field = field
         self.digest = digest
         """The content digest (``digests.view_digest``): what the golden text hashes to."""
         self._data = data
+        self._windows = windows
 
     def __repr__(self) -> str:
         return f"View(field={self.field!r}, digest={self.digest!r})"
@@ -158,10 +168,6 @@ class View:
     @cached_property
     def data(self) -> ViewData:
         return self._data if isinstance(self._data, ViewData) else self._data()
-
-    @property
-    def loaded(self) -> bool:
-        return isinstance(self._data, ViewData) or "data" in self.__dict__
 
     @property
     def word_counts(self) -> IntArray:
@@ -173,15 +179,20 @@ class View:
 
     @property
     def has_windows(self) -> bool:
-        return self.data.windows is not None
+        if isinstance(self._data, ViewData):
+            return self._data.windows is not None
+        return self._windows is not None
 
     @property
     def grams(self) -> PackedTable:
         return self.data.grams
 
-    @property
+    @cached_property
     def windows(self) -> PackedTable | None:
-        return self.data.windows
+        """The window table (None: the view stores no windows)."""
+        if isinstance(self._data, ViewData):
+            return self._data.windows
+        return self._windows() if self._windows is not None else None
 
     @property
     def gram_counts(self) -> IntArray:
@@ -209,13 +220,13 @@ class View:
         """The window hashes, items concatenated in order. Format 2 keeps which item each window
         belongs to but not its place in the item: each item's are in hash order then (every rule
         counts windows, none needs their places)."""
-        data = self.data
-        if data.item_windows is not None:
-            return data.item_windows
-        if data.windows is None:
+        if self.data.item_windows is not None:
+            return self.data.item_windows
+        table = self.windows
+        if table is None:
             return np.zeros(0, dtype=np.uint64)
-        order = np.argsort(data.windows.all_payloads, kind="stable")
-        return data.windows.all_hashes[order]
+        order = np.argsort(table.all_payloads, kind="stable")
+        return table.all_hashes[order]
 
 
 # --- sets and the manifest -----------------------------------------------------------------

@@ -7,9 +7,9 @@ reserves); otherwise its plain characters and a short digest of the whole name
 that name alone, so registering one set never renames another's files. Two names that would
 differ only in case (a clash on macOS and Windows) are refused when the second is registered.
 
-The ids of a set are in ``sets/<set>/_ids.bin`` (no plain name starts with ``_``). A keyed
-manifest does not reveal its fields: its views are ``view-0.bin``, ``view-1.bin``, ... in the
-order of their names.
+The ids of a set are in ``sets/<set>/_ids.bin`` (no plain name starts with ``_``); a view's
+window table is in ``<view>.windows.bin`` beside it. A keyed manifest does not reveal its
+fields: its views are ``view-0.bin``, ``view-1.bin``, ... in the order of their names.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ _RESERVED = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?", re.IGNORECASE)
 
 def file_name(name: str) -> str:
     """``name`` as one plain path component (the module docstring)."""
-    if _PLAIN.fullmatch(name) and not _RESERVED.fullmatch(name) and not name.endswith("."):
+    # ".windows" would clash with another view's window file (``question.windows.bin``).
+    special = name.endswith(".") or name.casefold().endswith(".windows")
+    if _PLAIN.fullmatch(name) and not _RESERVED.fullmatch(name) and not special:
         return name
     plain = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:48].strip(".") or "_"
     return f"{plain}-{hashlib.blake2b(name.encode('utf-8'), digest_size=4).hexdigest()}"
@@ -36,12 +38,14 @@ def set_folder(name: str) -> str:
     return f"{SETS_DIR}/{file_name(name)}"
 
 
-def view_files(set_name: str, views: list[str], *, keyed: bool) -> dict[str, str]:
-    """Each view's file, relative to the index's folder."""
+def view_files(set_name: str, views: list[str], *, keyed: bool) -> dict[str, tuple[str, str]]:
+    """Each view's files (counts and 5-grams; windows), relative to the index's folder."""
     folder = set_folder(set_name)
     if keyed:
-        return {view: f"{folder}/view-{number}.bin" for number, view in enumerate(sorted(views))}
-    return {view: f"{folder}/{file_name(view)}.bin" for view in views}
+        stems = {view: f"{folder}/view-{number}" for number, view in enumerate(sorted(views))}
+    else:
+        stems = {view: f"{folder}/{file_name(view)}" for view in views}
+    return {view: (f"{stem}.bin", f"{stem}.windows.bin") for view, stem in stems.items()}
 
 
 def ids_file(set_name: str) -> str:

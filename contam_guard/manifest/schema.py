@@ -5,15 +5,18 @@
     {"format": "contam-guard-manifest", "schema_version": 2, "spec": {...}, "key_check": null,
      "seal": null, "digest": "...",
      "sets": {"gsm8k": {"version": 1, "digest": "...", "items": 1319, "history": [...],
-                        "data": {"sets/gsm8k/_ids.bin": {"bytes": 9241, "sha256": "..."},
+                        "data": {"sets/gsm8k/_ids.bin": {"bytes": 9241, "digest": "..."},
                                  "sets/gsm8k/question.bin": {...}},
                         "id_field": "id", "files": [{"path": "test.jsonl", "items": 1319}],
                         "rules": ["gpt3", "gpt4", "llama2", "palm"],
                         "views": {"question": {"field": "question", "digest": "...",
-                                               "file": "sets/gsm8k/question.bin"}},
+                                               "file": "sets/gsm8k/question.bin",
+                                               "windows": "sets/gsm8k/question.windows.bin"}},
                         "ids": "sets/gsm8k/_ids.bin", "ids_digest": "...", "sealed": null}}}
 
-``data`` lists every binary file of the set with its size and SHA-256 (``verify`` checks them).
+``data`` lists every binary file of the set with its size and digest (xxh3-128; checked when
+the file is first read, and by ``verify`` for every file). A view's window table has a file of
+its own (``question.windows.bin``), read only by a scan with a rule that reads windows.
 A keyed manifest (``seal``: the AEAD, the KDF and its salt) shows per set only the version,
 digest, item total, history and ``data``; the rest (``id_field``, ``files``, ``rules``,
 ``views``, ``ids_digest``) is in ``sealed``, encrypted (``sealing.py``), and its binary files are sealed too.
@@ -34,7 +37,7 @@ from contam_guard.manifest.model import (
     _Frozen,
 )
 
-Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")]
 Bytes = Annotated[int, Field(ge=0, le=2**50)]
 RelPath = Annotated[str, Field(pattern=r"^sets/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+\.bin$")]
 """A binary file, relative to the index's folder: never absolute, never ``..``."""
@@ -42,13 +45,17 @@ RelPath = Annotated[str, Field(pattern=r"^sets/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+\.
 
 class DataFile(_Frozen):
     bytes: Bytes
-    sha256: Sha256
+    digest: Digest
+    """xxh3-128 of the file's bytes (``text.hashing.digest`` of the file as one part)."""
 
 
 class ViewEntry(_Frozen):
     field: str
     digest: str
     file: RelPath
+    """Counts and the 5-gram table."""
+    windows: RelPath | None
+    """The window table (None: a set not registered for a rule that reads windows)."""
 
 
 class SetMeta(_Frozen):
@@ -84,8 +91,9 @@ class SetEntry(_Frozen):
         if self.sealed is not None and (any(part is not None for part in clear) or self.id_field is not None):
             raise ValueError("a sealed set shows no files, rules, views or id field")
         for view in (self.views or {}).values():
-            if view.file not in self.data:
-                raise ValueError(f"view file {view.file} is not among the set's data files")
+            for rel in (view.file, view.windows):
+                if rel is not None and rel not in self.data:
+                    raise ValueError(f"view file {rel} is not among the set's data files")
         if self.ids not in self.data:
             raise ValueError(f"ids file {self.ids} is not among the set's data files")
         return self

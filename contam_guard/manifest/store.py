@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from contam_guard.errors import ManifestError
-from contam_guard.manifest import checks, disk, format1
+from contam_guard.manifest import checks, disk, disk_write, format1
 from contam_guard.manifest.model import Manifest, Spec
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.safe_read import decode_utf8, read_regular
@@ -65,7 +65,7 @@ def parse(path: Path, raw_text: str, *, spec: Spec | None = None, seal: SealKey 
 def save(path: Path, manifest: Manifest) -> None:
     """Write ``manifest`` in format 2: only what changed (its files, then its index); unchanged
     content leaves every file untouched."""
-    disk.write(path, manifest)
+    disk_write.write(path, manifest)
 
 
 def is_format1(manifest: Manifest) -> bool:
