@@ -178,6 +178,8 @@ def _view_problem(view: View, golden: GoldenSet) -> str | None:
         problem = table.deep_check() if table is not None else None
         if problem is not None:
             return f"its {label} table: {problem}"
+    if view.computed_tables_digest() != view.tables_digest:
+        return "its tables do not hold what its index records (the hashes do not match)"
     payloads = data.grams.all_payloads.astype(np.int64)
     if not np.array_equal(np.sort(payloads), np.arange(payloads.size)):
         return "its 5-gram table does not hold each 5-gram once"

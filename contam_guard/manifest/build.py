@@ -70,7 +70,19 @@ def build_set(
         views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec, windows=windows)
     set_digest = set_digest_of(ids, id_field, views, rules)
     if previous is not None and previous.digest == set_digest:
-        return previous.model_copy(update={"files": files})
+        # The same content: the same version, and the files as they are when intact (when not,
+        # saving writes them again from what was just hashed).
+        return GoldenSet(
+            version=previous.version,
+            digest=set_digest,
+            id_field=id_field,
+            files=files,
+            ids=ids,
+            views=views,
+            history=previous.history,
+            rules=rules,
+            stored=previous.stored,
+        )
     version = previous.version + 1 if previous is not None else 1
     history = [*previous.history] if previous is not None else []
     history.append(SetVersion(version=version, digest=set_digest, items=len(ids)))

@@ -63,3 +63,21 @@ def golden_set_digest(
     return digest(
         json.dumps({"ids": list(ids), "id_field": id_field}, sort_keys=True).encode("utf-8"), *parts
     )
+
+
+def tables_digest(
+    words: NDArray[np.int64],
+    alnum: NDArray[np.int64],
+    grams: NDArray[np.uint64],
+    windows: NDArray[np.uint64] | None,
+) -> str:
+    """Digest of what a view's stored tables hold, computable from them (``verify``): its counts,
+    its 5-gram hashes in item order and its window hashes per item in hash order (format 2
+    keeps which item each window belongs to, not its place in the item)."""
+    return digest(
+        b"tables-v1",
+        np.ascontiguousarray(words, dtype="<i8").tobytes(),
+        np.ascontiguousarray(alnum, dtype="<i8").tobytes(),
+        np.ascontiguousarray(grams, dtype="<u8").tobytes(),
+        b"" if windows is None else np.ascontiguousarray(windows, dtype="<u8").tobytes(),
+    )

@@ -96,6 +96,12 @@ class StoredSet:
     root: Path
     entry: SetEntry
     ids_digest: str
+    files: Files
+
+    def damaged(self) -> list[str]:
+        """The files of the set that no longer have the digest the index records."""
+        entries = sorted(self.entry.data.items())
+        return [rel for rel, data in entries if self.files.digest_of(rel) != data.digest]
 
 
 class Files:
@@ -297,7 +303,7 @@ def _golden(files: Files, name: str, entry: SetEntry, seal: SealKey | None) -> G
         views=views,
         history=entry.history,
         rules=tuple(meta.rules),
-        stored=StoredSet(files.root.resolve(), entry, meta.ids_digest),
+        stored=StoredSet(files.root.resolve(), entry, meta.ids_digest, files),
     )
 
 
@@ -383,7 +389,9 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         read = files.reader(str(view.windows)) if seal is None else None
         return table_of(header, arrays, "windows", count, items, files.display(str(view.windows)), read)
 
-    view_of = View(view.field, view.digest, load, load_windows if view.windows is not None else None)
+    view_of = View(
+        view.field, view.digest, load, load_windows if view.windows is not None else None, view.tables
+    )
     return view_of
 
 

@@ -21,8 +21,10 @@ from pydantic import ValidationError
 from contam_guard.atomic import write_bytes, write_text
 from contam_guard.errors import ManifestError
 from contam_guard.manifest import binfile, names
+from contam_guard.manifest.binfile import RESTORE_FILE
 from contam_guard.manifest.disk import (
     SHAPE_KEYS,
+    DeferredIds,
     StoredSet,
     aad,
     dumps_index,
@@ -121,6 +123,7 @@ def _entry_for(
         and stored.entry.digest == golden.digest
         and (stored.entry.sealed is None) == (seal is None)
         and set(stored.entry.data) == wanted
+        and _intact(name, stored, golden)
     ):
         data = dict(stored.entry.data)
         ids_sum = stored.ids_digest
@@ -139,7 +142,11 @@ def _entry_for(
         rules=sorted(golden.rules),
         views={
             view_name: ViewEntry(
-                field=view.field, digest=view.digest, file=rels[view_name][0], windows=rels[view_name][1]
+                field=view.field,
+                digest=view.digest,
+                tables=view.tables_digest,
+                file=rels[view_name][0],
+                windows=rels[view_name][1],
             )
             for view_name, view in golden.views.items()
         },
@@ -157,6 +164,29 @@ def _entry_for(
         return SetEntry(**common, **meta.model_dump()), writes
     sealed = seal.seal(meta.model_dump_json().encode("utf-8"), meta_aad(name, golden.digest))
     return SetEntry(**common, sealed=base64.b64encode(sealed).decode("ascii")), writes
+
+
+def _intact(name: str, stored: StoredSet, golden: GoldenSet) -> bool:
+    """Whether the set's files can be kept as they are: they still have their digests and hold
+    what the index says (read and checked here). A set just hashed again from its golden files
+    (``register``) is written anew when they do not, which repairs them; no other set may be
+    saved from damaged files."""
+    damaged = stored.damaged()
+    if damaged and all(view.in_memory for view in golden.views.values()):
+        return False
+    if damaged:
+        shown = stored.files.display(damaged[0])
+        raise ManifestError(
+            f"{shown}: set {name!r}: its digest is not the one the manifest's index records "
+            "(damaged, or edited)",
+            hint=f"{RESTORE_FILE.format(display=shown)} (contam-guard register {name} FILE...)",
+        )
+    if not all(view.in_memory for view in golden.views.values()):
+        if isinstance(golden.ids, DeferredIds):  # every file read and checked, as a scan would
+            len(golden.ids.ids)
+        for view in golden.views.values():
+            view.data, view.windows  # noqa: B018
+    return True
 
 
 def _described(blob: bytes) -> DataFile:

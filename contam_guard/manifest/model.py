@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
+from contam_guard.manifest.digests import tables_digest
 from contam_guard.manifest.packed import PackedTable, width_for
 from contam_guard.rules import RULES
 from contam_guard.text import normalise
@@ -153,14 +154,17 @@ class View:
         digest: str,
         data: ViewData | Callable[[], ViewData],
         windows: Callable[[], PackedTable] | None = None,
+        tables: str | None = None,
     ) -> None:
         """``data``: the view's arrays, or how to read them (then ``windows`` reads its window
-        table, if it has one; ``data``'s own ``windows`` is not read)."""
+        table, if it has one; ``data``'s own ``windows`` is not read); ``tables``: the
+        ``tables_digest`` recorded for them, when read from a file."""
         self.field = field
         self.digest = digest
         """The content digest (``digests.view_digest``): what the golden text hashes to."""
         self._data = data
         self._windows = windows
+        self._tables = tables
 
     def __repr__(self) -> str:
         return f"View(field={self.field!r}, digest={self.digest!r})"
@@ -168,6 +172,12 @@ class View:
     @cached_property
     def data(self) -> ViewData:
         return self._data if isinstance(self._data, ViewData) else self._data()
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the view was built in this process (hashed, or decoded from format 1), not
+        read from a file."""
+        return isinstance(self._data, ViewData)
 
     @property
     def word_counts(self) -> IntArray:
@@ -204,6 +214,23 @@ class View:
         if not self.has_windows:
             return np.zeros(self.word_counts.size, dtype=np.int64)
         return np.maximum(self.alnum_counts - (WINDOW_CHARS - 1), 0)
+
+    @property
+    def tables_digest(self) -> str:
+        """``digests.tables_digest`` of the view: as recorded (read from a file), or computed."""
+        return self._tables if self._tables is not None else self.computed_tables_digest()
+
+    def computed_tables_digest(self) -> str:
+        """``digests.tables_digest`` computed from the arrays (reads every table)."""
+        windows = None
+        if self.has_windows:
+            data = self.data
+            if data.item_windows is not None:
+                owner = np.repeat(np.arange(data.words.size), self.window_counts)
+                windows = data.item_windows[np.lexsort((data.item_windows, owner))]
+            else:
+                windows = self.window_hashes
+        return tables_digest(self.word_counts, self.alnum_counts, self.gram_hashes, windows)
 
     @cached_property
     def gram_hashes(self) -> NDArray[np.uint64]:

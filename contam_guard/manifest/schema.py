@@ -9,7 +9,7 @@
                                  "sets/gsm8k/question.bin": {...}},
                         "id_field": "id", "files": [{"path": "test.jsonl", "items": 1319}],
                         "rules": ["gpt3", "gpt4", "llama2", "palm"],
-                        "views": {"question": {"field": "question", "digest": "...",
+                        "views": {"question": {"field": "question", "digest": "...", "tables": "...",
                                                "file": "sets/gsm8k/question.bin",
                                                "windows": "sets/gsm8k/question.windows.bin"}},
                         "ids": "sets/gsm8k/_ids.bin", "ids_digest": "...", "sealed": null}}}
@@ -52,6 +52,9 @@ class DataFile(_Frozen):
 class ViewEntry(_Frozen):
     field: str
     digest: str
+    """The content digest: what the golden text hashes to (as format 1 computed it)."""
+    tables: Digest
+    """``digests.tables_digest`` of what the files hold (``verify`` recomputes it)."""
     file: RelPath
     """Counts and the 5-gram table."""
     windows: RelPath | None
