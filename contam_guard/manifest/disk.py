@@ -389,8 +389,14 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         read = files.reader(str(view.windows)) if seal is None else None
         return table_of(header, arrays, "windows", count, items, files.display(str(view.windows)), read)
 
+    has_windows = view.windows is not None
     view_of = View(
-        view.field, view.digest, load, load_windows if view.windows is not None else None, view.tables
+        view.field,
+        view.digest,
+        load,
+        load_windows if has_windows else None,
+        view.tables,
+        has_windows=has_windows,
     )
     return view_of
 

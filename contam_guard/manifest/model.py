@@ -155,16 +155,20 @@ class View:
         data: ViewData | Callable[[], ViewData],
         windows: Callable[[], PackedTable] | None = None,
         tables: str | None = None,
+        *,
+        has_windows: bool | None = None,
     ) -> None:
-        """``data``: the view's arrays, or how to read them (then ``windows`` reads its window
-        table, if it has one; ``data``'s own ``windows`` is not read); ``tables``: the
-        ``tables_digest`` recorded for them, when read from a file."""
+        """``data``: the view's arrays, or how to read them; ``windows``: how to read its window
+        table when that is apart (then ``data``'s own is not read), and ``has_windows`` whether
+        it has one (known without reading); ``tables``: the ``tables_digest`` recorded for
+        them, when read from a file."""
         self.field = field
         self.digest = digest
         """The content digest (``digests.view_digest``): what the golden text hashes to."""
         self._data = data
         self._windows = windows
         self._tables = tables
+        self._has_windows = has_windows
 
     def __repr__(self) -> str:
         return f"View(field={self.field!r}, digest={self.digest!r})"
@@ -189,9 +193,9 @@ class View:
 
     @property
     def has_windows(self) -> bool:
-        if isinstance(self._data, ViewData):
-            return self._data.windows is not None
-        return self._windows is not None
+        if self._has_windows is not None:
+            return self._has_windows
+        return self.data.windows is not None
 
     @property
     def grams(self) -> PackedTable:
@@ -200,9 +204,9 @@ class View:
     @cached_property
     def windows(self) -> PackedTable | None:
         """The window table (None: the view stores no windows)."""
-        if isinstance(self._data, ViewData):
-            return self._data.windows
-        return self._windows() if self._windows is not None else None
+        if self._windows is not None:
+            return self._windows()
+        return None if self._has_windows is False else self.data.windows
 
     @property
     def gram_counts(self) -> IntArray:

@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter
-from contam_guard.manifest import store
+from contam_guard.manifest import format1, store
 from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest import format1
 from contam_guard.manifest.model import Manifest, Spec
 from contam_guard.manifest.sealing import SealKey, new_salt
 from contam_guard.text.hashing import HASH_SPEC, SIPHASH_SPEC, HashKey
 from tests.cli.conftest import GOLDEN_REL, Project
-from tests.helpers import manifest_view
+from tests.helpers import load_manifest, manifest_view
 
 KEY = "k3y-" + "0123456789abcdef" * 2 + "wxyz"
 OTHER_KEY = "another-secret-of-forty-characters-00000"
@@ -45,7 +44,9 @@ def aes_manifest(project: Project) -> Manifest:
     key = HashKey(KEY, "aes128")
     built = build_set([GoldenSource(project.golden, GOLDEN_REL)], ["question"], "id", key, None)
     salt = new_salt()
-    return Manifest(spec=Spec(), key_check=key.check, sets={"bench": built}, salt=salt, seal=SealKey.derive(KEY, salt))
+    return Manifest(
+        spec=Spec(), key_check=key.check, sets={"bench": built}, salt=salt, seal=SealKey.derive(KEY, salt)
+    )
 
 
 @pytest.fixture
@@ -145,7 +146,7 @@ def test_register_into_an_aes_keyed_manifest_keys_with_aes(aes_keyed: Project, l
     aes_keyed.items = [{**item, "id": item["id"] + "-b"} for item in aes_keyed.items]
     aes_keyed.golden.write_text("".join(json.dumps(item) + "\n" for item in aes_keyed.items))
     assert aes_keyed.register(name="second").code == 0
-    manifest = store.load(aes_keyed.manifest)
+    manifest = load_manifest(aes_keyed.manifest)
     assert manifest.spec.hash == HASH_SPEC and set(manifest.sets) == {"bench", "second"}
     assert view_arrays(aes_keyed.manifest) == view_arrays(
         aes_keyed.manifest, "second"
