@@ -110,9 +110,7 @@ def _entry_for(
 ) -> tuple[SetEntry, dict[str, bytes]]:
     """The index entry of ``golden`` and the files to write for it (none when its files are
     those it was read from)."""
-    view_files = names.view_files(name, list(golden.views), keyed=seal is not None)
-    windows = golden.has_windows
-    rels = {view: (main, window if windows else None) for view, (main, window) in view_files.items()}
+    rels = names.view_files(name, list(golden.views), keyed=seal is not None, windows=golden.has_windows)
     ids_rel = names.ids_file(name)
     wanted = {ids_rel} | {rel for pair in rels.values() for rel in pair if rel is not None}
     stored = golden.stored

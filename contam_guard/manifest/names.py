@@ -9,7 +9,7 @@ differ only in case (a clash on macOS and Windows) are refused when the second i
 
 The ids of a set are in ``sets/<set>/_ids.bin`` (no plain name starts with ``_``); a view's
 window table is in ``<view>.windows.bin`` beside it. A keyed manifest does not reveal its
-fields: its views are ``view-0.bin``, ``view-1.bin``, ... in the order of their names.
+fields, nor which file holds what: its files are ``part-0.bin``, ``part-1.bin``, ...
 """
 
 from __future__ import annotations
@@ -38,14 +38,27 @@ def set_folder(name: str) -> str:
     return f"{SETS_DIR}/{file_name(name)}"
 
 
-def view_files(set_name: str, views: list[str], *, keyed: bool) -> dict[str, tuple[str, str]]:
-    """Each view's files (counts and 5-grams; windows), relative to the index's folder."""
+def view_files(
+    set_name: str, views: list[str], *, keyed: bool, windows: bool
+) -> dict[str, tuple[str, str | None]]:
+    """Each view's files (counts and 5-grams; windows, or None), relative to the index's folder.
+    A keyed manifest's are numbered ``part-0.bin``, ``part-1.bin``, ... (views in name order,
+    each's windows after it): the names say nothing of the fields, nor which file is which."""
     folder = set_folder(set_name)
-    if keyed:
-        stems = {view: f"{folder}/view-{number}" for number, view in enumerate(sorted(views))}
-    else:
+    if not keyed:
         stems = {view: f"{folder}/{file_name(view)}" for view in views}
-    return {view: (f"{stem}.bin", f"{stem}.windows.bin") for view, stem in stems.items()}
+        return {
+            view: (f"{stem}.bin", f"{stem}.windows.bin" if windows else None) for view, stem in stems.items()
+        }
+    out: dict[str, tuple[str, str | None]] = {}
+    number = 0
+    for view in sorted(views):
+        main = f"{folder}/part-{number}.bin"
+        number += 1
+        window = f"{folder}/part-{number}.bin" if windows else None
+        number += 1 if windows else 0
+        out[view] = (main, window)
+    return out
 
 
 def ids_file(set_name: str) -> str:
