@@ -193,7 +193,8 @@ def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
         f"{golden.items:,} items, {golden.chars:,} characters of text "
         f"({golden.chars / golden.items:.0f} per item), "
         f"in {SETS} sets; the one-record file holds one item verbatim (set {PLANTED[0]}). "
-        f"Machine: {os.cpu_count()} cores."
+        f"Machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end (wall times "
+        "grow with the load; CPU times much less)."
     )
     return note + "\n\n" + "\n".join(out)
 
