@@ -42,6 +42,7 @@ from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.pairs import PairStore, Unlisted
+from contam_guard.engine.scanner import PairRow, ScanResult, Source, scan
 from contam_guard.errors import ManifestError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
@@ -51,7 +52,6 @@ from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
 from contam_guard.readers.opener import compression_of, open_binary, transcodes
-from contam_guard.scan import PairRow, ScanResult, Source, scan
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""

@@ -17,8 +17,8 @@ import pytest
 from contam_guard.commands import scan as scan_cmd
 from contam_guard.config import Rules, load_config
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.errors import InputError
-from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
@@ -26,7 +26,7 @@ from contam_guard.pipeline import ScanRequest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.outputs import Outputs
 from contam_guard.reporting.tables import ITEM_COLUMNS, items_csv, pairs_csv
-from contam_guard.scan import Source, scan
+from contam_guard.verdicts import Report, evaluate
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
