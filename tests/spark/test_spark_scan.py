@@ -224,7 +224,9 @@ def test_spark_scan_command_writes_what_scan_writes(
     cli: Callable[..., int],
 ) -> None:
     monkeypatch.chdir(project)
-    shutil.copytree(examples / "data", "data")
+    # dirs_exist_ok: the module's project is shared by both masters' runs of this test when no
+    # other module runs between them (pytest then keeps the module fixture).
+    shutil.copytree(examples / "data", "data", dirs_exist_ok=True)
     assert cli("scan", "data", "--items-csv", tmp_path / "local.csv", "--review", tmp_path / "local.md") == 1
 
     outputs = Outputs(files={"items_csv": tmp_path / "spark.csv", "review": tmp_path / "spark.md"})
