@@ -21,32 +21,32 @@ engine's index; ``contam-guard upgrade`` and re-registering rebuild them.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
 
-from contam_guard.manifest.digests import view_digest
-from contam_guard.manifest.model import View, encode_array
+from numpy.typing import NDArray
+
+from contam_guard.manifest.digests import item_order_digest
+from contam_guard.manifest.model import DERIVED_MARK, View, ViewData, is_derived
 from contam_guard.reword.content import CONTENT_SPEC, content_words
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.numbers import MASK_SPEC, mask_words
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
 
-MARK = "~"
+MARK = DERIVED_MARK
 NUMBERS = MASK_SPEC
 WORDS = CONTENT_SPEC
+RULE_OF = {NUMBERS: "numbers", WORDS: "reworded"}
+"""Which rule reads each kind of derived view: a set registered without it does not get it."""
 V = TypeVar("V")
 
 
 def derived_name(view: str, kind: str) -> str:
     """The name of ``view``'s derived view of ``kind`` (``NUMBERS`` or ``WORDS``)."""
     return f"{view}{MARK}{kind}"
-
-
-def is_derived(name: str) -> bool:
-    return MARK in name
 
 
 def base_views(views: Mapping[str, V]) -> dict[str, V]:
@@ -73,31 +73,49 @@ def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], l
 
 
 def build_derived(
-    view: str, texts: Sequence[str], key: HashKey | None, spec: TextSpec = CURRENT
+    view: str,
+    texts: Sequence[str],
+    key: HashKey | None,
+    spec: TextSpec = CURRENT,
+    *,
+    rules: Collection[str] = RULE_OF.values(),
 ) -> dict[str, View]:
-    """The derived views of the view ``view`` whose items' texts are ``texts``."""
+    """The derived views of the view ``view`` whose items' texts are ``texts``, for those of
+    the rewording rules among ``rules`` (the set's): ``~numbers`` for ``numbers``, ``~words``
+    for ``reworded``."""
+    kinds = [kind for kind, rule in RULE_OF.items() if rule in rules]
+    if not kinds:
+        return {}
     masked, content = word_lists(texts, spec)
     items = len(texts)
     zeros = np.zeros(items, dtype=np.int64)
-    empty = np.zeros(0, dtype=np.uint64)
-    grams = grams_of(masked, key)
-    words, first = unigrams_of(content, key)
-    counts = np.diff(first)
-    return {
-        derived_name(view, NUMBERS): _view(
-            view, np.array([len(m) for m in masked], dtype=np.int64), zeros, grams.hashes, empty
-        ),
-        derived_name(view, WORDS): _view(
-            view, zeros, np.where(counts > 0, counts + WINDOW_CHARS - 1, 0), empty, words
-        ),
-    }
+    out: dict[str, View] = {}
+    if NUMBERS in kinds:
+        grams = grams_of(masked, key)
+        words = np.array([len(m) for m in masked], dtype=np.int64)
+        out[derived_name(view, NUMBERS)] = _view(view, words, zeros, grams.hashes.astype(np.uint64), None)
+    if WORDS in kinds:
+        features, first = unigrams_of(content, key)
+        counts = np.diff(first)
+        alnum = np.where(counts > 0, counts + WINDOW_CHARS - 1, 0).astype(np.int64)
+        empty = np.zeros(0, dtype=np.uint64)
+        # the features stand where windows are (one per "window"; their item is the payload)
+        out[derived_name(view, WORDS)] = _view(
+            view, zeros, alnum, empty, features.astype(np.uint64) if features.size else None
+        )
+    return out
 
 
-def _view(field: str, words: np.ndarray, alnum: np.ndarray, grams: np.ndarray, windows: np.ndarray) -> View:
-    arrays = {
-        "words": encode_array(words, "<i4"),
-        "alnum_chars": encode_array(alnum, "<i4"),
-        "grams": encode_array(grams, "<u8"),
-        "windows": encode_array(windows, "<u8"),
-    }
-    return View(field=field, digest=view_digest(field, arrays), **arrays)
+def _view(
+    field: str,
+    words: NDArray[np.int64],
+    alnum: NDArray[np.int64],
+    grams: NDArray[np.uint64],
+    windows: NDArray[np.uint64] | None,
+) -> View:
+    """A derived view; without window hashes it has no window table (``disk_write.windowed``)."""
+    return View(
+        field,
+        item_order_digest(field, words, alnum, grams, windows),
+        ViewData.from_items(words, alnum, grams, windows),
+    )

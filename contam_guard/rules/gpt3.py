@@ -34,6 +34,7 @@ from contam_guard.rules.base import (
     MAX_WORDS,
     Action,
     BoolArray,
+    Explanations,
     FloatArray,
     IntArray,
     Rule,
@@ -123,9 +124,8 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     """Fires where the longest shared run reaches N; each pair reaching it is its own finding."""
     n = thresholds(index, settings)
     fired = stats.longest_run >= n
-    explain = [
-        f"longest shared run {r} words >= N = {k}" for r, k in zip(stats.longest_run.tolist(), n.tolist())
-    ]
+    run = stats.longest_run
+    explain = Explanations(run.size, lambda i: f"longest shared run {run[i]} words >= N = {n[i]}")
     return RuleResult(NAME, fired, stats.longest_run.astype(np.float64), explain, pair_bar=n)
 
 
