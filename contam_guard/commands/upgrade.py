@@ -86,7 +86,9 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     hint="restore the registered files, or register the set again from the new "
                     f"files (contam-guard register {name} FILE...), then run `contam-guard upgrade`",
                 )
-            rehashed = build_set(sources[name], fields, golden.id_field, new_key, golden, CURRENT, golden.rules)
+            rehashed = build_set(
+                sources[name], fields, golden.id_field, new_key, golden, CURRENT, golden.rules
+            )
             sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 may give it one
         store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
     for name, golden in sets.items():

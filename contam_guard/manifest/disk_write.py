@@ -170,7 +170,8 @@ def windowed(golden: GoldenSet) -> dict[str, bool]:
     rules read windows; a derived view (issue 15, ``reword.views``) when it holds window hashes
     (the ``reworded`` rule's content features are stored there, whatever the rules)."""
     return {
-        name: view.has_windows if is_derived(name) else golden.has_windows for name, view in golden.views.items()
+        name: view.has_windows if is_derived(name) else golden.has_windows
+        for name, view in golden.views.items()
     }
 
 

@@ -38,9 +38,7 @@ def set_folder(name: str) -> str:
     return f"{SETS_DIR}/{file_name(name)}"
 
 
-def view_files(
-    set_name: str, views: dict[str, bool], *, keyed: bool
-) -> dict[str, tuple[str, str | None]]:
+def view_files(set_name: str, views: dict[str, bool], *, keyed: bool) -> dict[str, tuple[str, str | None]]:
     """Each view's files (counts and 5-grams; windows, or None), relative to the index's folder;
     ``views`` says of each view whether it has a window table.
     A keyed manifest's are numbered ``part-0.bin``, ``part-1.bin``, ... (views in name order,
@@ -49,7 +47,8 @@ def view_files(
     if not keyed:
         stems = {view: f"{folder}/{file_name(view)}" for view in views}
         return {
-            view: (f"{stem}.bin", f"{stem}.windows.bin" if views[view] else None) for view, stem in stems.items()
+            view: (f"{stem}.bin", f"{stem}.windows.bin" if views[view] else None)
+            for view, stem in stems.items()
         }
     out: dict[str, tuple[str, str | None]] = {}
     number = 0

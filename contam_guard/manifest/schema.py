@@ -20,7 +20,8 @@ the file is first read, and by ``verify`` for every file). A view's window table
 its own (``question.windows.bin``), read only by a scan with a rule that reads windows.
 A keyed manifest (``seal``: the AEAD, the KDF and its salt) shows per set only the version,
 digest, item total, history and ``data``; the rest (``id_field``, ``files``, ``rules``,
-``views``, ``ids_digest``, ``n``: the set's own GPT-3 N) is in ``sealed``, encrypted (``sealing.py``), and its binary files are sealed too.
+``views``, ``ids_digest``, ``n``: the set's own GPT-3 N) is in ``sealed``, encrypted
+(``sealing.py``), and its binary files are sealed too.
 """
 
 from __future__ import annotations

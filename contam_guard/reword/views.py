@@ -25,7 +25,6 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
-
 from numpy.typing import NDArray
 
 from contam_guard.manifest.digests import item_order_digest

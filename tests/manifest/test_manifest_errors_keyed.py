@@ -32,10 +32,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "train.jsonl").write_text(json.dumps({"text": ROWS[1]["q"]}) + "\n")
     assert run("init", "--keyed")[0] == 0
     assert run("register", "hb", "g.jsonl", "--field", "q", "--id-field", "id")[0] == 0
+    # part-0/1: q's 5-grams and windows; part-2: q~numbers-v1; part-3/4: q~words-v1 (issue 15)
     assert sorted(p.name for p in (tmp_path / ".contam-guard/sets/hb").iterdir()) == [
         "_ids.bin",
         "part-0.bin",
         "part-1.bin",
+        "part-2.bin",
+        "part-3.bin",
+        "part-4.bin",
     ]
     assert run("scan", "train.jsonl")[0] == 1  # the key opens it, and the leak is found
     return tmp_path

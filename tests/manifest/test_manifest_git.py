@@ -76,7 +76,10 @@ def test_reregistering_one_set_changes_only_its_files_and_the_index(repo: Path) 
     code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q")
     assert code == 0, printed
     changes = changed(repo)
-    alpha_files = [f"{GUARD}/sets/alpha/{name}" for name in ("_ids.bin", "q.bin", "q.windows.bin")]
+    # ids, q's 5-grams and windows, and q's derived views (issue 15: numbers, and reworded's
+    # features with their window file)
+    assert {"_ids.bin", "q.bin", "q.windows.bin"} < set(alpha_before) and len(alpha_before) == 6
+    alpha_files = [f"{GUARD}/sets/alpha/{name}" for name in alpha_before]
     assert changes == sorted(["alpha.jsonl", f"{GUARD}/manifest.json", *alpha_files])
     assert files_of(repo, "beta") == beta_before  # byte-identical
     assert all(files_of(repo, "alpha")[name] != alpha_before[name] for name in alpha_before)
@@ -100,7 +103,9 @@ def test_removing_a_set_leaves_the_other_set_untouched(repo: Path) -> None:
 
 def test_gitattributes_keeps_the_binary_files_out_of_text_diffs(repo: Path) -> None:
     bins = sorted(p.relative_to(repo).as_posix() for p in (repo / GUARD / "sets").rglob("*.bin"))
-    assert len(bins) == 5  # alpha: ids, 5-grams, windows; beta: ids, 5-grams
+    # alpha: ids, 5-grams, windows and its derived views' 3 files (issue 15); beta (registered
+    # without gpt4, numbers and reworded): ids, 5-grams
+    assert len(bins) == 8
     attrs = git(repo, "check-attr", "diff", "merge", "text", "--", *bins, f"{GUARD}/manifest.json")
     for path in bins:
         assert f"{path}: diff: unset" in attrs and f"{path}: merge: unset" in attrs
