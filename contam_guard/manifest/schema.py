@@ -12,23 +12,22 @@
                         "views": {"question": {"field": "question", "digest": "...", "tables": "...",
                                                "file": "sets/gsm8k/question.bin",
                                                "windows": "sets/gsm8k/question.windows.bin"}},
-                        "ids": "sets/gsm8k/_ids.bin", "ids_digest": "...", "n": null,
-                        "sealed": null}}}
+                        "ids": "sets/gsm8k/_ids.bin", "ids_digest": "...", "sealed": null}}}
 
 ``data`` lists every binary file of the set with its size and digest (xxh3-128; checked when
 the file is first read, and by ``verify`` for every file). A view's window table has a file of
 its own (``question.windows.bin``), read only by a scan with a rule that reads windows.
 A keyed manifest (``seal``: the AEAD, the KDF and its salt) shows per set only the version,
 digest, item total, history and ``data``; the rest (``id_field``, ``files``, ``rules``,
-``views``, ``ids_digest``, ``n``: the set's own GPT-3 N) is in ``sealed``, encrypted
-(``sealing.py``), and its binary files are sealed too.
+``views``, ``ids_digest``, and ``n``, the set's own GPT-3 N when it has one) is in
+``sealed``, encrypted (``sealing.py``), and its binary files are sealed too.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from contam_guard.manifest.model import (
     Count,
@@ -45,6 +44,12 @@ SetN = Annotated[int, Field(ge=5, le=1_000_000)]
 """A set's own GPT-3 N (``register --n``)."""
 RelPath = Annotated[str, Field(pattern=r"^sets/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+\.bin$")]
 """A binary file, relative to the index's folder: never absolute, never ``..``."""
+
+
+def _without_n(data: dict[str, object]) -> dict[str, object]:
+    if data.get("n") is None:
+        data.pop("n", None)
+    return data
 
 
 class DataFile(_Frozen):
@@ -76,6 +81,12 @@ class SetMeta(_Frozen):
     n: SetN | None = None
     """The set's own GPT-3 N (issue 14; not content: it changes neither version nor files)."""
 
+    @model_serializer(mode="wrap")
+    def _without_default_n(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # A set without its own N is written without the key: the index of a set that never
+        # had one is as it was before N existed.
+        return _without_n(handler(self))
+
 
 class SetEntry(_Frozen):
     version: Version
@@ -92,6 +103,12 @@ class SetEntry(_Frozen):
     n: SetN | None = None
     sealed: str | None = None
     """Base64 of the sealed ``SetMeta`` (keyed manifests); the fields above are then null."""
+
+    @model_serializer(mode="wrap")
+    def _without_default_n(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # A set without its own N is written without the key: the index of a set that never
+        # had one is as it was before N existed.
+        return _without_n(handler(self))
 
     @model_validator(mode="after")
     def _one_form(self) -> SetEntry:

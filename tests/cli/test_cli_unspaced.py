@@ -121,8 +121,9 @@ def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
     by_rule = {rule: {item for r, item in found["v3"] if r == rule} for rule in rules}
     missed = {rule: (windowed if rule == "gpt4" else ids) - items for rule, items in by_rule.items()}
     assert not any(missed.values()), missed
-    assert {rule for rule, _ in found["v2"]} == {"gpt4"}
-    assert {item for _, item in found["v2"]} == by_rule["gpt4"]
+    # of the n-gram rules (the rewording rules of issue 15 compare content words, not runs)
+    assert {rule for rule, _ in found["v2"] if rule in rules} == {"gpt4"}
+    assert {item for rule, item in found["v2"] if rule in rules} == by_rule["gpt4"]
 
 
 def test_the_set_gets_n_10_and_a_set_of_its_own_n_keeps_it(cli: Runner, tmp_path: Path) -> None:
