@@ -18,10 +18,13 @@ def hash_view(
     field: str, texts: list[str], key: HashKey | None, spec: TextSpec = CURRENT, *, windows: bool = True
 ) -> View:
     """The view of ``texts`` (one per item) hashed under ``spec`` (and ``key``, when keyed);
-    without ``windows`` (a set not registered for GPT-4's rule), no window hashes."""
+    without ``windows`` (a set not registered for GPT-4's rule), no window hashes (the alnum
+    lengths are kept)."""
     words, alnum, grams, found = [], [], [], []
     for batch in batches(texts, _BATCH_CHARS, len):
-        features = extract_features(batch, key=key, windows=windows, spec=spec)
+        # the windows are hashed even when not stored: their pass gives the alnum lengths,
+        # which are kept (the GPT-3 rule's default N for unspaced text and `sets` read them)
+        features = extract_features(batch, key=key, windows=True, spec=spec)
         words.append(features.word_counts)
         alnum.append(features.alnum_counts)
         grams.append(features.gram_hash[features.gram_valid])

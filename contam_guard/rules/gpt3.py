@@ -103,7 +103,8 @@ def with_set_n(golden: GoldenSet, n: int | None, previous: GoldenSet | None) -> 
     if n is None and previous is not None:
         n = previous.n
     if n is None:
-        views = golden.views.values()
+        # the registered views: a derived one (issue 15, "~") counts masked words or features
+        views = [view for name, view in golden.views.items() if "~" not in name]
         words = np.concatenate([view.word_counts for view in views]) if views else np.zeros(0, np.int64)
         chars = np.concatenate([view.alnum_counts for view in views]) if views else np.zeros(0, np.int64)
         n = default_n(words, chars)

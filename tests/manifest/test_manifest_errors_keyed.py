@@ -17,6 +17,7 @@ import pytest
 
 from contam_guard.manifest.disk import dumps_index, file_digest
 from contam_guard.manifest.schema import Index
+from tests.helpers import load_manifest
 from tests.manifest.test_manifest_errors import ROWS, cut, flip_a_byte, run, run_fresh, snapshot
 
 SECRET = "a-long-secret-for-the-keyed-error-matrix-0123456789"
@@ -155,3 +156,12 @@ def test_the_right_key_after_a_wrong_one_still_opens_it(
     monkeypatch.setenv("CONTAM_GUARD_KEY", SECRET)
     assert run("scan", "train.jsonl")[0] == 1
     assert run("verify")[0] == 0
+
+
+def test_a_keyed_sets_n_is_sealed_with_its_metadata(project: Path) -> None:
+    """A set's own GPT-3 N (``register --n``) is per-set metadata: in a keyed manifest it is
+    sealed, readable only with the key."""
+    assert run("register", "hb", "g.jsonl", "--field", "q", "--id-field", "id", "--n", "21")[0] == 0
+    entry = json.loads(Path(MANIFEST).read_text())["sets"]["hb"]
+    assert "n" not in entry and entry["sealed"]
+    assert load_manifest(Path(MANIFEST)).sets["hb"].n == 21

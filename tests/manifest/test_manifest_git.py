@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from contam_guard.cli import main
+from contam_guard.manifest import store
 
 GUARD = ".contam-guard"
 
@@ -139,3 +140,20 @@ def test_sets_reports_bytes_per_set_and_view_and_sets_without_windows(repo: Path
     assert "beta: registered for gpt3,llama2,palm: no window hashes stored" in printed
     total = sum(sum(s.values()) for s in sizes.values()) + (repo / GUARD / "manifest.json").stat().st_size
     assert f"{total:,} bytes in all" in printed
+
+
+def test_changing_only_a_sets_n_rewrites_only_the_index(repo: Path) -> None:
+    """``register --n`` (issue 14) is not content: same version, same set files, a new index."""
+    code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q", "--n", "20")
+    assert code == 0, printed
+    assert changed(repo) == [f"{GUARD}/manifest.json"]
+    index = json.loads((repo / GUARD / "manifest.json").read_text())
+    assert index["sets"]["alpha"]["n"] == 20 and index["sets"]["alpha"]["version"] == 1
+    assert "n" not in index["sets"]["beta"]  # a set without its own N: no key, as before N existed
+    loaded = store.load(repo / GUARD / "manifest.json").sets
+    assert (loaded["alpha"].n, loaded["beta"].n) == (20, None)
+    assert run("verify")[0] == 0
+    # registering again without --n keeps the set's N and writes nothing
+    git(repo, "commit", "-q", "-am", "n")
+    assert run("register", "alpha", "alpha.jsonl", "--field", "q")[0] == 0
+    assert changed(repo) == []
