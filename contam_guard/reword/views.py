@@ -1,7 +1,8 @@
 """Derived views: what the rewording rules store in the manifest, beside each registered view.
 
-For a view ``FIELD`` (``question``), ``register`` adds two views computed from the same golden
-text, named with a ``~`` (which no field name may hold) and the spec they were made under:
+For a view ``FIELD`` (``question``), ``register`` adds up to two views computed from the same
+golden text, named with a ``~`` (which no field name may hold) and the spec they were made
+under, each only when the set is registered for the rule that reads it (``register --rules``):
 
 - ``FIELD~numbers-v1``: a view like any other (per item its word count, its 5-gram hashes in
   order) of the item's words with every number masked (``numbers.py``): the GPT-3 rule on it
@@ -12,6 +13,8 @@ text, named with a ``~`` (which no field name may hold) and the spec they were m
   the inverted index from word to item that the ``reworded`` rule looks words up in. Its word
   counts are 0 (it has no 5-grams) and its alnum lengths are ``words + 49`` (0 for none), so
   that every view reads the same way in every manifest format (``verify`` checks the sizes).
+  In format 2 the features are its window table (payload: the item), in a window file of its
+  own whatever GPT-4's rule; a derived view holding no window hash has no window file.
 
 Every hash goes through the manifest's key when it is keyed. Derived views are left out of the
 set's content digest (they are a function of the views it covers) and out of the n-gram
