@@ -157,3 +157,22 @@ def test_changing_only_a_sets_n_rewrites_only_the_index(repo: Path) -> None:
     git(repo, "commit", "-q", "-am", "n")
     assert run("register", "alpha", "alpha.jsonl", "--field", "q")[0] == 0
     assert changed(repo) == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "derived", "files"),
+    [
+        ("gpt3,numbers", ["q~numbers-v1"], 3),  # ids, q, q~numbers (no window file: no gpt4)
+        ("gpt3,reworded", ["q~words-v1"], 4),  # ids, q, q~words and its features' window file
+        ("gpt3,gpt4", [], 3),  # ids, q, q's windows
+    ],
+)
+def test_derived_views_follow_the_sets_rules(repo: Path, rules: str, derived: list[str], files: int) -> None:
+    """A set gets a rewording rule's derived view (issue 15) only when registered for that rule."""
+    write_set(repo / "gamma.jsonl", BETA, 5)
+    code, printed = run("register", "gamma", "gamma.jsonl", "--field", "q", "--rules", rules)
+    assert code == 0, printed
+    views = store.load(repo / GUARD / "manifest.json").sets["gamma"].views
+    assert sorted(views) == ["q", *derived]
+    assert len(list((repo / GUARD / "sets" / "gamma").iterdir())) == files
+    assert run("verify")[0] == 0
