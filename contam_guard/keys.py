@@ -1,4 +1,8 @@
-"""The secret for keyed hashing: read from an environment variable, checked against the manifest."""
+"""The secret for keyed hashing: read from an environment variable, checked against the manifest.
+
+The same secret also seals a keyed manifest of format 2 (``manifest.sealing``): the key for
+that is derived from it with the manifest's own salt, independently of the hashing keys.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,12 @@ import os
 
 from contam_guard.errors import HashKeyError
 from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.sealing import SealKey
 from contam_guard.text.hashing import HashKey, Prf, keyed_prf
 
 
-def key_from_env(variable: str, prf: Prf = "siphash24") -> HashKey | None:
-    """The key in ``$variable`` for the keyed function ``prf`` (None when unset or empty);
-    ``HashKeyError`` when it is unusable."""
+def secret_from_env(variable: str) -> str | None:
+    """The secret in ``$variable`` (None when unset or empty); ``HashKeyError`` when unusable."""
     secret = os.environ.get(variable)
     if not secret:
         return None
@@ -30,7 +34,14 @@ def key_from_env(variable: str, prf: Prf = "siphash24") -> HashKey | None:
             f"{HashKey.MIN_SECRET_CHARS} are needed so the key cannot be guessed)",
             hint="generate one with: python -c 'import secrets; print(secrets.token_hex(32))'",
         )
-    return HashKey(secret, prf)
+    return secret
+
+
+def key_from_env(variable: str, prf: Prf = "siphash24") -> HashKey | None:
+    """The key in ``$variable`` for the keyed function ``prf`` (None when unset or empty);
+    ``HashKeyError`` when it is unusable."""
+    secret = secret_from_env(variable)
+    return None if secret is None else HashKey(secret, prf)
 
 
 def key_for(manifest: Manifest, variable: str, *, hash_spec: str | None = None) -> HashKey | None:
@@ -40,15 +51,45 @@ def key_for(manifest: Manifest, variable: str, *, hash_spec: str | None = None) 
     if manifest.key_check is None:
         return None
     key = key_from_env(variable, keyed_prf(hash_spec or manifest.spec.hash))
+    where = f"{manifest.path}: " if manifest.path is not None else ""
     if key is None:
         raise HashKeyError(
-            f"this manifest is keyed, and ${variable} is not set: its hashes cannot be matched",
+            f"{where}this manifest is keyed, and ${variable} is not set: its hashes cannot be matched",
             hint=f"export {variable}=<the secret used at registration> (in CI: a repository secret)",
         )
     if key.check != manifest.key_check:
         raise HashKeyError(
-            f"${variable} does not match the key this manifest was built with",
+            f"{where}${variable} does not match the key this manifest was built with",
             hint="use the secret the sets were registered with; to change the key, move the manifest "
             "aside, run `contam-guard init --keyed` with the new key and re-register every set",
         )
     return key
+
+
+def seal_for(manifest: Manifest, variable: str) -> SealKey | None:
+    """The key that opens a keyed manifest of format 2 (``key_for`` checks the secret first);
+    None for a manifest with nothing sealed."""
+    if manifest.salt is None:
+        return None
+    key_for(manifest, variable)
+    secret = secret_from_env(variable)
+    assert secret is not None  # key_for raised otherwise
+    return SealKey.derive(secret, manifest.salt)
+
+
+def unlocked(manifest: Manifest, variable: str) -> Manifest:
+    """``manifest`` opened with the key in ``$variable`` when it is sealed and the variable is
+    set (a wrong key is ``HashKeyError``); as it is otherwise (reading its sets then says the
+    key is missing)."""
+    if not manifest.sealed:
+        return manifest
+    if not os.environ.get(variable):
+        where = f"{manifest.path}: " if manifest.path is not None else ""
+        manifest.explain_sealed(
+            lambda: HashKeyError(
+                f"{where}this manifest is keyed, and ${variable} is not set: its sets are sealed",
+                hint=f"export {variable}=<the secret used at registration> (in CI: a repository secret)",
+            )
+        )
+        return manifest
+    return manifest.unlock(seal_for(manifest, variable))

@@ -7,14 +7,15 @@ names records and lines (and reports errors) exactly as a single-process read wo
 
 Every worker uses the manifest the parent loaded, never the file: a ``register`` or ``remove``
 during the scan would otherwise give the workers another manifest than the parent's (forked
-workers inherit the parent's manifest and index; spawned ones get its canonical text once, in
-the pool's initializer). Results come back as the positions each chunk found (merged into the
-per-item totals with max / or), its listed pairs and the counts of the others (merged through a
-``PairStore``, which lists the same pairs whatever order they arrive in), and are merged as each
-task (a window, or up to ``TASK_FILES`` small files) completes: memory holds one merged result
-and the tasks in flight (a few per worker), not every chunk's result (10,000 one-line files took
-6.7 GB when each kept a manifest-sized copy of the totals until the end). Files, notices and
-errors come out in scan order, as one process gives them.
+workers inherit the parent's manifest and index, its files mapped; spawned ones map the same
+files from their path and check the index's digest, in the pool's initializer). Results come
+back as the positions each chunk found (merged into the per-item totals with max / or), its
+listed pairs and the counts of the others (merged through a ``PairStore``, which lists the same
+pairs whatever order they arrive in), and are merged as each task (a window, or up to
+``TASK_FILES`` small files) completes: memory holds one merged result and the tasks in flight (a
+few per worker), not every chunk's result (10,000 one-line files took 6.7 GB when each kept a
+manifest-sized copy of the totals until the end). Files, notices and errors come out in scan
+order, as one process gives them.
 
 Workers ignore Ctrl-C (the terminal sends it to the whole process group): the parent alone
 handles it, cancels what has not started and removes its temporary files.
@@ -42,9 +43,11 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.pairs import PairStore, Unlisted
 from contam_guard.engine.scanner import PairRow, ScanResult, Source, scan
-from contam_guard.keys import key_for
+from contam_guard.errors import ContamGuardError, ManifestError
+from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.sealing import SealKey
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
@@ -179,16 +182,39 @@ def _count_window(span: Span) -> tuple[int, int]:
 
 _WORKER_STATE: dict[str, tuple[Manifest, ManifestIndex]] = {}
 """The parent's manifest and index by its digest: set before the pool forks (so workers inherit
-them), or by ``_init_worker`` from the parent's text (spawned workers)."""
+them), or by ``_init_worker`` from the parent's files (spawned workers)."""
 
 
-def _init_worker(token: str, manifest_path: str, manifest_text: str | None) -> None:
+def _init_worker(token: str, manifest_path: str, seal: SealKey | None, spawned: bool) -> None:
     """A worker's start: leave Ctrl-C to the parent, and have the parent's manifest."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if token not in _WORKER_STATE and manifest_text is not None:
-        manifest = store.parse(Path(manifest_path), manifest_text)
-        _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
+    if token not in _WORKER_STATE and spawned:
+        # Manifest 2: a spawned worker maps the parent's files (it is given their path and the
+        # digest, never their content) and checks that they are still the ones it read. An
+        # error is kept for the worker's first task to raise: raised here, it would break the
+        # pool (BrokenProcessPool, a crash) instead of reaching the user as the message it is.
+        try:
+            manifest = store.load(Path(manifest_path), seal=seal)
+            if manifest.digest != token:
+                raise ManifestError(
+                    f"{manifest_path}: the manifest changed after the scan started (a register or "
+                    "remove ran meanwhile)",
+                    hint="run the scan again",
+                )
+            _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
+        except ContamGuardError as error:
+            _WORKER_ERROR[token] = error
+
+
+_WORKER_ERROR: dict[str, ContamGuardError] = {}
+"""Why a spawned worker could not open the parent's manifest (raised by its tasks)."""
+
+
+def _worker_state(token: str) -> tuple[Manifest, ManifestIndex]:
+    if token in _WORKER_ERROR:
+        raise _WORKER_ERROR[token]
+    return _WORKER_STATE[token]
 
 
 def _ready() -> None:
@@ -206,7 +232,7 @@ def _scan_chunk(
     max_pairs: int,
 ) -> ChunkResult:
     """One task in a worker process, against the parent's manifest."""
-    manifest, index = _WORKER_STATE[token]
+    manifest, index = _worker_state(token)
     read = replace(options, window=task[0].window)
     key = key_for(manifest, key_env)
     result = scan(
@@ -313,19 +339,22 @@ def scan_parallel(
     already; the workers use exactly these (the file is not read again).
     """
     if loaded is None:
-        manifest = store.load(manifest_path)
+        manifest = unlocked(store.load(manifest_path), key_env)
         loaded = manifest, ManifestIndex.from_manifest(manifest)
     manifest, index = loaded
-    token = manifest.digest or store.content_digest(manifest)
+    token = manifest.digest or f"in-memory-{id(manifest)}"
+    # Manifest 2: the in-memory tables of a large scan are built once, here, and forked workers
+    # share them (built in each worker, they would cost memory and time once per worker).
+    if index.prefers_tables(sum(s.path.stat().st_size for s in sources if s.path.is_file()), windows=windows):
+        index.build_tables(windows=windows)
     # On Linux, forked workers inherit the loaded manifest and its index (and every imported
     # module): no start-up cost per worker. This process runs no threads at this point (no
-    # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn, and the
-    # manifest's canonical text travels once per worker.
+    # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn, and each
+    # worker maps the manifest's files from their path (manifest 2).
     _WORKER_STATE[token] = (manifest, index)
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
-    text = None if method == "fork" else store.dumps(manifest)
-    initargs = (token, str(manifest_path), text)
+    initargs = (token, str(manifest.path or manifest_path), manifest.seal, method != "fork")
     merged = _Merged(index, sources, options, max_pairs)
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=initargs

@@ -13,6 +13,9 @@ import pytest
 import zstandard
 
 from contam_guard.errors import InputError
+from contam_guard.keys import unlocked
+from contam_guard.manifest import store
+from contam_guard.manifest.model import Manifest, View
 from contam_guard.readers import ReadOptions, Record, read_records
 
 
@@ -65,3 +68,13 @@ def fail(path: Path, field: str | None = None, **opts: object) -> InputError:
         read(path, field, **opts)
     assert info.value.path == path.name
     return info.value
+
+
+def load_manifest(path: Path, key_env: str = "CONTAM_GUARD_KEY") -> Manifest:
+    """The manifest at ``path`` (either format), opened with the key in ``$key_env`` if keyed."""
+    return unlocked(store.load(path), key_env)
+
+
+def manifest_view(path: Path, set_name: str, view: str, key_env: str = "CONTAM_GUARD_KEY") -> View:
+    """One view of a registered set, read through the library (format 2 keeps it in binary files)."""
+    return load_manifest(path, key_env).sets[set_name].views[view]

@@ -122,6 +122,16 @@ def register(
         int | None,
         typer.Option("--n", min=5, max=1_000_000, metavar="N", help="This set's own GPT-3 N (words)."),
     ] = None,
+    rules: Annotated[  # issue 13: a set registered without GPT-4's rule stores no window hashes
+        str | None,
+        typer.Option(
+            "--rules",
+            metavar="RULE,RULE",
+            help="Rules the set is registered for (default: every rule); window hashes are stored "
+            "only for gpt4, e.g. --rules gpt3,palm,llama2.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Hash a golden test set into the manifest (a new version when its content changed)."""
     from contam_guard.commands import register as register_cmd
@@ -129,7 +139,7 @@ def register(
     config, fields = _config(where.config), field or []
     _exit(
         register_cmd.register(
-            config, name, files or [], fields, id_field, where.manifest, n=n, benchmark=benchmark
+            config, name, files or [], fields, id_field, where.manifest, n=n, benchmark=benchmark, rules=rules
         )
     )
 
@@ -157,7 +167,7 @@ def remove(
 @app.command("sets")
 @grouped
 def list_sets(where: Where) -> None:
-    """List sets, versions, item counts and items too short for each rule."""
+    """List sets, versions, item counts, bytes per set and view, and items too short for each rule."""
     from contam_guard.commands import manage
 
     _exit(manage.sets(_config(where.config), where.manifest))
@@ -166,7 +176,7 @@ def list_sets(where: Where) -> None:
 @app.command()
 @grouped
 def verify(where: Where) -> None:
-    """Check the manifest's integrity (format, schema, digests, spec, array sizes) and its key."""
+    """Check the manifest's integrity (format, schema, every file's digest, spec, array sizes) and its key."""
     from contam_guard.commands import manage
 
     _exit(manage.verify(_config(where.config), where.manifest))
@@ -175,7 +185,8 @@ def verify(where: Where) -> None:
 @app.command()
 @grouped
 def upgrade(where: Where) -> None:
-    """Re-hash every set under the current normalisation spec, from its registered golden files."""
+    """Convert a manifest of format 1 to format 2 (no golden files needed), and re-hash every set
+    under the current spec from its registered golden files when the spec is older."""
     from contam_guard.commands import upgrade as upgrade_command
 
     _exit(upgrade_command.run(_config(where.config), where.manifest))

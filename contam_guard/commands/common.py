@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from contam_guard.config import LoadedConfig
+from contam_guard.keys import unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, Spec
 from contam_guard.reporting import console
@@ -30,11 +31,23 @@ def manifest_display(path: Path, root: Path) -> str:
 
 
 def load_manifest(loaded: LoadedConfig, override: Path | None = None) -> tuple[Path, Manifest]:
+    """The manifest, opened with the key when it is keyed and the key is set (a keyed manifest of
+    format 2 read without it shows set names, versions, totals and sizes only); a notice when it
+    is of format 1 or of an older spec."""
     path = override or loaded.manifest_path
-    manifest = store.load(path)
+    manifest = unlocked(store.load(path), loaded.config.key_env)
+    if store.is_format1(manifest):
+        console.notice(FORMAT1_NOTICE.format(path=path))
     if not manifest.spec.is_current(keyed=manifest.key_check is not None):  # keyed branch: issue 12.4
         console.notice(old_spec_notice(path, manifest))
     return path, manifest
+
+
+FORMAT1_NOTICE = (
+    "{path} is a manifest of format 1 (one JSON file, read whole at every start): it is read as it "
+    "is; `contam-guard upgrade` converts it to format 2 (a small index and one file per set and "
+    "view, memory-mapped: scans start at once), with no golden file needed"
+)
 
 
 def old_spec_notice(path: Path, manifest: Manifest) -> str:

@@ -15,9 +15,10 @@ from contam_guard.config import LoadedConfig, Rules
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import ExitCode, ManifestError
 from contam_guard.keys import key_for
-from contam_guard.manifest import store
-from contam_guard.manifest.digests import golden_set_digest, view_digest
-from contam_guard.manifest.model import Manifest
+from contam_guard.manifest import disk, store
+from contam_guard.manifest.build import set_digest_of
+from contam_guard.manifest.digests import item_order_digest
+from contam_guard.manifest.model import GoldenSet, Manifest, View, is_derived, uses_windows
 from contam_guard.reporting import console
 from contam_guard.rules import RULES
 
@@ -26,8 +27,13 @@ def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -
     path = manifest_path or loaded.manifest_path
     with store.locked(path):
         path, manifest = load_manifest(loaded, path)
-        if name not in manifest.sets:
-            known = ", ".join(sorted(manifest.sets)) or "none"
+        if store.is_format1(manifest):
+            raise ManifestError(
+                f"{path}: a manifest of format 1 is read, not changed: convert it first",
+                hint="run `contam-guard upgrade` (it needs no golden file), then remove the set",
+            )
+        if name not in manifest.set_names:
+            known = ", ".join(manifest.set_names) or "none"
             raise ManifestError(f"{path}: no set named {name!r} (registered: {known})")
         sets = {k: v for k, v in manifest.sets.items() if k != name}
         store.save(path, manifest.model_copy(update={"sets": sets}))
@@ -47,26 +53,102 @@ def too_short(manifest: Manifest, rules: Rules) -> dict[tuple[str, str], dict[st
     return out
 
 
+COLUMNS = [
+    "set",
+    "version",
+    "items",
+    "set bytes",
+    "view",
+    "view bytes",
+    "too short: gpt3",
+    "palm",
+    "llama2",
+    "gpt4",
+    "digest",
+]
+
+
 def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
-    _, manifest = load_manifest(loaded, manifest_path)
-    console.sets_table(manifest, too_short(manifest, loaded.config.rules))
+    """The sets, their versions, items and bytes on disk (per set and per view), and how many
+    items each rule cannot see; of a keyed manifest read without its key, what the index shows."""
+    path, manifest = load_manifest(loaded, manifest_path)
+    summaries = manifest.summaries
+    rows: list[list[str]] = []
+    footer: list[str] = []
+    if manifest.sealed:
+        for name in manifest.set_names:
+            s = summaries[name]
+            rows.append(
+                [
+                    name,
+                    str(s.version),
+                    str(s.items),
+                    f"{sum(s.data.values()):,}",
+                    "(sealed)",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    s.digest[:12],
+                ]
+            )
+        footer.append(f"keyed: views, counts and rules are sealed; set ${loaded.config.key_env} to see them")
+    else:
+        short = too_short(manifest, loaded.config.rules)
+        for name in manifest.set_names:
+            golden, s = manifest.sets[name], summaries[name]
+            set_bytes = f"{sum(s.data.values()):,}" if s.data else "—"
+            for view in sorted(golden.views):
+                if is_derived(view):  # issue 15: a rewording rule's derived view (reword.views)
+                    continue
+                counts = short[(name, view)]
+                view_bytes = s.views.get(view) if s.views is not None else None
+                gpt4 = str(counts["gpt4"]) if golden.has_windows else "not stored"
+                sizes = [set_bytes, view, f"{view_bytes:,}" if view_bytes is not None else "—"]
+                gpt3 = str(counts["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else "")  # issue 14
+                short_counts = [gpt3, str(counts["palm"]), str(counts["llama2"]), gpt4]
+                rows.append(
+                    [name, str(golden.version), str(golden.items), *sizes, *short_counts, golden.digest[:12]]
+                )
+            if not golden.has_windows:
+                rules = ",".join(golden.rules)
+                footer.append(
+                    f"{name}: registered for {rules}: no window hashes stored, so gpt4 cannot see it "
+                    f"(to store them: contam-guard register {name} FILE... --rules {rules},gpt4)"
+                )
+    if store.is_format1(manifest):
+        size = path.stat().st_size
+        footer.append(f"{path}: format 1 (one JSON file, {size:,} bytes); `contam-guard upgrade` converts it")
+    elif rows:
+        total = sum(sum(s.data.values()) for s in summaries.values()) + path.stat().st_size
+        count = sum(len(s.data) for s in summaries.values())
+        footer.append(f"{path}: {total:,} bytes in all (the index and {count} set files)")
+    console.sets_table(COLUMNS, rows, footer)
     return ExitCode.CLEAN
 
 
 def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
-    """Load with every check (array sizes included), check the digests of views and sets, and
-    for a keyed manifest that the key in the environment is the one it was built with."""
+    """Load with every check, check every file's digest (xxh3-128 of its bytes) against the index
+    (format 2), every table's entries, the digests of sets (and of views where the arrays give
+    them), and for a keyed manifest that the key in the environment is the one it was built
+    with (a sealed file that does not open with it is named)."""
     path, manifest = load_manifest(loaded, manifest_path)
     hint = store.RESTORE_HINT.format(path=path)
+    # A keyed manifest is only usable with its key: without this check the verify hook passes
+    # while every scan fails (wrong key) or cannot run (no key).
+    key_for(manifest, loaded.config.key_env)
+    problems = disk.check_files(manifest)
+    if problems:
+        raise ManifestError(
+            f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), hint=hint
+        )
     for name, golden in manifest.sets.items():
         for view_name, view in golden.views.items():
-            arrays = {k: getattr(view, k) for k in ("words", "alnum_chars", "grams", "windows")}
-            if view_digest(view.field, arrays) != view.digest:
-                raise ManifestError(
-                    f"{path}: set {name!r} view {view_name!r}: the hashes do not match the view's digest",
-                    hint=hint,
-                )
-        if golden_set_digest(golden.ids, golden.id_field, golden.views) != golden.digest:
+            problem = _view_problem(view, golden, is_derived(view_name))
+            if problem is not None:
+                raise ManifestError(f"{path}: set {name!r} view {view_name!r}: {problem}", hint=hint)
+        if set_digest_of(golden.ids, golden.id_field, golden.views, golden.rules) != golden.digest:
             raise ManifestError(
                 f"{path}: set {name!r}: the ids and views do not match the set's digest", hint=hint
             )
@@ -74,9 +156,40 @@ def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             raise ManifestError(
                 f"{path}: set {name!r}: the version history does not end at the current version", hint=hint
             )
-    # A keyed manifest is only usable with its key: without this check the verify hook passes
-    # while every scan fails (wrong key) or cannot run (no key).
-    key_for(manifest, loaded.config.key_env)
+    for stray in disk.unlisted_files(manifest):
+        console.notice(f"{stray}: not part of the manifest (left by an interrupted write?); remove it")
     keyed = f"keyed, ${loaded.config.key_env} matches" if manifest.key_check else "unkeyed"
-    console.info(f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s), {keyed})")
+    files = (
+        ""
+        if store.is_format1(manifest)
+        else f", {sum(len(s.data) for s in manifest.summaries.values())} files"
+    )
+    console.info(
+        f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s){files}, {keyed})"
+    )
     return ExitCode.CLEAN
+
+
+def _view_problem(view: View, golden: GoldenSet, derived: bool) -> str | None:
+    """What is wrong with a view's stored data (None: nothing); a ``derived`` view (issue 15)
+    holds window hashes whatever the set's rules."""
+    data = view.data
+    if data.item_windows is not None or data.item_grams is not None:  # format 1: arrays in item order
+        in_order = data.item_windows if derived or uses_windows(golden.rules) else None
+        digest = item_order_digest(view.field, data.words, data.alnum, view.gram_hashes, in_order)
+        return None if digest == view.digest else "the hashes do not match the view's digest"
+    windows = view.windows
+    for label, table in (("5-gram", data.grams), ("window", windows)):
+        problem = table.deep_check() if table is not None else None
+        if problem is not None:
+            return f"its {label} table: {problem}"
+    if view.computed_tables_digest() != view.tables_digest:
+        return "its tables do not hold what its index records (the hashes do not match)"
+    payloads = data.grams.all_payloads.astype(np.int64)
+    if not np.array_equal(np.sort(payloads), np.arange(payloads.size)):
+        return "its 5-gram table does not hold each 5-gram once"
+    if windows is not None:
+        per_item = np.bincount(windows.all_payloads.astype(np.int64), minlength=golden.items)
+        if per_item.size != golden.items or not np.array_equal(per_item, view.window_counts):
+            return "its window table does not hold each item's windows"
+    return None

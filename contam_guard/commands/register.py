@@ -7,10 +7,11 @@ from pathlib import Path
 
 from contam_guard.commands.common import load_manifest, manifest_display
 from contam_guard.config import LoadedConfig
-from contam_guard.errors import ContamGuardError, ExitCode, InputError
+from contam_guard.errors import ContamGuardError, ExitCode, InputError, ManifestError
 from contam_guard.keys import key_for
-from contam_guard.manifest import store
+from contam_guard.manifest import names, store
 from contam_guard.manifest.build import GoldenSource, build_set
+from contam_guard.manifest.model import all_rules, is_derived, uses_windows
 from contam_guard.reporting import console
 from contam_guard.rules import gpt3
 
@@ -33,6 +34,21 @@ def without_golden_text(error: InputError) -> InputError:
     return InputError(error.path, problem, line=error.line, hint=error.hint)
 
 
+def parse_rules(text: str | None) -> tuple[str, ...] | None:
+    """``--rules gpt3,palm,llama2`` as rule names (None: every rule); exit 2 for an unknown one."""
+    if text is None:
+        return None
+    chosen = tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
+    known = all_rules()
+    unknown = [name for name in chosen if name not in known]
+    if unknown or not chosen:
+        raise ContamGuardError(
+            f"--rules {text!r}: " + (f"unknown rule {', '.join(unknown)}" if unknown else "no rule named"),
+            hint=f"name rules from: {', '.join(known)} (comma-separated)",
+        )
+    return chosen
+
+
 def register(
     loaded: LoadedConfig,
     name: str,
@@ -43,6 +59,7 @@ def register(
     *,
     n: int | None = None,
     benchmark: str | None = None,
+    rules: str | None = None,
 ) -> int:
     path = manifest_path or loaded.manifest_path
     if not name.strip() or name != name.strip():
@@ -54,16 +71,33 @@ def register(
         console.info(note)
     elif not files:
         raise ContamGuardError("register needs golden files (FILE...) or --benchmark NAME")
+    chosen = parse_rules(rules)
     for file in files:
         if not file.exists():
             raise InputError(str(file), "no such file")
     with store.locked(path):
         path, manifest = load_manifest(loaded, path)
+        if store.is_format1(manifest):
+            raise ManifestError(
+                f"{path}: a manifest of format 1 is read, not changed: convert it first",
+                hint="run `contam-guard upgrade` (it needs no golden file), then register again",
+            )
         key = key_for(manifest, loaded.config.key_env)
+        clash = names.clash([*(other for other in manifest.sets if other != name), name])
+        if clash is not None:
+            raise ContamGuardError(
+                f"set name {name!r}: its files would share a folder with set {clash[0]!r} on file "
+                "systems that ignore case (macOS, Windows)",
+                hint="choose a name that differs from every registered set's in more than case",
+            )
         sources = [GoldenSource(f, manifest_display(f, loaded.root)) for f in files]
         previous = manifest.sets.get(name)
+        if chosen is None and previous is not None:
+            chosen = previous.rules  # a set keeps the rules it was registered for
         try:
-            golden = build_set(sources, fields or [None], id_field, key, previous, manifest.spec.text())
+            golden = build_set(
+                sources, fields or [None], id_field, key, previous, manifest.spec.text(), rules=chosen
+            )
         except InputError as exc:
             raise without_golden_text(exc) from None
         golden = gpt3.with_set_n(golden, n, previous)  # issue 14: the set's own GPT-3 N
@@ -72,9 +106,11 @@ def register(
     if previous is not None and previous.digest == golden.digest:
         console.info(f"{name}: unchanged (version {golden.version}, {golden.items} items)")
     else:
+        stored = "" if uses_windows(golden.rules) else " (no window hashes: not registered for gpt4)"
         console.info(
             f"{name}: registered version {golden.version}, {golden.items} items, views: "
-            + ", ".join(sorted(v for v in golden.views if "~" not in v))  # issue 15: not derived ones
+            + ", ".join(sorted(v for v in golden.views if not is_derived(v)))  # issue 15: not derived ones
+            + f"; rules: {', '.join(golden.rules)}{stored}"
         )
     if golden.n is not None:
         console.info(f"{name}: the GPT-3 rule's N for this set is {golden.n} words")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 from typing import TypeVar
 
 import numpy as np
@@ -40,3 +41,19 @@ def lex_order(keys: tuple[NDArray[np.int64], ...]) -> NDArray[np.intp]:
         packed <<= width
         packed |= key - low
     return np.argsort(packed, kind="stable")
+
+
+def sparse_zeros(size: int, dtype: type[Scalar]) -> NDArray[Scalar]:
+    """A writable array of zeros whose memory is taken page by page as it is written.
+
+    ``np.zeros`` asks for huge pages for arrays of a few MB or more, so that writing one value
+    makes 2 MB resident: a manifest-sized array of totals that a small scan writes in a few
+    places would cost tens of MB. An anonymous mapping gets ordinary 4 KB pages (issue 13)."""
+    nbytes = size * np.dtype(dtype).itemsize
+    if nbytes < 1 << 20:
+        return np.zeros(size, dtype=dtype)
+    # Private: reading a page never written maps the shared zero page, which costs nothing
+    # (a shared anonymous mapping would allocate it).
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
+    memory = mmap.mmap(-1, nbytes, flags=flags) if flags else mmap.mmap(-1, nbytes)
+    return np.frombuffer(memory, dtype=dtype, count=size)

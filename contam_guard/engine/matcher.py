@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.engine.arrays import lex_order, sorted_unique
+from contam_guard.engine.arrays import lex_order, sorted_unique, sparse_zeros
 from contam_guard.engine.index import ManifestIndex, Postings
 from contam_guard.text.features import TextFeatures
 from contam_guard.text.hashing import GRAM_N
@@ -37,13 +37,14 @@ class ItemTotals:
     run: IntArray
     """R[i] over all records, flat: item g's words at ``index.word_base[g] + i``."""
     window_found: NDArray[np.bool_]
-    """Whether each window of each item occurs in some record, flat like ``run``."""
+    """Whether each window posting (``index.windows``) occurs in some record."""
 
     @classmethod
     def empty(cls, index: ManifestIndex) -> ItemTotals:
+        # Manifest-sized, and a small scan touches a few places: small pages (issue 13).
         return cls(
-            run=np.zeros(int(index.word_counts.sum()), dtype=np.int64),
-            window_found=np.zeros(int(index.window_counts.sum()), dtype=np.bool_),
+            run=sparse_zeros(int(index.word_counts.sum()), np.int64),
+            window_found=sparse_zeros(int(index.window_counts.sum()), np.bool_),
         )
 
 
@@ -96,7 +97,7 @@ def lookup_hits(
     where, found = postings.lookup(hashes, valid)
     record = np.searchsorted(record_offsets, where, side="right") - 1
     if record_item is not None:
-        other = record_item[record] != postings.item[found]
+        other = record_item[record] != postings.item_of(found)  # manifest 2: tables say where
         where, found, record = where[other], found[other], record[other]
     return Hits(record=record, at=where - record_offsets[record], posting=found)
 
@@ -162,7 +163,7 @@ def match_hits(
 
 def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
     record, j = hits.record, hits.at
-    item, i = index.grams.item[hits.posting], index.grams.position[hits.posting]
+    item, i = index.grams.item_of(hits.posting), index.grams.position_of(hits.posting)  # manifest 2
     diagonal = j - i
     order = lex_order((i, diagonal, record, item))
     item, record, i, j, diagonal = item[order], record[order], i[order], j[order], diagonal[order]
@@ -206,8 +207,9 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
 
 def _match_windows(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
     record, char = hits.record, hits.at
-    item, w = index.windows.item[hits.posting], index.windows.position[hits.posting]
-    totals.window_found[index.window_base[item] + w] = True
+    # Manifest 2: a window is its posting (tables keep each window's item, not its place).
+    item, w = index.windows.item_of(hits.posting), hits.posting
+    totals.window_found[w] = True
     order = lex_order((char, w, record, item))
     item, record, w, char = item[order], record[order], w[order], char[order]
     distinct = _group_starts(item, record, w)
@@ -219,7 +221,9 @@ def _match_windows(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict
         "item": item[starts],
         "record": record[starts],
         "window_hits": np.bincount(pair_id, minlength=starts.size).astype(np.int64),
-        "window_at": char[starts],
+        # The record's first shared window (postings are numbered in hash order, so the first
+        # posting's would change with the key).
+        "window_at": np.minimum.reduceat(char, starts) if starts.size else char[starts],
     }
 
 

@@ -214,7 +214,12 @@ def scan(
     result = ScanResult(
         index=index, totals=ItemTotals.empty(index), asked=options.fields, max_pairs=max_pairs, store=store
     )
-    prefilter = Prefilter(index, windows=windows, key=key) if usable_with(key) else None  # issue 12.4
+    sources = list(sources)
+    # Manifest 2: a small scan looks up the views' stored tables; a large one builds the
+    # prefilter's in-memory tables first (``ManifestIndex.prefers_tables``).
+    large = index.prefers_tables(sum(_size(s.path) for s in sources), windows=windows)
+    usable = usable_with(key) and large  # key: issue 12.4
+    prefilter = Prefilter(index, windows=windows, key=key) if usable else None
     for source in sources:
         store.file(source.display)
         fmt = detect_format(source.path)
@@ -245,6 +250,14 @@ def scan(
         result.files.append(source.display)
     result.settle()
     return result
+
+
+def _size(path: Path) -> int:
+    """A file's size in bytes (0 for anything else: a folder, a missing file)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
 
 
 def _scan_filtered(

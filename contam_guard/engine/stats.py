@@ -35,7 +35,7 @@ class ItemStats:
     window_hits: IntArray
     """h: those windows found in some scanned record."""
     runs: tuple[IntArray, IntArray, IntArray] | None = field(default=None, compare=False, repr=False)
-    """(item, position, R) of every word position, for ``covered`` at another run length."""
+    """(item, position, R) of every word position with R > 0, for ``covered`` at another run length."""
     _covered: dict[int, IntArray] = field(default_factory=dict, compare=False, repr=False)
     reword: RewordStats | None = field(default=None, compare=False, repr=False)
     """Issue 15: the rewording rules' per-item numbers (``reword.scan_pass``), when they ran."""
@@ -56,19 +56,23 @@ class ItemStats:
 
 
 def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
-    """Aggregate the flat per-position totals into per-item numbers."""
+    """Aggregate the flat per-position totals into per-item numbers.
+
+    Only the positions with a shared run (R > 0) are visited (issue 13): with 100,000 registered
+    items a one-record scan has a few, and every number here is 0 elsewhere."""
     items = index.items
-    position_item = np.repeat(np.arange(items, dtype=np.int64), index.word_counts)
-    position = np.arange(totals.run.size, dtype=np.int64) - index.word_base[position_item]
+    at = np.flatnonzero(totals.run)
+    run = totals.run[at]
+    position_item = np.searchsorted(index.word_base + index.word_counts, at, side="right").astype(np.int64)
+    position = at - index.word_base[position_item]
     longest = np.zeros(items, dtype=np.int64)
-    np.maximum.at(longest, position_item, totals.run)
-    found8 = np.bincount(position_item[totals.run >= 8], minlength=items).astype(np.int64)
-    long_runs = totals.run >= 10
-    covered = union_lengths(
-        position_item[long_runs], position[long_runs], (position + totals.run)[long_runs], items
-    )
-    window_item = np.repeat(np.arange(items, dtype=np.int64), index.window_counts)
-    hits = np.bincount(window_item[totals.window_found], minlength=items).astype(np.int64)
+    np.maximum.at(longest, position_item, run)
+    found8 = np.bincount(position_item[run >= 8], minlength=items).astype(np.int64)
+    long_runs = run >= 10
+    covered = union_lengths(position_item[long_runs], position[long_runs], (position + run)[long_runs], items)
+    # Manifest 2: the found windows' items, from the tables (only the found ones are read).
+    found_items = index.windows.item_of(np.flatnonzero(totals.window_found))
+    hits = np.bincount(found_items, minlength=items).astype(np.int64)
     return ItemStats(
         words=index.word_counts,
         longest_run=longest,
@@ -77,5 +81,5 @@ def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
         covered_l10=covered,
         windows=index.window_counts,
         window_hits=hits,
-        runs=(position_item, position, totals.run),
+        runs=(position_item, position, run),
     )

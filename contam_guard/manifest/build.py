@@ -8,10 +8,18 @@ from pathlib import Path
 
 from contam_guard.errors import InputError
 from contam_guard.manifest.digests import golden_set_digest
-from contam_guard.manifest.model import GoldenFile, GoldenSet, SetVersion, View
+from contam_guard.manifest.model import (
+    GoldenFile,
+    GoldenSet,
+    SetVersion,
+    View,
+    all_rules,
+    is_derived,
+    uses_windows,
+)
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.reword.views import build_derived, is_derived
+from contam_guard.reword.views import build_derived
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
 
@@ -48,13 +56,17 @@ def build_set(
     key: HashKey | None,
     previous: GoldenSet | None,
     spec: TextSpec = CURRENT,
+    rules: tuple[str, ...] | None = None,
 ) -> GoldenSet:
     """Read, normalise (under ``spec``, the manifest's) and hash every field of every golden
-    file into a new set entry.
+    file into a new set entry, for ``rules`` (default: every rule; window hashes only when one
+    of them reads windows).
 
     ``previous`` is the set as registered before: if the content is unchanged the result is
     identical to it (same version); otherwise the version goes up by one and the history grows.
     """
+    rules = tuple(sorted(rules)) if rules is not None else all_rules()
+    windows = uses_windows(rules)
     views: dict[str, View] = {}
     ids: list[str] = []
     files: list[GoldenFile] = []
@@ -66,12 +78,26 @@ def build_set(
             ids, files = view_ids, [GoldenFile(path=s.display, items=c) for s, c in zip(sources, counts)]
         elif view_ids != ids:
             raise InputError(sources[0].display, f"field {field!r} gives a different item list")
-        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec)
-        views.update(build_derived(field or AUTO_VIEW, texts, key, spec))  # issue 15: reword views
-    set_digest = golden_set_digest(ids, id_field, views)
+        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec, windows=windows)
+        # issue 15: the rewording rules' derived views, for a set registered for those rules
+        views.update(build_derived(field or AUTO_VIEW, texts, key, spec, rules=rules))
+    set_digest = set_digest_of(ids, id_field, views, rules)
     if previous is not None and previous.digest == set_digest:
-        # issue 15: the derived views are outside the digest; an older set gains them here
-        return previous.model_copy(update={"files": files, "views": views})
+        # The same content: the same version, and the files as they are when intact (when not,
+        # saving writes them again from what was just hashed). The derived views are outside
+        # the digest: an older set gains them here.
+        return GoldenSet(
+            version=previous.version,
+            digest=set_digest,
+            id_field=id_field,
+            files=files,
+            ids=ids,
+            views=views,
+            history=previous.history,
+            rules=rules,
+            n=previous.n,
+            stored=previous.stored,
+        )
     version = previous.version + 1 if previous is not None else 1
     history = [*previous.history] if previous is not None else []
     history.append(SetVersion(version=version, digest=set_digest, items=len(ids)))
@@ -83,7 +109,20 @@ def build_set(
         ids=ids,
         views=views,
         history=history,
+        rules=rules,
     )
+
+
+def set_digest_of(
+    ids: Sequence[str], id_field: str | None, views: dict[str, View], rules: tuple[str, ...]
+) -> str:
+    """``golden_set_digest`` of a set: the rules count only when not every rule (a set of every
+    rule has the digest format 1 gave it)."""
+    chosen = None if rules == all_rules() else rules
+    # The rewording rules' derived views (issue 15) are left out: they are a function of the
+    # views the digest covers, and adding them must not make a new version.
+    registered = [(name, view.digest) for name, view in views.items() if not is_derived(name)]
+    return golden_set_digest(ids, id_field, registered, chosen)
 
 
 def _read_field(

@@ -1,42 +1,44 @@
 """The manifest: hashes, counts and digests of registered golden sets, never their text.
 
-One JSON file, written deterministically (sorted keys, no timestamps, no absolute paths,
-trailing newline) so that it can be committed and diffed. Arrays of hashes and counts are
-stored as base64 of little-endian numpy arrays, one string per line.
+In memory a manifest is the same whatever its format: its spec, its key check, and per set a
+version, a content digest, the version history, the golden files, the item ids and one *view*
+per registered text field (``question``, ``answer``, ...). Per view and item it has the word
+count and the alnum-view length, and per view the 5-gram hashes and (for a set registered for
+GPT-4's rule) the 50-character window hashes, as sorted packed tables (``packed.py``): all the
+engine needs to compute every rule.
 
-Per set: a version that grows when its content changes, a content digest, the version history,
-and one *view* per registered text field (``question``, ``answer``, ...). Per view and item:
-the word count, the alnum-view length, the 5-gram hashes in order and the 50-character window
-hashes in order; that is all the engine needs to compute every rule.
+On disk (``store.py``), format 2 is a small JSON index and one binary file per set and view;
+format 1 (``format1.py``) was one JSON file holding every array as base64, and is still read.
+Arrays are read lazily: a view's data is loaded (memory-mapped, or decrypted) when first used.
 """
 
 from __future__ import annotations
 
-import base64
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
+from contam_guard.manifest.digests import tables_digest
+from contam_guard.manifest.packed import PackedTable, width_for
+from contam_guard.rules import RULES
 from contam_guard.text import normalise
 from contam_guard.text.hashing import GRAM_N, HASH_SPEC, HASH_SPECS, SIPHASH_SPEC, WINDOW_CHARS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Manifest format 2: an index and binary files. Format 1 (one JSON file) is read, not written."""
 MANIFEST_FORMAT = "contam-guard-manifest"
 MAX_COUNT = 2**31 - 1
 """Counts and versions are 32-bit in the arrays; a larger (or negative) one was not written by us."""
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Version = Annotated[int, Field(ge=1, le=MAX_COUNT)]
-
-
-def encode_array(array: NDArray[np.generic], dtype: str) -> str:
-    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode("ascii")
-
-
-def decode_array(text: str, dtype: str) -> NDArray[np.generic]:
-    return np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), dtype=dtype)
+IntArray = NDArray[np.int64]
 
 
 class _Frozen(BaseModel):
@@ -89,41 +91,6 @@ class Spec(_Frozen):
         return spec
 
 
-class View(_Frozen):
-    """One text field of a golden set, hashed. Arrays are base64 (little-endian)."""
-
-    field: str
-    digest: str
-    words: str = Field(description="int32 word count per item")
-    alnum_chars: str = Field(description="int32 length of the alnum view per item")
-    grams: str = Field(description="uint64 5-gram hashes, items concatenated in order")
-    windows: str = Field(description="uint64 50-character window hashes, items concatenated")
-
-    @cached_property
-    def word_counts(self) -> NDArray[np.int64]:
-        return decode_array(self.words, "<i4").astype(np.int64)
-
-    @cached_property
-    def alnum_counts(self) -> NDArray[np.int64]:
-        return decode_array(self.alnum_chars, "<i4").astype(np.int64)
-
-    @cached_property
-    def gram_hashes(self) -> NDArray[np.uint64]:
-        return decode_array(self.grams, "<u8").astype(np.uint64)
-
-    @cached_property
-    def window_hashes(self) -> NDArray[np.uint64]:
-        return decode_array(self.windows, "<u8").astype(np.uint64)
-
-    @property
-    def gram_counts(self) -> NDArray[np.int64]:
-        return np.maximum(self.word_counts - (GRAM_N - 1), 0)
-
-    @property
-    def window_counts(self) -> NDArray[np.int64]:
-        return np.maximum(self.alnum_counts - (WINDOW_CHARS - 1), 0)
-
-
 class GoldenFile(_Frozen):
     """A golden file as registered: its path (relative to the project root, POSIX style; only
     the file name when it lies outside the root) and how many items it gave."""
@@ -138,44 +105,369 @@ class SetVersion(_Frozen):
     items: Count
 
 
-class GoldenSet(_Frozen):
-    version: Version
+# --- views ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ViewData:
+    """A view's arrays: per item its word count and alnum length, and the packed tables of its
+    5-grams (payload: the 5-gram's place among the view's 5-grams in item order) and windows
+    (payload: the item). ``windows`` is None for a set not registered for GPT-4's rule."""
+
+    words: IntArray
+    alnum: IntArray
+    grams: PackedTable
+    windows: PackedTable | None
+    item_grams: NDArray[np.uint64] | None = None
+    """The 5-gram hashes in item order, when known without decoding (just hashed)."""
+    item_windows: NDArray[np.uint64] | None = None
+    """The window hashes in item order, when known (just hashed, or read from format 1)."""
+
+    @classmethod
+    def from_items(
+        cls,
+        words: IntArray,
+        alnum: IntArray,
+        grams: NDArray[np.uint64],
+        windows: NDArray[np.uint64] | None,
+    ) -> ViewData:
+        """The view of per-item arrays (hashes concatenated in item order): the tables are built."""
+        gram_table = PackedTable.build(
+            grams, np.arange(grams.size, dtype=np.uint64), width_for(max(grams.size - 1, 0))
+        )
+        window_table = None
+        if windows is not None:
+            owner = np.repeat(
+                np.arange(words.size, dtype=np.uint64), np.maximum(alnum - (WINDOW_CHARS - 1), 0)
+            )
+            window_table = PackedTable.build(windows, owner, width_for(max(words.size - 1, 0)))
+        return cls(words, alnum, gram_table, window_table, grams, windows)
+
+
+class View:
+    """One text field of a golden set, hashed; its data is read when first used: the counts and
+    the 5-gram table (``data``), and the window table (``windows``) only by what reads windows."""
+
+    def __init__(
+        self,
+        field: str,
+        digest: str,
+        data: ViewData | Callable[[], ViewData],
+        windows: Callable[[], PackedTable] | None = None,
+        tables: str | None = None,
+        *,
+        has_windows: bool | None = None,
+    ) -> None:
+        """``data``: the view's arrays, or how to read them; ``windows``: how to read its window
+        table when that is apart (then ``data``'s own is not read), and ``has_windows`` whether
+        it has one (known without reading); ``tables``: the ``tables_digest`` recorded for
+        them, when read from a file."""
+        self.field = field
+        self.digest = digest
+        """The content digest (``digests.view_digest``): what the golden text hashes to."""
+        self._data = data
+        self._windows = windows
+        self._tables = tables
+        self._has_windows = has_windows
+
+    def __repr__(self) -> str:
+        return f"View(field={self.field!r}, digest={self.digest!r})"
+
+    @cached_property
+    def data(self) -> ViewData:
+        return self._data if isinstance(self._data, ViewData) else self._data()
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the view was built in this process (hashed, or decoded from format 1), not
+        read from a file."""
+        return isinstance(self._data, ViewData)
+
+    @property
+    def word_counts(self) -> IntArray:
+        return self.data.words
+
+    @property
+    def alnum_counts(self) -> IntArray:
+        return self.data.alnum
+
+    @property
+    def has_windows(self) -> bool:
+        if self._has_windows is not None:
+            return self._has_windows
+        return self.data.windows is not None
+
+    @property
+    def grams(self) -> PackedTable:
+        return self.data.grams
+
+    @cached_property
+    def windows(self) -> PackedTable | None:
+        """The window table (None: the view stores no windows)."""
+        if self._windows is not None:
+            return self._windows()
+        return None if self._has_windows is False else self.data.windows
+
+    @property
+    def gram_counts(self) -> IntArray:
+        return np.maximum(self.word_counts - (GRAM_N - 1), 0)
+
+    @property
+    def window_counts(self) -> IntArray:
+        """Windows per item: none for a view stored without windows."""
+        if not self.has_windows:
+            return np.zeros(self.word_counts.size, dtype=np.int64)
+        return np.maximum(self.alnum_counts - (WINDOW_CHARS - 1), 0)
+
+    @property
+    def tables_digest(self) -> str:
+        """``digests.tables_digest`` of the view: as recorded (read from a file), or computed."""
+        return self._tables if self._tables is not None else self.computed_tables_digest()
+
+    def computed_tables_digest(self) -> str:
+        """``digests.tables_digest`` computed from the arrays (reads every table)."""
+        windows = None
+        if self.has_windows:
+            data = self.data
+            if data.item_windows is not None:
+                owner = np.repeat(np.arange(data.words.size), self.window_counts)
+                windows = data.item_windows[np.lexsort((data.item_windows, owner))]
+            else:
+                windows = self.window_hashes
+        return tables_digest(self.word_counts, self.alnum_counts, self.gram_hashes, windows)
+
+    @cached_property
+    def gram_hashes(self) -> NDArray[np.uint64]:
+        """The 5-gram hashes, items concatenated in order, each item's in word order."""
+        data = self.data
+        if data.item_grams is not None:
+            return data.item_grams
+        out = np.empty(data.grams.count, dtype=np.uint64)
+        out[data.grams.all_payloads.astype(np.int64)] = data.grams.all_hashes
+        return out
+
+    @cached_property
+    def window_hashes(self) -> NDArray[np.uint64]:
+        """The window hashes, items concatenated in order. Format 2 keeps which item each window
+        belongs to but not its place in the item: each item's are in hash order then (every rule
+        counts windows, none needs their places)."""
+        if self.data.item_windows is not None:
+            return self.data.item_windows
+        table = self.windows
+        if table is None:
+            return np.zeros(0, dtype=np.uint64)
+        order = np.argsort(table.all_payloads, kind="stable")
+        return table.all_hashes[order]
+
+
+# --- sets and the manifest -----------------------------------------------------------------
+
+
+DERIVED_MARK = "~"
+"""Marks a derived view (issue 15, ``reword.views``): no field name may hold it."""
+
+
+def is_derived(view_name: str) -> bool:
+    """Whether ``view_name`` names a derived view: outside the set's digest and the n-gram
+    engine, with a window table only when it holds window hashes."""
+    return DERIVED_MARK in view_name
+
+
+def all_rules() -> tuple[str, ...]:
+    """Every rule of the registry, sorted: what a set is registered for by default."""
+    return tuple(sorted(RULES))
+
+
+def uses_windows(rules: Sequence[str]) -> bool:
+    """Whether one of ``rules`` reads the 50-character windows (then they are stored)."""
+    return any(RULES[name].uses_windows for name in rules if name in RULES)
+
+
+class Ids(Sequence[str]):
+    """Item ids read from a packed array of UTF-8 bytes and offsets, decoded one at a time."""
+
+    def __init__(self, offsets: NDArray[Any], blob: NDArray[np.uint8]) -> None:
+        self._offsets = offsets
+        self._blob = blob
+
+    @classmethod
+    def of(cls, ids: Sequence[str]) -> tuple[NDArray[np.uint64], NDArray[np.uint8]]:
+        """The (offsets, bytes) arrays of ``ids``."""
+        encoded = [i.encode("utf-8") for i in ids]
+        offsets = np.concatenate([[0], np.cumsum([len(e) for e in encoded], dtype=np.int64)]).astype(
+            np.uint64
+        )
+        return offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8)
+
+    def __len__(self) -> int:
+        return max(int(self._offsets.size) - 1, 0)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        start, end = int(self._offsets[index]), int(self._offsets[index + 1])
+        return bytes(self._blob[start:end]).decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.decoded)
+
+    @cached_property
+    def decoded(self) -> list[str]:
+        text = self._blob.tobytes()
+        bounds = self._offsets.tolist()
+        return [text[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    version: int
     digest: str
     id_field: str | None
     files: list[GoldenFile]
-    ids: list[str]
+    ids: Sequence[str]
     views: dict[str, View]
     history: list[SetVersion]
-    n: Annotated[int, Field(ge=5, le=1_000_000)] | None = None
+    rules: tuple[str, ...] = field(default_factory=all_rules)
+    """The rules the set was registered for: window hashes are stored only for a rule that
+    reads them (GPT-4's)."""
+    stored: Any = field(default=None, compare=False, repr=False)
+    """How the set lies on disk (``store.py``), when it was read from a manifest of format 2:
+    saving it there again leaves its files untouched."""
+    n: int | None = None
     """The GPT-3 rule's N for this set (``register --n``; text written without spaces gets its
     own default, ``rules.gpt3.default_n``); None: the rule's setting. Not content: changing it
-    keeps the version."""
-
-    @model_serializer(mode="wrap")
-    def _without_default_n(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        # A set without its own n is written as before n existed: same bytes, same digests.
-        data: dict[str, object] = handler(self)
-        if data.get("n") is None:
-            data.pop("n", None)
-        return data
+    keeps the version (and the set's binary files: only the index is written again)."""
 
     @property
     def items(self) -> int:
         return len(self.ids)
 
-    def test_index(self) -> NDArray[np.int64]:
+    @property
+    def has_windows(self) -> bool:
+        return uses_windows(self.rules)
+
+    def test_index(self) -> IntArray:
         """Each item's 0-based position within its own golden file."""
         return np.concatenate(
             [np.arange(f.items, dtype=np.int64) for f in self.files] or [np.zeros(0, np.int64)]
         )
 
+    def model_copy(self, *, update: dict[str, Any]) -> GoldenSet:
+        """A copy with ``update`` applied (the pydantic-style name the commands use)."""
+        return replace(self, **update)
 
-class Manifest(_Frozen):
-    format: Literal["contam-guard-manifest"] = "contam-guard-manifest"
-    schema_version: Version = SCHEMA_VERSION
-    spec: Spec = Spec()
-    key_check: str | None = None
-    """Identifies the key of a keyed manifest (None: hashes are unkeyed)."""
-    sets: dict[str, GoldenSet] = {}
-    digest: str = ""
-    """Integrity digest over everything above (``store.content_digest``)."""
+
+@dataclass(frozen=True)
+class SetSummary:
+    """What anyone sees of a set, keyed or not: name-level facts and its files' sizes."""
+
+    version: int
+    digest: str
+    items: int
+    history: list[SetVersion]
+    data: dict[str, int]
+    """Each binary file (relative to the index's folder) and its size in bytes."""
+    views: dict[str, int] | None
+    """Bytes per view (None when sealed: a keyed manifest read without its key)."""
+    windows: bool | None
+    """Whether window hashes are stored (None when sealed)."""
+
+
+class Manifest:
+    """A manifest in memory. ``sets`` of a keyed manifest of format 2 read without its key are
+    sealed: reading them raises the error ``sealed_error`` gives; ``summaries`` stay readable."""
+
+    def __init__(
+        self,
+        *,
+        spec: Spec | None = None,
+        key_check: str | None = None,
+        sets: dict[str, GoldenSet] | None = None,
+        salt: str | None = None,
+        schema_version: int = SCHEMA_VERSION,
+        digest: str = "",
+        path: Path | None = None,
+        summaries: dict[str, SetSummary] | None = None,
+        sealed_error: Callable[[], Exception] | None = None,
+        seal: Any = None,
+        unlock: Callable[[Any], Manifest] | None = None,
+        disk: Any = None,
+    ) -> None:
+        self.spec = spec if spec is not None else Spec()
+        self.key_check = key_check
+        self.salt = salt
+        """The HKDF salt of a keyed manifest of format 2 (hex)."""
+        self.schema_version = schema_version
+        self.digest = digest
+        """The integrity digest of the index (or of the whole file, format 1), when read."""
+        self.path = path
+        """The index it was read from (None: built in memory)."""
+        self.seal = seal
+        """The ``sealing.SealKey`` of a keyed manifest of format 2, once unlocked (or new)."""
+        self._sets = sets if sets is not None else {}
+        self._summaries = summaries
+        self._sealed_error = sealed_error
+        self._unlock = unlock
+        self.disk = disk
+        """The files it was read from (``disk.Files``), for ``verify``."""
+
+    def unlock(self, seal: Any) -> Manifest:
+        """The manifest with its sealed sets opened with ``seal`` (a ``sealing.SealKey``)."""
+        if self._unlock is None:
+            return self
+        return self._unlock(seal)
+
+    @property
+    def sealed(self) -> bool:
+        return self._sealed_error is not None
+
+    def explain_sealed(self, error: Callable[[], Exception]) -> None:
+        """What reading the sets of this sealed manifest raises (it names the key's variable)."""
+        if self._sealed_error is not None:
+            self._sealed_error = error
+
+    @property
+    def sets(self) -> dict[str, GoldenSet]:
+        if self._sealed_error is not None:
+            raise self._sealed_error()
+        return self._sets
+
+    @property
+    def set_names(self) -> list[str]:
+        """The registered sets' names, sorted (readable even when sealed)."""
+        return sorted(self._summaries if self._summaries is not None else self._sets)
+
+    @property
+    def summaries(self) -> dict[str, SetSummary]:
+        """What the index shows of each set (sizes are those on disk; 0 for unsaved sets)."""
+        if self._summaries is not None:
+            return self._summaries
+        return {
+            name: SetSummary(g.version, g.digest, g.items, g.history, {}, None, g.has_windows)
+            for name, g in self._sets.items()
+        }
+
+    def model_copy(self, *, update: dict[str, Any]) -> Manifest:
+        """A copy with ``update`` applied: ``sets``, ``spec``, ``key_check`` or ``salt``."""
+        fields: dict[str, Any] = {
+            "spec": self.spec,
+            "key_check": self.key_check,
+            "sets": self.sets,
+            "salt": self.salt,
+            "schema_version": self.schema_version,
+            "path": self.path,
+            "seal": self.seal,
+        }
+        unknown = set(update) - set(fields)
+        if unknown:
+            raise TypeError(f"cannot update {sorted(unknown)}")
+        fields.update(update)
+        return Manifest(**fields)

@@ -1,38 +1,29 @@
-"""Upgrades of older manifest schemas to the current one, one function per version step.
+"""Converting a manifest of format 1 (one JSON file) to format 2 (an index and binary files).
 
-Schema 1 is the first; a manifest that says it is older than that was not written by any
-released contam-guard. When schema 2 arrives, add ``1: _from_1`` to ``UPGRADES``: a function
-from a schema-1 dict to a schema-2 dict, so that ``to_current`` can chain the steps.
+Nothing is hashed again: format 1 holds every array, and format 2 stores the same ones (sorted
+into tables), so every digest, version and history entry stays as it was and no golden file is
+needed. A keyed manifest gets a new random salt for its seal, and its files are sealed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
-from contam_guard.errors import ManifestError
-from contam_guard.manifest.model import SCHEMA_VERSION
-
-REBUILD_HINT = (
-    "`contam-guard register` cannot add to it: move it aside (mv {path} {path}.old), run "
-    "`contam-guard init` (with --keyed if it was keyed), then re-register every set "
-    "(contam-guard register NAME FILE...)"
-)
-"""The fix for a manifest this contam-guard cannot extend (an older schema, another spec)."""
-
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+from contam_guard.manifest.model import SCHEMA_VERSION, Manifest
+from contam_guard.manifest.sealing import SealKey, new_salt
 
 
-def to_current(path: Path, raw: dict[str, Any], version: int) -> dict[str, Any]:
-    """Upgrade ``raw`` step by step from ``version`` to the current schema (in memory only)."""
-    while version < SCHEMA_VERSION:
-        step = UPGRADES.get(version)
-        if step is None:
-            raise ManifestError(
-                f"{path}: manifest schema {version} is older than any this contam-guard can read",
-                hint=REBUILD_HINT.format(path=path),
-            )
-        raw = step(raw)
-        version += 1
-    return raw
+def to_format2(manifest: Manifest, secret: str | None) -> Manifest:
+    """``manifest`` (read from format 1) as it will be written in format 2; ``secret`` (the
+    key's secret) seals a keyed one."""
+    if manifest.key_check is None:
+        return manifest.model_copy(update={"schema_version": SCHEMA_VERSION, "path": None})
+    if secret is None:
+        raise ValueError("a keyed manifest is converted with its secret")
+    salt = new_salt()
+    return manifest.model_copy(
+        update={
+            "schema_version": SCHEMA_VERSION,
+            "path": None,
+            "salt": salt,
+            "seal": SealKey.derive(secret, salt),
+        }
+    )

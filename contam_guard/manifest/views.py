@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from contam_guard.engine.batching import batches
-from contam_guard.manifest.digests import view_digest
-from contam_guard.manifest.model import View, encode_array
+from contam_guard.manifest.digests import item_order_digest
+from contam_guard.manifest.model import View, ViewData
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
@@ -14,19 +14,28 @@ from contam_guard.text.normalise import CURRENT, TextSpec
 _BATCH_CHARS = 1 << 20
 
 
-def hash_view(field: str, texts: list[str], key: HashKey | None, spec: TextSpec = CURRENT) -> View:
-    """The view of ``texts`` (one per item) hashed under ``spec`` (and ``key``, when keyed)."""
-    words, alnum, grams, windows = [], [], [], []
+def hash_view(
+    field: str, texts: list[str], key: HashKey | None, spec: TextSpec = CURRENT, *, windows: bool = True
+) -> View:
+    """The view of ``texts`` (one per item) hashed under ``spec`` (and ``key``, when keyed);
+    without ``windows`` (a set not registered for GPT-4's rule), no window hashes (the alnum
+    lengths are kept)."""
+    words, alnum, grams, found = [], [], [], []
     for batch in batches(texts, _BATCH_CHARS, len):
+        # the windows are hashed even when not stored: their pass gives the alnum lengths,
+        # which are kept (the GPT-3 rule's default N for unspaced text and `sets` read them)
         features = extract_features(batch, key=key, windows=True, spec=spec)
         words.append(features.word_counts)
         alnum.append(features.alnum_counts)
         grams.append(features.gram_hash[features.gram_valid])
-        windows.append(features.window_hash[features.window_valid])
-    arrays = {
-        "words": encode_array(np.concatenate(words), "<i4"),
-        "alnum_chars": encode_array(np.concatenate(alnum), "<i4"),
-        "grams": encode_array(np.concatenate(grams), "<u8"),
-        "windows": encode_array(np.concatenate(windows), "<u8"),
-    }
-    return View(field=field, digest=view_digest(field, arrays), **arrays)
+        if windows:
+            found.append(features.window_hash[features.window_valid])
+    word_counts = np.concatenate(words).astype(np.int64)
+    alnum_counts = np.concatenate(alnum).astype(np.int64)
+    gram_hashes = np.concatenate(grams).astype(np.uint64)
+    window_hashes = np.concatenate(found).astype(np.uint64) if windows else None
+    return View(
+        field,
+        item_order_digest(field, word_counts, alnum_counts, gram_hashes, window_hashes),
+        ViewData.from_items(word_counts, alnum_counts, gram_hashes, window_hashes),
+    )

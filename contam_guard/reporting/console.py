@@ -16,7 +16,6 @@ from rich.markup import escape
 
 if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
     from contam_guard.analysis import SweepRow
-    from contam_guard.manifest.model import Manifest
     from contam_guard.reporting.groups import Group
     from contam_guard.verdicts import Finding, Report
 
@@ -198,33 +197,21 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         err.print(f"  golden item (--show-golden): {golden}", markup=False)
 
 
-def sets_table(manifest: Manifest, too_short: dict[tuple[str, str], dict[str, int]]) -> None:
-    if not manifest.sets:
+def sets_table(columns: list[str], rows: list[list[str]], footer: list[str]) -> None:
+    """The ``sets`` listing (issue 13: rows built by ``commands.manage``, bytes per set and view)."""
+    if not rows:
         out.print("No sets registered. Add one with: contam-guard register NAME FILE...", markup=False)
         return
     from rich.table import Table
 
     table = Table()
-    for column in ("set", "version", "items", "view", "too short: gpt3", "palm", "llama2", "gpt4", "digest"):
+    for column in columns:
         table.add_column(column)
-    for name in sorted(manifest.sets):
-        golden = manifest.sets[name]
-        for view in sorted(golden.views):
-            if "~" in view:  # issue 15: a rewording rule's derived view (reword.views)
-                continue
-            short = too_short[(name, view)]
-            table.add_row(
-                name,
-                str(golden.version),
-                str(golden.items),
-                view,
-                str(short["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else ""),  # issue 14
-                str(short["palm"]),
-                str(short["llama2"]),
-                str(short["gpt4"]),
-                golden.digest[:12],
-            )
+    for row in rows:
+        table.add_row(*row)
     out.print(table)
+    for line in footer:
+        out.print(line, markup=False)
 
 
 def sweep_table(rows: list[SweepRow], title: str) -> None:

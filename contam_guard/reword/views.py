@@ -1,7 +1,8 @@
 """Derived views: what the rewording rules store in the manifest, beside each registered view.
 
-For a view ``FIELD`` (``question``), ``register`` adds two views computed from the same golden
-text, named with a ``~`` (which no field name may hold) and the spec they were made under:
+For a view ``FIELD`` (``question``), ``register`` adds up to two views computed from the same
+golden text, named with a ``~`` (which no field name may hold) and the spec they were made
+under, each only when the set is registered for the rule that reads it (``register --rules``):
 
 - ``FIELD~numbers-v1``: a view like any other (per item its word count, its 5-gram hashes in
   order) of the item's words with every number masked (``numbers.py``): the GPT-3 rule on it
@@ -12,6 +13,8 @@ text, named with a ``~`` (which no field name may hold) and the spec they were m
   the inverted index from word to item that the ``reworded`` rule looks words up in. Its word
   counts are 0 (it has no 5-grams) and its alnum lengths are ``words + 49`` (0 for none), so
   that every view reads the same way in every manifest format (``verify`` checks the sizes).
+  In format 2 the features are its window table (payload: the item), in a window file of its
+  own whatever GPT-4's rule; a derived view holding no window hash has no window file.
 
 Every hash goes through the manifest's key when it is keyed. Derived views are left out of the
 set's content digest (they are a function of the views it covers) and out of the n-gram
@@ -21,32 +24,31 @@ engine's index; ``contam-guard upgrade`` and re-registering rebuild them.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
-from contam_guard.manifest.digests import view_digest
-from contam_guard.manifest.model import View, encode_array
+from contam_guard.manifest.digests import item_order_digest
+from contam_guard.manifest.model import DERIVED_MARK, View, ViewData, is_derived
 from contam_guard.reword.content import CONTENT_SPEC, content_words
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.numbers import MASK_SPEC, mask_words
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
 
-MARK = "~"
+MARK = DERIVED_MARK
 NUMBERS = MASK_SPEC
 WORDS = CONTENT_SPEC
+RULE_OF = {NUMBERS: "numbers", WORDS: "reworded"}
+"""Which rule reads each kind of derived view: a set registered without it does not get it."""
 V = TypeVar("V")
 
 
 def derived_name(view: str, kind: str) -> str:
     """The name of ``view``'s derived view of ``kind`` (``NUMBERS`` or ``WORDS``)."""
     return f"{view}{MARK}{kind}"
-
-
-def is_derived(name: str) -> bool:
-    return MARK in name
 
 
 def base_views(views: Mapping[str, V]) -> dict[str, V]:
@@ -73,31 +75,49 @@ def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], l
 
 
 def build_derived(
-    view: str, texts: Sequence[str], key: HashKey | None, spec: TextSpec = CURRENT
+    view: str,
+    texts: Sequence[str],
+    key: HashKey | None,
+    spec: TextSpec = CURRENT,
+    *,
+    rules: Collection[str] = RULE_OF.values(),
 ) -> dict[str, View]:
-    """The derived views of the view ``view`` whose items' texts are ``texts``."""
+    """The derived views of the view ``view`` whose items' texts are ``texts``, for those of
+    the rewording rules among ``rules`` (the set's): ``~numbers`` for ``numbers``, ``~words``
+    for ``reworded``."""
+    kinds = [kind for kind, rule in RULE_OF.items() if rule in rules]
+    if not kinds:
+        return {}
     masked, content = word_lists(texts, spec)
     items = len(texts)
     zeros = np.zeros(items, dtype=np.int64)
-    empty = np.zeros(0, dtype=np.uint64)
-    grams = grams_of(masked, key)
-    words, first = unigrams_of(content, key)
-    counts = np.diff(first)
-    return {
-        derived_name(view, NUMBERS): _view(
-            view, np.array([len(m) for m in masked], dtype=np.int64), zeros, grams.hashes, empty
-        ),
-        derived_name(view, WORDS): _view(
-            view, zeros, np.where(counts > 0, counts + WINDOW_CHARS - 1, 0), empty, words
-        ),
-    }
+    out: dict[str, View] = {}
+    if NUMBERS in kinds:
+        grams = grams_of(masked, key)
+        words = np.array([len(m) for m in masked], dtype=np.int64)
+        out[derived_name(view, NUMBERS)] = _view(view, words, zeros, grams.hashes.astype(np.uint64), None)
+    if WORDS in kinds:
+        features, first = unigrams_of(content, key)
+        counts = np.diff(first)
+        alnum = np.where(counts > 0, counts + WINDOW_CHARS - 1, 0).astype(np.int64)
+        empty = np.zeros(0, dtype=np.uint64)
+        # the features stand where windows are (one per "window"; their item is the payload)
+        out[derived_name(view, WORDS)] = _view(
+            view, zeros, alnum, empty, features.astype(np.uint64) if features.size else None
+        )
+    return out
 
 
-def _view(field: str, words: np.ndarray, alnum: np.ndarray, grams: np.ndarray, windows: np.ndarray) -> View:
-    arrays = {
-        "words": encode_array(words, "<i4"),
-        "alnum_chars": encode_array(alnum, "<i4"),
-        "grams": encode_array(grams, "<u8"),
-        "windows": encode_array(windows, "<u8"),
-    }
-    return View(field=field, digest=view_digest(field, arrays), **arrays)
+def _view(
+    field: str,
+    words: NDArray[np.int64],
+    alnum: NDArray[np.int64],
+    grams: NDArray[np.uint64],
+    windows: NDArray[np.uint64] | None,
+) -> View:
+    """A derived view; without window hashes it has no window table (``disk_write.windowed``)."""
+    return View(
+        field,
+        item_order_digest(field, words, alnum, grams, windows),
+        ViewData.from_items(words, alnum, grams, windows),
+    )

@@ -34,6 +34,7 @@ from contam_guard.rules.base import (
     MAX_WORDS,
     Action,
     BoolArray,
+    Explanations,
     FloatArray,
     IntArray,
     Rule,
@@ -102,7 +103,8 @@ def with_set_n(golden: GoldenSet, n: int | None, previous: GoldenSet | None) -> 
     if n is None and previous is not None:
         n = previous.n
     if n is None:
-        views = golden.views.values()
+        # the registered views: a derived one (issue 15, "~") counts masked words or features
+        views = [view for name, view in golden.views.items() if "~" not in name]
         words = np.concatenate([view.word_counts for view in views]) if views else np.zeros(0, np.int64)
         chars = np.concatenate([view.alnum_counts for view in views]) if views else np.zeros(0, np.int64)
         n = default_n(words, chars)
@@ -123,9 +125,8 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     """Fires where the longest shared run reaches N; each pair reaching it is its own finding."""
     n = thresholds(index, settings)
     fired = stats.longest_run >= n
-    explain = [
-        f"longest shared run {r} words >= N = {k}" for r, k in zip(stats.longest_run.tolist(), n.tolist())
-    ]
+    run = stats.longest_run
+    explain = Explanations(run.size, lambda i: f"longest shared run {run[i]} words >= N = {n[i]}")
     return RuleResult(NAME, fired, stats.longest_run.astype(np.float64), explain, pair_bar=n)
 
 

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import Field
 
-from contam_guard.rules.base import BoolArray, FloatArray, IntArray, Rule, RuleResult, RuleSettings
+from contam_guard.rules.base import (
+    BoolArray,
+    Explanations,
+    FloatArray,
+    IntArray,
+    Rule,
+    RuleResult,
+    RuleSettings,
+)
 
 if TYPE_CHECKING:
     from contam_guard.engine.index import ManifestIndex
@@ -58,10 +66,12 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
         fired = stats.window_hits > 0
     else:
         fired = (stats.windows > 0) & (p >= settings.probability)
-    explain = [
-        f"{h} of {m} windows found; 3 draws catch it with p = {q:.1%}"
-        for h, m, q in zip(stats.window_hits.tolist(), stats.windows.tolist(), p.tolist())
-    ]
+    hits, windows = stats.window_hits, stats.windows
+
+    def say(i: int) -> str:
+        return f"{hits[i]} of {windows[i]} windows found; 3 draws catch it with p = {float(p[i]):.1%}"
+
+    explain = Explanations(p.size, say)
     return RuleResult(NAME, np.asarray(fired), p, explain)
 
 

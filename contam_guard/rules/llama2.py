@@ -26,6 +26,7 @@ from pydantic import Field
 from contam_guard.rules.base import (
     MAX_WORDS,
     BoolArray,
+    Explanations,
     FloatArray,
     Rule,
     RuleResult,
@@ -54,11 +55,14 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     part = share(covered, stats.words)
     bar = settings.dirty if settings.fire_on == "dirty" else settings.not_clean
     fired = (stats.words > 0) & (part >= bar)
-    explain = [
-        f"{c} of {w} words in shared runs ({s:.1%}): "
-        + ("dirty" if s >= settings.dirty else "not clean" if s >= settings.not_clean else "clean")
-        for c, w, s in zip(covered.tolist(), stats.words.tolist(), part.tolist())
-    ]
+    words = stats.words
+
+    def say(i: int) -> str:
+        s = float(part[i])
+        verdict = "dirty" if s >= settings.dirty else "not clean" if s >= settings.not_clean else "clean"
+        return f"{covered[i]} of {words[i]} words in shared runs ({s:.1%}): {verdict}"
+
+    explain = Explanations(part.size, say)
     return RuleResult(NAME, fired, part, explain)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field
 
-from contam_guard.rules.base import BoolArray, FloatArray, Rule, RuleResult, RuleSettings, share
+from contam_guard.rules.base import BoolArray, Explanations, FloatArray, Rule, RuleResult, RuleSettings, share
 
 if TYPE_CHECKING:
     from contam_guard.engine.index import ManifestIndex
@@ -37,10 +37,12 @@ class Settings(RuleSettings):
 def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:
     seen = share(stats.ngrams8_found, stats.ngrams8)
     fired = (stats.ngrams8 > 0) & (seen >= settings.threshold)
-    explain = [
-        f"{f} of {m} 8-grams found ({s:.1%}) >= {settings.threshold:.0%}"
-        for f, m, s in zip(stats.ngrams8_found.tolist(), stats.ngrams8.tolist(), seen.tolist())
-    ]
+    found, grams = stats.ngrams8_found, stats.ngrams8
+
+    def say(i: int) -> str:
+        return f"{found[i]} of {grams[i]} 8-grams found ({float(seen[i]):.1%}) >= {settings.threshold:.0%}"
+
+    explain = Explanations(seen.size, say)
     return RuleResult(NAME, fired, seen, explain)
 
 

@@ -1,36 +1,72 @@
-"""What every task needs from the driver, broadcast once: the manifest (hashes only) and settings.
+"""What every task needs from the driver, broadcast once: where the manifest is, and settings.
 
-The manifest travels as its canonical JSON text (``manifest.store.dumps``), the same bytes the
-manifest file holds. Each Python worker builds the ``ManifestIndex`` from it once and keeps it
-for the next tasks (workers are reused between tasks), keyed by the manifest's digest: a second
-scan with the same manifest in the same session builds nothing.
+A manifest travels as the path of its index and the index's digest, nothing more: each Python
+worker reads it from there (format 2: maps its files, as the driver does, so every worker on a
+machine shares one copy in the page cache) and checks that the digest is the driver's, so a
+``register`` between the driver's read and a worker's is an error, never a silent mix. Workers
+are reused between tasks and keep the ``ManifestIndex`` they built, keyed by the digest: a
+second scan with the same manifest in the same session builds nothing. The executors must see
+the manifest's folder at the driver's path (local and local-cluster masters do; on a cluster,
+a shared file system).
+
+A manifest held only in memory (built by a program, never saved) is written once to a
+temporary folder of format 2 and travels as that.
 """
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.errors import ManifestError
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
+from contam_guard.manifest.sealing import SealKey
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
 
 @dataclass(frozen=True)
 class EnginePayload:
-    """The broadcast value. ``key`` is the hashing key of a keyed manifest: it reaches the
-    executors like any broadcast (see README, "Run it on Spark", on encrypting it in transit)."""
+    """The broadcast value. ``key`` is the hashing key of a keyed manifest and ``seal`` the key
+    that opens its files: they reach the executors like any broadcast (see README, "Run it on
+    Spark", on encrypting it in transit)."""
 
     digest: str
-    manifest_json: str
+    manifest_path: str
+    seal: SealKey | None
     key: HashKey | None
     windows: bool
     batch_chars: int
 
 
+_SAVED: dict[int, tuple[Manifest, Path]] = {}
+
+
 def payload_for(manifest: Manifest, key: HashKey | None, *, windows: bool, batch_chars: int) -> EnginePayload:
-    return EnginePayload(store.content_digest(manifest), store.dumps(manifest), key, windows, batch_chars)
+    """The payload of ``manifest`` (read from a file, or saved to a temporary one now)."""
+    if manifest.path is None or not manifest.digest:
+        manifest = _saved(manifest)
+    assert manifest.path is not None
+    # Absolute: an executor's working directory is not the driver's.
+    where = str(manifest.path.absolute())
+    return EnginePayload(manifest.digest, where, manifest.seal, key, windows, batch_chars)
+
+
+def _saved(manifest: Manifest) -> Manifest:
+    """``manifest`` written to a temporary folder (removed when this process ends), and read back."""
+    kept = _SAVED.get(id(manifest))
+    if kept is None or kept[0] is not manifest:
+        folder = Path(tempfile.mkdtemp(prefix="contam-guard-manifest-"))
+        atexit.register(shutil.rmtree, folder, True)
+        store.save(folder / "manifest.json", manifest)
+        kept = (manifest, folder / "manifest.json")
+        _SAVED[id(manifest)] = kept
+    return store.load(kept[1], seal=manifest.seal)
 
 
 _INDEXES: dict[str, ManifestIndex] = {}
@@ -43,7 +79,15 @@ def index_of(payload: EnginePayload) -> ManifestIndex:
     if index is None:
         _INDEXES.clear()  # one manifest at a time: a worker never holds two indexes
         _GOLDEN.clear()
-        index = ManifestIndex.from_manifest(Manifest.model_validate_json(payload.manifest_json))
+        path = Path(payload.manifest_path)
+        manifest = store.load(path, seal=payload.seal)
+        if manifest.digest != payload.digest:
+            raise ManifestError(
+                f"{path}: the manifest changed after the driver read it (or this executor sees "
+                "another one at that path)",
+                hint="run the scan again; do not register or remove sets while a scan runs",
+            )
+        index = ManifestIndex.from_manifest(manifest)
         _INDEXES[payload.digest] = index
     return index
 

@@ -12,6 +12,7 @@ import yaml
 
 from contam_guard.cli import main
 from contam_guard.config import Config, load_config
+from tests.helpers import load_manifest
 
 CONFIG_REL = ".contam-guard/contam-guard.yaml"
 
@@ -68,7 +69,10 @@ def test_init_into_a_named_folder(cli: Any, tmp_path: Path) -> None:
 def test_register_records_version_one(registered: Any) -> None:
     golden = registered.manifest_json()["sets"]["bench"]
     assert golden["version"] == 1
-    assert golden["ids"] == [item["id"] for item in registered.items]
+    assert golden["ids"] == "sets/bench/_ids.bin"
+    assert list(load_manifest(registered.manifest).sets["bench"].ids) == [
+        item["id"] for item in registered.items
+    ]
     assert golden["files"] == [{"items": 5, "path": "golden/bench.jsonl"}]
     assert [h["version"] for h in golden["history"]] == [1]
     assert golden["history"][0]["digest"] == golden["digest"]
@@ -78,13 +82,17 @@ def test_register_records_version_one(registered: Any) -> None:
 
 
 def test_reregistering_unchanged_content_changes_no_byte(registered: Any) -> None:
-    before = registered.manifest.read_bytes()
-    mtime = registered.manifest.stat().st_mtime_ns
+    files = [
+        p for p in registered.manifest.parent.rglob("*") if p.is_file() and p.suffix in (".json", ".bin")
+    ]
+    # the index, the ids, the counts and 5-grams, the windows; the derived views (issue 15):
+    # question~numbers-v1, question~words-v1 and its window file
+    assert len(files) == 7
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
     again = registered.register()
     assert again.code == 0, again.output
     assert "unchanged" in again.out
-    assert registered.manifest.read_bytes() == before
-    assert registered.manifest.stat().st_mtime_ns == mtime
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
 
 
 def test_punctuation_edits_keep_the_version(registered: Any) -> None:
@@ -100,6 +108,7 @@ def test_punctuation_edits_keep_the_version(registered: Any) -> None:
 
 def test_editing_one_item_makes_version_two(registered: Any) -> None:
     v1 = registered.manifest_json()["sets"]["bench"]
+    v1_words = load_manifest(registered.manifest).sets["bench"].views["question"].word_counts.copy()
     registered.items[2]["question"] += " Assume the stall reopened at dusk."
     registered.golden.write_text("".join(json.dumps(i) + "\n" for i in registered.items))
     result = registered.register()
@@ -112,9 +121,10 @@ def test_editing_one_item_makes_version_two(registered: Any) -> None:
         {"version": 1, "digest": v1["digest"], "items": 5},
         {"version": 2, "digest": v2["digest"], "items": 5},
     ]
-    assert len(v2["ids"]) == 5
-    # only the edited item's hashes changed: the word counts differ at index 2 alone
-    assert v2["views"]["question"]["words"] != v1["views"]["question"]["words"]
+    assert v2["items"] == 5
+    # the edited item's word count changed, and only its
+    words = load_manifest(registered.manifest).sets["bench"].views["question"].word_counts
+    assert [n for n, (a, b) in enumerate(zip(words.tolist(), v1_words.tolist())) if a != b] == [2]
     assert registered.cli("verify").code == 0
 
 
@@ -123,7 +133,7 @@ def test_adding_an_item_counts_it(registered: Any) -> None:
     registered.golden.write_text("".join(json.dumps(i) + "\n" for i in registered.items))
     assert registered.register().code == 0
     golden = registered.manifest_json()["sets"]["bench"]
-    assert (golden["version"], len(golden["ids"]), golden["history"][-1]["items"]) == (2, 6, 6)
+    assert (golden["version"], golden["items"], golden["history"][-1]["items"]) == (2, 6, 6)
     assert golden["files"] == [{"items": 6, "path": "golden/bench.jsonl"}]
 
 
@@ -136,7 +146,12 @@ def test_two_fields_make_two_views(project: Any) -> None:
         "question": "question",
         "answer": "answer",
     }
-    assert views["question"]["grams"] != views["answer"]["grams"]
+    loaded = load_manifest(project.manifest).sets["bench"].views
+    assert set(loaded["question"].gram_hashes.tolist()) != set(loaded["answer"].gram_hashes.tolist())
+    assert (views["question"]["file"], views["answer"]["file"]) == (
+        "sets/bench/question.bin",
+        "sets/bench/answer.bin",
+    )
 
 
 def test_two_files_are_one_set_with_both_files(project: Any, tmp_path: Path) -> None:
@@ -158,7 +173,7 @@ def test_two_files_are_one_set_with_both_files(project: Any, tmp_path: Path) -> 
         {"items": 5, "path": "golden/bench.jsonl"},
         {"items": 1, "path": "golden/extra.jsonl"},
     ]
-    assert golden["ids"][-1] == "ex-1"
+    assert load_manifest(project.manifest).sets["bench"].ids[-1] == "ex-1"
     assert golden["history"][-1]["items"] == 6
 
 

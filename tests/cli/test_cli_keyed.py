@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from contam_guard.manifest.model import decode_array
+from tests.helpers import manifest_view
 
 KEY = "k3y-" + "0123456789abcdef" * 2 + "wxyz"  # 40 characters
 OTHER_KEY = "another-secret-of-forty-characters-00000"
@@ -57,15 +57,17 @@ def leaky(keyed: Any, leak_text: Any) -> Path:
     return keyed.training("train.jsonl", [leak_text(tokens, 0, len(tokens))])
 
 
-def hashes(manifest: dict[str, Any], array: str) -> set[int]:
-    view = manifest["sets"]["bench"]["views"]["question"]
-    return {int(h) for h in decode_array(view[array], "<u8")}
+def hashes(manifest: Path, array: str) -> set[int]:
+    view = manifest_view(manifest, "bench", "question")
+    return {int(h) for h in (view.gram_hashes if array == "grams" else view.window_hashes)}
 
 
 def test_keyed_hashes_share_nothing_with_unkeyed_ones(
     keyed: Any, cli: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
     keyed_manifest = keyed.manifest_json()
+    keyed_view = manifest_view(keyed.manifest, "bench", "question")
+    keyed_hashes_of = {"grams": hashes(keyed.manifest, "grams"), "windows": hashes(keyed.manifest, "windows")}
     monkeypatch.delenv("CONTAM_GUARD_KEY")
     plain_root = tmp_path / "plain"
     assert cli("init", plain_root).code == 0
@@ -79,12 +81,11 @@ def test_keyed_hashes_share_nothing_with_unkeyed_ones(
     plain = json.loads(plain_path.read_text())
     assert plain["key_check"] is None and keyed_manifest["key_check"]
     for array in ("grams", "windows"):
-        keyed_hashes, plain_hashes = hashes(keyed_manifest, array), hashes(plain, array)
+        keyed_hashes, plain_hashes = keyed_hashes_of[array], hashes(plain_path, array)
         assert len(keyed_hashes) > 50 and len(plain_hashes) == len(keyed_hashes)
         assert not keyed_hashes & plain_hashes
-    keyed_view = keyed_manifest["sets"]["bench"]["views"]["question"]
-    plain_view = plain["sets"]["bench"]["views"]["question"]
-    assert np.array_equal(decode_array(keyed_view["words"], "<i4"), decode_array(plain_view["words"], "<i4"))
+    plain_view = manifest_view(plain_path, "bench", "question")
+    assert np.array_equal(keyed_view.word_counts, plain_view.word_counts)
 
 
 def test_a_different_key_gives_different_hashes(
@@ -102,7 +103,9 @@ def test_a_different_key_gives_different_hashes(
     )
     theirs = json.loads(other_path.read_text())
     assert theirs["key_check"] != keyed.manifest_json()["key_check"]
-    assert not hashes(theirs, "grams") & hashes(keyed.manifest_json(), "grams")
+    other_hashes = hashes(other_path, "grams")
+    monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
+    assert not other_hashes & hashes(keyed.manifest, "grams")
 
 
 def test_scan_with_the_right_key_finds_the_leak(keyed: Any, leaky: Path) -> None:
@@ -158,9 +161,11 @@ def test_verify_checks_the_key_of_a_keyed_manifest(keyed: Any, monkeypatch: Any)
 
 
 def test_the_key_never_lands_in_the_guard_folder(keyed: Any, tmp_path: Path) -> None:
-    for path in (tmp_path / ".contam-guard").iterdir():
-        text = path.read_text(encoding="utf-8")
-        assert KEY not in text and KEY[4:20] not in text, path
+    files = [path for path in (tmp_path / ".contam-guard").rglob("*") if path.is_file()]
+    assert any(path.suffix == ".bin" for path in files)  # the sets' files are looked at too
+    for path in files:
+        data = path.read_bytes()
+        assert KEY.encode() not in data and KEY[4:20].encode() not in data, path
 
 
 def test_the_key_can_be_changed_as_the_hint_says(keyed: Any, leaky: Path, monkeypatch: Any) -> None:

@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter
-from contam_guard.manifest import store
+from contam_guard.manifest import format1, store
 from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import Manifest, Spec, decode_array
+from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.manifest.sealing import SealKey, new_salt
 from contam_guard.text.hashing import HASH_SPEC, SIPHASH_SPEC, HashKey
 from tests.cli.conftest import GOLDEN_REL, Project
+from tests.helpers import load_manifest, manifest_view
 
 KEY = "k3y-" + "0123456789abcdef" * 2 + "wxyz"
 OTHER_KEY = "another-secret-of-forty-characters-00000"
@@ -36,14 +38,31 @@ def filter_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-@pytest.fixture
-def aes_keyed(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
-    """The project's manifest as contam-guard wrote keyed manifests before SipHash: spec
+def aes_manifest(project: Project) -> Manifest:
+    """The project's set keyed as contam-guard keyed manifests before SipHash: spec
     ``cg-poly64-v1``, a key_check, every hash through AES-128 (``HashKey(..., "aes128")``)."""
-    monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
     key = HashKey(KEY, "aes128")
     built = build_set([GoldenSource(project.golden, GOLDEN_REL)], ["question"], "id", key, None)
-    store.save(project.manifest, Manifest(spec=Spec(), key_check=key.check, sets={"bench": built}))
+    salt = new_salt()
+    return Manifest(
+        spec=Spec(), key_check=key.check, sets={"bench": built}, salt=salt, seal=SealKey.derive(KEY, salt)
+    )
+
+
+@pytest.fixture
+def aes_keyed(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """An AES-keyed manifest of format 2: what ``upgrade`` leaves of a keyed manifest of format 1
+    whose golden files are missing (converted, not re-keyed)."""
+    monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
+    store.save(project.manifest, aes_manifest(project))
+    return project
+
+
+@pytest.fixture
+def aes_keyed_format1(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """An AES-keyed manifest as contam-guard wrote them before SipHash: format 1."""
+    monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
+    format1.save(project.manifest, aes_manifest(project))
     return project
 
 
@@ -57,9 +76,9 @@ def findings(output: str) -> list[str]:
     return sorted(line for line in output.splitlines() if line.startswith(("FAIL", "WARN")))
 
 
-def view_arrays(manifest: dict[str, Any]) -> dict[str, list[int]]:
-    view = manifest["sets"]["bench"]["views"]["question"]
-    return {name: decode_array(view[name], "<u8").tolist() for name in ("grams", "windows")}
+def view_arrays(manifest: Path, set_name: str = "bench") -> dict[str, list[int]]:
+    view = manifest_view(manifest, set_name, "question")
+    return {"grams": view.gram_hashes.tolist(), "windows": sorted(view.window_hashes.tolist())}
 
 
 def test_init_keyed_makes_a_siphash_manifest_and_unkeyed_is_unchanged(
@@ -127,20 +146,27 @@ def test_register_into_an_aes_keyed_manifest_keys_with_aes(aes_keyed: Project, l
     aes_keyed.items = [{**item, "id": item["id"] + "-b"} for item in aes_keyed.items]
     aes_keyed.golden.write_text("".join(json.dumps(item) + "\n" for item in aes_keyed.items))
     assert aes_keyed.register(name="second").code == 0
-    manifest = store.load(aes_keyed.manifest)
+    manifest = load_manifest(aes_keyed.manifest)
     assert manifest.spec.hash == HASH_SPEC and set(manifest.sets) == {"bench", "second"}
-    assert view_arrays(aes_keyed.manifest_json()) == view_arrays(
-        {"sets": {"bench": aes_keyed.manifest_json()["sets"]["second"]}}
+    assert view_arrays(aes_keyed.manifest) == view_arrays(
+        aes_keyed.manifest, "second"
     )  # the same questions, the same AES key: the same hashes
     tokens = aes_keyed.items[3]["question"].split()
     result = aes_keyed.cli("scan", aes_keyed.training("t.jsonl", [leak_text(tokens, 0, len(tokens))]))
     assert result.code == 1 and "second" in result.out and "lx-04-b" in result.out
 
 
+@pytest.mark.parametrize("fixture", ["aes_keyed", "aes_keyed_format1"])
 def test_upgrade_rekeys_an_aes_manifest_with_siphash(
-    aes_keyed: Project, leaky: Path, monkeypatch: pytest.MonkeyPatch, filter_calls: list[int]
+    fixture: str,
+    request: pytest.FixtureRequest,
+    leaky: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    filter_calls: list[int],
 ) -> None:
+    aes_keyed: Project = request.getfixturevalue(fixture)
     old = aes_keyed.manifest_json()
+    old_arrays = view_arrays(aes_keyed.manifest)
     before = aes_keyed.cli("scan", leaky)
     result = aes_keyed.cli("upgrade")
     assert result.code == 0, result.output
@@ -153,7 +179,7 @@ def test_upgrade_rekeys_an_aes_manifest_with_siphash(
         bench["digest"],
     ]
     # Every hash re-keyed; counts unchanged.
-    old_arrays, new_arrays = view_arrays(old), view_arrays(new)
+    new_arrays = view_arrays(aes_keyed.manifest)
     for name in ("grams", "windows"):
         assert len(new_arrays[name]) == len(old_arrays[name]) > 0
         assert not set(new_arrays[name]) & set(old_arrays[name])
@@ -163,7 +189,7 @@ def test_upgrade_rekeys_an_aes_manifest_with_siphash(
     assert aes_keyed.cli("init", fresh, "--keyed").code == 0
     options = ["--field", "question", "--id-field", "id", "--manifest", fresh_manifest]
     assert aes_keyed.cli("register", "bench", aes_keyed.golden, *options).code == 0
-    assert view_arrays(json.loads(fresh_manifest.read_text())) == new_arrays
+    assert view_arrays(fresh_manifest) == new_arrays
     # Scans find the same, now through the prefilter and without the notice.
     filter_calls.clear()
     after = aes_keyed.cli("scan", leaky)

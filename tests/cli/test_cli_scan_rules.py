@@ -65,8 +65,10 @@ def test_n_auto_uses_the_sets_5th_percentile_length(project: Any, tmp_path: Path
         == 0
     )
     sets = project.cli("sets")
+    header = next(line for line in sets.out.splitlines() if line.startswith("┃"))
     row = next(line for line in sets.out.splitlines() if "│ short" in line)
-    assert [c.strip() for c in row.strip("│").split("│")][4] == "4"  # 4 items under 13 words
+    column = [c.strip() for c in header.strip("┃").split("┃")].index("too short: gpt3")
+    assert [c.strip() for c in row.strip("│").split("│")][column] == "4"  # 4 items under 13 words
 
     train = project.training("train.jsonl", [leak_text(short[0].split(), 0, 9)])
     default = project.cli("scan", train)

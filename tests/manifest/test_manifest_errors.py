@@ -1,7 +1,8 @@
 """A damaged, edited, foreign or future manifest: exit 2, a message naming the file and the fix.
 
-Commands run in process; ``verify`` also runs in a fresh process for the main cases (what a
-user or CI sees, where a traceback would show).
+A manifest of format 2 is an index (``manifest.json``) and binary files (``sets/hb/q.bin``, ...);
+either can be damaged. Commands run in process; ``verify`` also runs in a fresh process for the
+main cases (what a user or CI sees, where a traceback would show).
 """
 
 from __future__ import annotations
@@ -10,18 +11,20 @@ import contextlib
 import io
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest
+from contam_guard.manifest import binfile
+from contam_guard.manifest.disk import dumps_index, file_digest
+from contam_guard.manifest.packed import PackedTable, Shape, pack, unpack
+from contam_guard.manifest.schema import Index
 
 ROWS = [
     {
@@ -54,8 +57,9 @@ def run(*args: str) -> tuple[int, str]:
     return (code if isinstance(code, int) else 0), out.getvalue() + err.getvalue()
 
 
-def run_fresh(cwd: Path, *args: str) -> tuple[int, str]:
-    env = {k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}
+def run_fresh(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """The CLI in a new process (no key in its environment unless ``env`` gives one)."""
+    env = {**{k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}, **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-m", "contam_guard", *args],
         cwd=cwd,
@@ -79,21 +83,8 @@ def truncate(path: Path) -> None:
     path.write_text(text[: len(text) // 2])
 
 
-def flip_digit_in_base64(path: Path) -> None:
-    text = path.read_text()
-    match = re.search(r'"grams": "[^"]*?(\d)', text)
-    assert match is not None
-    at = match.start(1)
-    path.write_text(text[:at] + str((int(text[at]) + 1) % 10) + text[at + 1 :])
-    json.loads(path.read_text())  # still valid JSON
-
-
 def set_item_count(path: Path) -> None:
     edit_json(path, lambda d: d["sets"]["hb"]["files"][0].update(items=5))
-
-
-def drop_an_id(path: Path) -> None:
-    edit_json(path, lambda d: d["sets"]["hb"]["ids"].pop())
 
 
 def schema(version: int) -> Callable[[Path], None]:
@@ -101,13 +92,13 @@ def schema(version: int) -> Callable[[Path], None]:
 
 
 def reseal(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
-    """Edit the manifest and recompute its integrity digest, as a careless tool would."""
+    """Edit the index and recompute its integrity digest, as a careless tool would."""
 
     def apply(path: Path) -> None:
         data = json.loads(path.read_text())
         change(data)
         data.pop("digest")
-        path.write_text(store.dumps(Manifest.model_validate(data)))
+        path.write_text(dumps_index(Index.model_validate(data)))
 
     return apply
 
@@ -120,14 +111,33 @@ def not_a_manifest(path: Path) -> None:
     path.write_text(json.dumps({"sets": {}, "schema_version": 1}))
 
 
+def in_set(name: str, change: Callable[[Path], None]) -> Callable[[Path], None]:
+    """A damage to the set file ``name`` (``q.bin``, ``_ids.bin``) beside the index."""
+    return lambda index: change(index.parent / "sets" / "hb" / name)
+
+
+def flip_a_byte(path: Path) -> None:
+    """One byte of the last array changed: the size and the header stay as they were."""
+    data = bytearray(path.read_bytes())
+    data[-9] ^= 0x5A
+    path.write_bytes(bytes(data))
+
+
+def cut(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-64])
+
+
+def lfs_pointer(path: Path) -> None:
+    oid = "a" * 64
+    path.write_text(f"version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 12345\n")
+
+
 CASES = {
     "truncated": (truncate, ["not valid JSON", "truncated", "git checkout"]),
-    "base64-digit": (flip_digit_in_base64, ["integrity check failed", "edited by hand", "git checkout"]),
-    "item-count": (set_item_count, ["integrity check failed", "git checkout"]),
-    "id-removed": (drop_an_id, ["integrity check failed", "git checkout"]),
+    "item-count": (set_item_count, ["integrity check failed", "edited by hand", "git checkout"]),
     "schema-99": (schema(99), ["newer", "schema 99", "upgrade"]),
     "schema-0": (schema(0), ["older", "schema 0", "re-register", "contam-guard init", "manifest.json.old"]),
-    "schema-text": (lambda p: edit_json(p, lambda d: d.update(schema_version="1")), ["schema_version"]),
+    "schema-text": (lambda p: edit_json(p, lambda d: d.update(schema_version="2")), ["schema_version"]),
     "other-spec": (
         reseal(other_spec),
         [
@@ -141,13 +151,35 @@ CASES = {
     ),
     "not-a-manifest": (not_a_manifest, ["not a contam-guard manifest"]),
     "empty-file": (lambda p: p.write_text(""), ["not valid JSON"]),
+    "view-byte": (in_set("q.bin", flip_a_byte), ["q.bin", "digest is not the one", "git checkout"]),
+    "windows-byte": (
+        in_set("q.windows.bin", flip_a_byte),
+        ["q.windows.bin", "digest is not the one", "git checkout"],
+    ),
+    "ids-byte": (in_set("_ids.bin", flip_a_byte), ["_ids.bin", "digest is not the one", "git checkout"]),
+    "view-cut": (in_set("q.bin", cut), ["q.bin", "bytes, but the manifest's index says", "git checkout"]),
+    "view-missing": (in_set("q.bin", lambda p: p.unlink()), ["q.bin", "missing", "git checkout"]),
+    "view-lfs-pointer": (in_set("q.bin", lfs_pointer), ["q.bin", "Git LFS pointer", "git lfs pull"]),
 }
+INDEX_CASES = [
+    "truncated",
+    "item-count",
+    "schema-99",
+    "schema-0",
+    "schema-text",
+    "other-spec",
+    "not-a-manifest",
+    "empty-file",
+]
+FILE_CASES = [case for case in CASES if case not in INDEX_CASES]
 
 
 def test_verify_passes_a_good_manifest(project: Path) -> None:
     code, output = run_fresh(project, "verify")
     assert code == 0, output
-    assert "OK" in output and "1 set(s)" in output
+    # ids, question (counts + 5-grams, windows), and the derived views of issue 15:
+    # question~numbers-v1 (no windows), question~words-v1 (its features in a window file)
+    assert "OK" in output and "1 set(s)" in output and "6 files" in output
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -156,13 +188,15 @@ def test_verify_fails_with_the_file_and_the_fix(project: Path, case: str) -> Non
     damage(project / MANIFEST)
     code, output = run("verify")
     assert code == 2, output
-    assert "manifest.json" in output
+    assert ".contam-guard/" in output
     for phrase in phrases:
         assert phrase in output, (phrase, output)
     assert "internal error" not in output
 
 
-@pytest.mark.parametrize("case", ["truncated", "base64-digit", "schema-99", "schema-0", "other-spec"])
+@pytest.mark.parametrize(
+    "case", ["truncated", "schema-99", "schema-0", "other-spec", "view-byte", "view-cut"]
+)
 def test_verify_in_a_fresh_process_prints_no_traceback(project: Path, case: str) -> None:
     damage, phrases = CASES[case]
     damage(project / MANIFEST)
@@ -179,73 +213,160 @@ COMMANDS = {
     "sets": ["sets"],
     "remove": ["remove", "hb"],
 }
-COMMAND_CASES = [(c, k) for c in ("scan", "register-same") for k in CASES] + [
-    (c, k) for c in ("register-new", "sets", "remove") for k in ("truncated", "base64-digit", "other-spec")
+# Which commands read which damaged file: every command reads the index; a scan reads every
+# file it matches with (the ids for its findings); ``sets`` reads the counts, not the windows or
+# ids; registering another set checks that the files it keeps are intact; removing a set reads
+# nothing of it (so a damaged set can be removed), and re-registering a set writes its files anew.
+REFUSED = [(c, k) for c in ("scan", "register-same", "register-new", "sets", "remove") for k in INDEX_CASES]
+REFUSED += [("scan", k) for k in FILE_CASES]
+REFUSED += [("register-new", k) for k in FILE_CASES]
+REFUSED += [("sets", k) for k in ("view-byte", "view-cut", "view-missing", "view-lfs-pointer")]
+REFUSED += [
+    (c, k) for c in ("register-same", "remove") for k in ("view-cut", "view-missing", "view-lfs-pointer")
 ]
 
 
-@pytest.mark.parametrize(("command", "case"), COMMAND_CASES, ids=[f"{c}-{k}" for c, k in COMMAND_CASES])
+@pytest.mark.parametrize(("command", "case"), REFUSED, ids=[f"{c}-{k}" for c, k in REFUSED])
 def test_every_command_refuses_a_bad_manifest_and_leaves_it(project: Path, command: str, case: str) -> None:
     damage, phrases = CASES[case]
     damage(project / MANIFEST)
-    before = (project / MANIFEST).read_bytes()
+    before = snapshot(project)
     code, output = run(*COMMANDS[command])
     assert code == 2, output
     assert phrases[0] in output
     assert "internal error" not in output
-    assert (project / MANIFEST).read_bytes() == before
+    assert snapshot(project) == before
 
 
-def view_q(data: dict[str, Any]) -> dict[str, Any]:
-    view: dict[str, Any] = data["sets"]["hb"]["views"]["q"]
-    return view
+def snapshot(project: Path) -> dict[str, bytes]:
+    guard = project / ".contam-guard"
+    return {p.relative_to(guard).as_posix(): p.read_bytes() for p in sorted(guard.rglob("*")) if p.is_file()}
 
 
-RESEALED_SIZES = {
-    "files-items": lambda d: d["sets"]["hb"]["files"][0].update(items=3),
-    "short-words": lambda d: view_q(d).update(words=view_q(d)["words"][:-8]),
-    "short-grams": lambda d: view_q(d).update(grams=view_q(d)["grams"][:-12]),
-    "bad-base64": lambda d: view_q(d).update(grams="!!not base64!!"),
-    "odd-size": lambda d: view_q(d).update(windows="AAAA"),
+@pytest.mark.parametrize("case", ["view-byte", "windows-byte", "ids-byte"])
+def test_registering_the_set_again_repairs_its_files(project: Path, case: str) -> None:
+    """A flipped byte: re-registering the set from its golden files writes them anew (the fix
+    the message gives), and the manifest is as it was."""
+    good = snapshot(project)
+    CASES[case][0](project / MANIFEST)
+    code, output = run(*COMMANDS["register-same"])
+    assert code == 0 and "unchanged" in output, output
+    assert snapshot(project) == good
+    assert run("verify")[0] == 0
+
+
+def test_a_damaged_set_can_be_removed(project: Path) -> None:
+    in_set("q.bin", flip_a_byte)(project / MANIFEST)
+    code, output = run("remove", "hb")
+    assert code == 0, output
+    assert not (project / ".contam-guard/sets/hb").exists()
+    assert run("verify")[0] == 0
+
+
+def rewrite_file(
+    name: str, change: Callable[[dict[str, Any], dict[str, Any]], None]
+) -> Callable[[Path], None]:
+    """Rewrite the set file ``name`` (its header and arrays edited by ``change``), and record its
+    new size and digest in the index, resealed: only the inner checks can tell."""
+
+    def apply(index: Path) -> None:
+        path = index.parent / "sets" / "hb" / name
+        data = path.read_bytes()
+        header = binfile.header_of(data, name)
+        arrays = {
+            k: (v["dtype"], a.copy())
+            for (k, a), v in zip(
+                sorted(binfile.arrays_of(data, header, name).items()),
+                (header["arrays"][k] for k in sorted(header["arrays"])),
+            )
+        }
+        meta = {k: v for k, v in header.items() if k != "arrays"}
+        change(meta, arrays)
+        blob = binfile.encode(meta, arrays)
+        path.write_bytes(blob)
+        rel = f"sets/hb/{name}"
+        digest = file_digest(lambda size, offset: blob[offset : offset + size], len(blob))
+        reseal(lambda d: d["sets"]["hb"]["data"][rel].update(bytes=len(blob), digest=digest))(index)
+
+    return apply
+
+
+def drop_words(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
+    dtype, words = arrays["words"]
+    arrays["words"] = (dtype, words[:-1])
+
+
+def short_grams(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
+    dtype, remainders = arrays["grams.remainders"]
+    arrays["grams.remainders"] = (dtype, remainders[:-2])
+
+
+def more_grams(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
+    meta["grams"]["count"] += 1
+
+
+def wrong_digest(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
+    meta["digest"] = "0" * 32
+
+
+RESEALED = {
+    "files-items": (reseal(lambda d: d["sets"]["hb"]["files"][0].update(items=3)), "do not add up"),
+    "data-bytes": (
+        reseal(lambda d: d["sets"]["hb"]["data"]["sets/hb/q.bin"].update(bytes=99)),
+        "the manifest's index says 99",
+    ),
+    "no-windows": (
+        reseal(lambda d: d["sets"]["hb"]["views"]["q"].update(windows=None)),
+        "do not match its rules",
+    ),
+    "short-words": (rewrite_file("q.bin", drop_words), "counts do not match"),
+    "short-grams": (rewrite_file("q.bin", short_grams), "grams"),
+    "grams-count": (rewrite_file("q.bin", more_grams), "grams table"),
+    "header-digest": (rewrite_file("q.bin", wrong_digest), "do not hold what its index names"),
 }
 
 
-@pytest.mark.parametrize("case", list(RESEALED_SIZES))
+@pytest.mark.parametrize("case", list(RESEALED))
 @pytest.mark.parametrize("command", ["verify", "scan", "sets", "register-new"])
-def test_arrays_of_the_wrong_size_are_refused_even_behind_a_valid_digest(
+def test_files_of_the_wrong_size_are_refused_even_behind_valid_digests(
     project: Path, case: str, command: str
 ) -> None:
-    """Edited and re-sealed: the outer digest matches, but no command may crash (exit 3) on it."""
-    reseal(RESEALED_SIZES[case])(project / MANIFEST)
+    """Edited, every digest recomputed: no command may crash (exit 3) on it."""
+    damage, phrase = RESEALED[case]
+    damage(project / MANIFEST)
     code, output = run(*COMMANDS.get(command, [command]))
     assert code == 2, output
-    assert "manifest.json" in output and "'hb'" in output and "git checkout" in output
+    assert ".contam-guard/" in output and "git checkout" in output
+    assert phrase in output, (phrase, output)
     assert "internal error" not in output
 
 
-def swap_ids(data: dict[str, Any]) -> None:
-    ids = data["sets"]["hb"]["ids"]
-    ids[0], ids[1] = ids[1], ids[0]
-
-
-def change_a_hash(data: dict[str, Any]) -> None:
-    grams = view_q(data)["grams"]
-    view_q(data)["grams"] = ("B" if grams[0] != "B" else "C") + grams[1:]
+def swap_two_grams(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
+    """Two 5-grams of different hashes trade places in the item order: the table is still a
+    valid one (sorted, each 5-gram once), of other items."""
+    shape = Shape(**{k: meta["grams"][k] for k in ("count", "bucket_bits", "payload_bits")})
+    parts = {part: arrays[f"grams.{part}"][1] for part in ("units", "groups", "remainders", "payloads")}
+    hashes = PackedTable(shape, **parts).all_hashes
+    counts = {h: n for h, n in zip(*np.unique(hashes, return_counts=True))}
+    single = [entry for entry, h in enumerate(hashes.tolist()) if counts[h] == 1]
+    values = unpack(parts["payloads"], shape.payload_bits, np.arange(shape.count))
+    values[[single[0], single[-1]]] = values[[single[-1], single[0]]]
+    arrays["grams.payloads"] = ("<u8", pack(values, shape.payload_bits))
 
 
 @pytest.mark.parametrize(
     ("change", "phrase"),
     [
-        (change_a_hash, "view 'q': the hashes do not match"),
-        (swap_ids, "ids and views do not match"),
-        (lambda d: d["sets"]["hb"]["history"][-1].update(digest="0" * 32), "version history"),
+        (rewrite_file("q.bin", swap_two_grams), "view 'q': its tables do not hold what its index records"),
+        (reseal(lambda d: d["sets"]["hb"].update(digest="0" * 32)), "ids and views do not match"),
+        (reseal(lambda d: d["sets"]["hb"]["history"][-1].update(digest="0" * 32)), "version history"),
     ],
-    ids=["hash", "ids", "history"],
+    ids=["hash", "set-digest", "history"],
 )
 def test_verify_checks_the_digests_behind_a_valid_outer_digest(
-    project: Path, change: Callable[[dict[str, Any]], None], phrase: str
+    project: Path, change: Callable[[Path], None], phrase: str
 ) -> None:
-    reseal(change)(project / MANIFEST)
+    change(project / MANIFEST)
     code, output = run("verify")
     assert code == 2, output
     assert "'hb'" in output and phrase in output and "git checkout" in output
@@ -261,9 +382,23 @@ def test_missing_manifest_says_run_init(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_a_damaged_manifest_can_be_restored_by_reinit_and_register(project: Path) -> None:
     """The fix the messages give must work: move the bad file aside, init, register again."""
-    good = (project / MANIFEST).read_bytes()
+    good = snapshot(project)
     reseal(other_spec)(project / MANIFEST)
     (project / MANIFEST).rename(project / "manifest.bad")
     assert run("init")[0] == 0
     assert run("register", "hb", "g.jsonl", "--field", "q", "--id-field", "id")[0] == 0
-    assert (project / MANIFEST).read_bytes() == good
+    assert snapshot(project) == good
+
+
+@pytest.mark.parametrize("case", ["windows-byte", "view-byte"])
+def test_a_scan_reads_only_the_files_its_rules_use(project: Path, case: str) -> None:
+    """GPT-3's rule reads no window: a damaged window file does not stop `scan --only gpt3` (the
+    file is never read), while the 5-gram file it needs is checked when first read."""
+    CASES[case][0](project / MANIFEST)
+    code, output = run("scan", "train.jsonl", "--only", "gpt3")
+    if case == "windows-byte":
+        assert code == 1, output  # the leak is found; the damaged file was never read
+        assert "q.windows.bin" not in output
+        assert run("scan", "train.jsonl")[0] == 2  # with GPT-4's rule it is read, and refused
+    else:
+        assert code == 2 and "q.bin" in output and "digest is not the one" in output, output

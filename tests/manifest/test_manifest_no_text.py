@@ -6,10 +6,12 @@ in any file under ``.contam-guard/``. Two allowances, both independent of the go
 - the tool's own vocabulary: the manifest schema's keys, the spec strings, the default config's
   comments, and what the user typed (set name, field names, file path, item ids). A golden word
   that is also one of these ("question", "every", an id "1000") cannot be told apart from it.
-- base64 arrays are random-looking letters, so a short word appears in them by chance (a given
-  4-letter word about once per megabyte). Instead each array is checked to decode to exactly
-  the size its counts imply, which leaves no room for anything else, and is then cut out
-  before the 4+ search; words of 8+ characters are also searched in the full raw files.
+- the binary files' arrays are random-looking bytes, so a short word appears in them by chance
+  (a given 4-letter word about once per 4 GB of random bytes, but tables are not random
+  everywhere). Instead each file is checked to hold nothing but its JSON header, its arrays at
+  exactly the sizes its counts imply and zero padding, which leaves no room for anything else;
+  the arrays are then cut out before the 4+ search, and words of 8+ characters are also searched
+  in the full raw files. The ids are checked to be exactly the registered ids.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ import numpy as np
 import pytest
 
 from contam_guard.cli import main
+from contam_guard.commands.init import GITATTRIBUTES, GITIGNORE
 from contam_guard.config import DEFAULT_CONFIG_TEXT
-from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest, SetVersion, Spec, View
-from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
+from contam_guard.manifest import binfile
+from contam_guard.manifest.model import GoldenFile, Ids, SetVersion, Spec
+from contam_guard.manifest.packed import Shape
+from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
+from contam_guard.text.hashing import GRAM_N
 from contam_guard.text.normalise import words
 from tests.helpers import write_jsonl
 
@@ -63,53 +69,93 @@ def cli(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
 
 
 def strip_payloads(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with each base64 array and hex digest replaced by a placeholder, after checking
-    that each array decodes to exactly as many numbers as its counts say."""
+    """The index ``data`` with each digest replaced by a placeholder (each checked to be one)."""
     out = json.loads(json.dumps(data))
     assert HEX32.fullmatch(out["digest"])
     out["digest"] = "<digest>"
     for golden in out["sets"].values():
-        items = len(golden["ids"])
         for record in (golden, *golden["history"]):
             assert HEX32.fullmatch(record["digest"])
             record["digest"] = "<digest>"
+        assert HEX32.fullmatch(golden["ids_digest"])
+        golden["ids_digest"] = "<digest>"
+        for file in golden["data"].values():
+            assert HEX32.fullmatch(file["digest"])
+            file.update(digest="<digest>", bytes=0)
         for view in golden["views"].values():
-            raw = {
-                name: base64.b64decode(view[name], validate=True)
-                for name in View.model_fields
-                if name not in ("field", "digest")
-            }
-            word_counts = np.frombuffer(raw["words"], "<i4")
-            alnum_counts = np.frombuffer(raw["alnum_chars"], "<i4")
-            assert len(raw["words"]) == len(raw["alnum_chars"]) == 4 * items
-            assert len(raw["grams"]) == 8 * int(np.maximum(word_counts - (GRAM_N - 1), 0).sum())
-            assert len(raw["windows"]) == 8 * int(np.maximum(alnum_counts - (WINDOW_CHARS - 1), 0).sum())
-            assert HEX32.fullmatch(view["digest"])
-            view.update({name: f"<{name}>" for name in raw}, digest="<digest>")
+            assert HEX32.fullmatch(view["digest"]) and HEX32.fullmatch(view["tables"])
+            view.update(digest="<digest>", tables="<digest>")
     return out
+
+
+def strip_binary(path: Path, ids: list[str] | None) -> str:
+    """A binary file's header (JSON), after checking that the file holds nothing else but its
+    arrays, at exactly the sizes its counts imply, and zeros (``ids``: what the ids file must hold)."""
+    data = path.read_bytes()
+    header = binfile.header_of(data, path.name)
+    arrays = binfile.arrays_of(data, header, path.name)
+    covered = np.zeros(len(data), dtype=np.bool_)
+    covered[: 16 + int.from_bytes(data[8:12], "little")] = True
+    for spec in header["arrays"].values():
+        start = spec["offset"]
+        covered[start : start + spec["length"] * np.dtype(spec["dtype"]).itemsize] = True
+    gaps = np.frombuffer(data, np.uint8)[~covered]
+    assert set(gaps.tolist()) <= {0, 0x20}, path  # padding: spaces after the header, then zeros
+    items = header["items"]
+    if header["kind"] == "ids":
+        assert ids is not None and list(Ids(arrays["offsets"], arrays["bytes"])) == ids
+    for name in ("grams", "windows"):
+        if header.get(name) is not None:
+            shape = Shape(**{k: header[name][k] for k in ("count", "bucket_bits", "payload_bits")})
+            for part, size in shape.sizes().items():
+                assert arrays[f"{name}.{part}"].size == size, (path, name, part)
+    if header["kind"] == "view":
+        words_ = arrays["words"].astype(np.int64)
+        assert words_.size == arrays["alnum"].size == items
+        assert header["grams"]["count"] == int(np.maximum(words_ - (GRAM_N - 1), 0).sum())
+    # Numbers in the header are sizes and offsets (checked above), whatever the text.
+    return re.sub(r"\d+", "<n>", json.dumps(header, sort_keys=True))
+
+
+def without_ids(path: Path) -> bytes:
+    """A file's bytes, an ids file's ids left out (they are checked to be the registered ids;
+    run together they can spell any number)."""
+    data = path.read_bytes()
+    if path.name != "_ids.bin":
+        return data
+    spec = binfile.header_of(data, path.name)["arrays"]["bytes"]
+    return data[: spec["offset"]] + data[spec["offset"] + spec["length"] :]
 
 
 def tool_vocabulary(typed: list[str], ids: list[str]) -> str:
     """Everything the tool writes whatever the golden text: schema keys, spec strings, the default
     config, and what the user typed. A golden word inside it ("item" in "items") is not checked."""
-    models = (Manifest, Spec, GoldenSet, GoldenFile, SetVersion, View)
+    models = (Index, SetEntry, SetMeta, ViewEntry, DataFile, Seal, Spec, GoldenFile, SetVersion)
     fixed = [
         *(key for model in models for key in model.model_fields),
         *map(str, Spec().model_dump().values()),
         "contam-guard-manifest",
+        "view windows ids offsets bytes units groups remainders payloads count bucket_bits payload_bits "
+        "kind items digest arrays dtype length offset alnum words grams",
         DEFAULT_CONFIG_TEXT,
+        GITATTRIBUTES,
+        GITIGNORE,
     ]
     return "\n".join([*fixed, *typed, *ids]).lower()
 
 
-def folder_texts(guard: Path, *, stripped: bool) -> dict[str, str]:
+def folder_texts(guard: Path, *, stripped: bool, ids: list[str] | None = None) -> dict[str, str]:
     texts = {}
     for path in sorted(guard.rglob("*")):
-        if path.is_file():
+        if not path.is_file():
+            continue
+        if path.suffix == ".bin":
+            text = strip_binary(path, ids) if stripped else path.read_bytes().decode("latin-1")
+        else:
             text = path.read_text(encoding="utf-8")
             if stripped and path.name == "manifest.json":
                 text = json.dumps(strip_payloads(json.loads(text)), sort_keys=True, indent=2)
-            texts[path.name] = text.lower()
+        texts[path.relative_to(guard).as_posix()] = text.lower()
     return texts
 
 
@@ -140,14 +186,17 @@ def long_words_in(data: bytes, candidates: list[str]) -> set[str]:
     return found
 
 
-def leaked_words(guard: Path, items: list[dict[str, str]], vocabulary: str) -> tuple[list[str], int]:
+def leaked_words(
+    guard: Path, items: list[dict[str, str]], vocabulary: str, ids: list[str] | None = None
+) -> tuple[list[str], int]:
     """Golden words (4+ chars, outside the vocabulary) in the guard folder, and how many were checked."""
     checked = sorted(checked_words(items, vocabulary))
-    stripped = folder_texts(guard, stripped=True)
+    stripped = folder_texts(guard, stripped=True, ids=ids)
     found = {w for w in checked if any(w in t for t in stripped.values())}
     long_words = [w for w in checked if len(w.encode("utf-8")) >= 8]
-    for text in folder_texts(guard, stripped=False).values():
-        found |= long_words_in(text.encode("utf-8"), long_words)
+    for path in sorted(guard.rglob("*")):
+        if path.is_file():
+            found |= long_words_in(without_ids(path).lower(), long_words)
     return sorted(found), len(checked)
 
 
@@ -168,7 +217,8 @@ def test_no_golden_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.
         "id",
     )
     vocabulary = tool_vocabulary(["tq", "question", "answer", "golden/tq.jsonl"], [g["id"] for g in GOLDEN])
-    found, checked = leaked_words(tmp_path / ".contam-guard", GOLDEN, vocabulary)
+    found, checked = leaked_words(tmp_path / ".contam-guard", GOLDEN, vocabulary, [g["id"] for g in GOLDEN])
+    assert any(p.suffix == ".bin" for p in (tmp_path / ".contam-guard").rglob("*"))  # they were read
     assert found == []
     assert checked >= 40
     distinctive = {"bartholomew", "wilhelmina", "quixborough", "violoncellos", "capybaras", "pendulums"}
@@ -197,6 +247,7 @@ def test_only_hashes_depend_on_the_text(tmp_path: Path, monkeypatch: pytest.Monk
         cli(root, monkeypatch, "init")
         cli(root, monkeypatch, "register", "tq", "golden/tq.jsonl", "--field", "question", "--id-field", "id")
         manifests.append(json.loads((root / ".contam-guard/manifest.json").read_text()))
+        strip_binary(root / ".contam-guard/sets/tq/question.bin", None)
     assert strip_payloads(manifests[0]) == strip_payloads(manifests[1])
     assert manifests[0] != manifests[1]
 
@@ -221,10 +272,11 @@ def test_no_gsm8k_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.M
     vocabulary = tool_vocabulary(
         ["gsm8k", "question", "answer", GSM8K_TEST.name], [str(i) for i in range(len(items))]
     )
-    found, checked = leaked_words(tmp_path / ".contam-guard", items, vocabulary)
-    size = manifest.stat().st_size
+    ids = [str(i) for i in range(len(items))]
+    found, checked = leaked_words(tmp_path / ".contam-guard", items, vocabulary, ids)
+    size = sum(p.stat().st_size for p in manifest.parent.rglob("*") if p.is_file())
     print(
-        f"\nGSM8K test ({len(items)} items, views question+answer): manifest.json is {size:,} bytes; "
+        f"\nGSM8K test ({len(items)} items, views question+answer): the guard folder is {size:,} bytes; "
         f"{checked} distinct golden words of 4+ characters checked"
     )
     assert found == []

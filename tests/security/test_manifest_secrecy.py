@@ -1,9 +1,14 @@
-"""The attack keyed hashing defends against, run for real (see docs/security.md).
+"""The attacks keyed hashing and sealing defend against, run for real (see docs/security.md).
 
 Whoever holds an unkeyed manifest can hash candidate texts with the public spec and check them
 against it: a dictionary attack that confirms which candidates are golden items. With a keyed
 manifest (SipHash-2-4, or AES for manifests keyed before it) the same attacker, lacking the key,
 learns nothing from the hashes; whoever holds the key (the guard) can.
+
+Keyed hashes alone leave the shape: a keyed manifest of format 1 shows each item's word and
+character counts and which of its keyed hashes repeat, and those match candidates as well as
+the hashes would (the length-and-repetition attack below). A keyed manifest of format 2 seals
+them: without the key, the same attacker reads set names, versions, item totals and file sizes.
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ import pytest
 
 from contam_guard.commands.golden import golden_lookup
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.manifest import format1 as legacy
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import GoldenFile, Manifest, Spec
+from contam_guard.manifest.sealing import SealKey, new_salt
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
+from tests.security.shape_attack import confirmed_items, visible_index
 
 GOLDEN = [
     "A gardener plants 14 rows of tulips with 9 bulbs in each row; how many bulbs does she plant in all",
@@ -34,14 +42,27 @@ DECOYS = [
 ]
 
 
-def register(tmp_path: Path, key: HashKey | None) -> Manifest:
+def register(
+    tmp_path: Path, key: HashKey | None, texts: list[str] = GOLDEN, *, format1: bool = False
+) -> Manifest:
+    """``texts`` registered as set ``secret`` (view ``q``) in a manifest at ``tmp_path``, keyed
+    with ``key`` (its secret also seals a format-2 manifest), read back with the key."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     golden = tmp_path / "golden.jsonl"
-    golden.write_text("".join(json.dumps({"q": text}) + "\n" for text in GOLDEN))
+    golden.write_text("".join(json.dumps({"q": text}) + "\n" for text in texts))
     built = build_set([GoldenSource(golden, "golden.jsonl")], ["q"], None, key, None)
     path = tmp_path / "manifest.json"
     spec = Spec(hash=key.hash_spec) if key else Spec()
-    store.save(path, Manifest(spec=spec, key_check=key.check if key else None, sets={"secret": built}))
-    return store.load(path)
+    salt = new_salt() if key else None
+    seal = SealKey.derive(SECRET, salt) if key and salt else None
+    manifest = Manifest(
+        spec=spec, key_check=key.check if key else None, sets={"secret": built}, salt=salt, seal=seal
+    )
+    if format1:
+        legacy.save(path, manifest)
+        return store.load(path)
+    store.save(path, manifest)
+    return store.load(path, seal=seal)
 
 
 def attacker_confirms(manifest: Manifest, candidate: str, key: HashKey | None = None) -> float:
@@ -81,12 +102,70 @@ def test_keyed_manifest_tells_the_attacker_nothing(tmp_path: Path, key: HashKey)
     assert confirmed == set(GOLDEN)
 
 
-def test_the_manifest_still_shows_counts_and_lengths(tmp_path: Path) -> None:
-    """What keyed hashing does not hide (documented): how many items, and how long each is."""
-    manifest = register(tmp_path, HashKey(SECRET))
-    view = manifest.sets["secret"].views["q"]
-    assert manifest.sets["secret"].items == 3
-    assert view.word_counts.tolist() == [len(t.split()) for t in GOLDEN]
+def test_a_keyed_manifest_of_format_1_still_shows_counts_and_lengths(tmp_path: Path) -> None:
+    """What keyed hashing alone did not hide: how many items, and how long each is."""
+    register(tmp_path, HashKey(SECRET), format1=True)
+    view = json.loads((tmp_path / "manifest.json").read_text())["sets"]["secret"]["views"]["q"]
+    assert legacy.decode_array(view["words"], "<i4").tolist() == [len(t.split()) for t in GOLDEN]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_length_and_repetition_attack(tmp_path: Path, key: HashKey) -> None:
+    """Without the key: per-item word and character counts and the repetition pattern of the keyed
+    hashes pick the golden items out of the candidates in a keyed manifest of format 1, and the
+    same attack (the same code) on an unkeyed one of format 2; a sealed one gives it nothing."""
+    candidates = GOLDEN + DECOYS
+    register(tmp_path / "v1", key, format1=True)
+    before = confirmed_items(tmp_path / "v1" / "manifest.json", candidates)
+    assert before and all(item == candidate for item, candidate in before.items())  # right, every one
+    register(tmp_path / "open", None)
+    assert confirmed_items(tmp_path / "open" / "manifest.json", candidates) == before
+    register(tmp_path / "sealed", key)
+    assert confirmed_items(tmp_path / "sealed" / "manifest.json", candidates) == {}
+
+
+def test_a_sealed_manifest_shows_only_names_versions_totals_and_sizes(tmp_path: Path) -> None:
+    register(tmp_path, HashKey(SECRET))
+    visible = visible_index(tmp_path / "manifest.json")
+    # files: the ids, q's 5-grams and windows, q~numbers-v1, q~words-v1 and its windows (issue 15)
+    assert visible == {"secret": {"version": 1, "items": 3, "files": 6}}
+    index_text = (tmp_path / "manifest.json").read_text()
+    for hidden in ("golden.jsonl", '"q"', "windows.bin", 'id_field": "', 'rules": ['):
+        assert hidden not in index_text, hidden
+    for path in (tmp_path / "sets").rglob("*.bin"):
+        assert path.read_bytes()[:8] == b"CGM2SEAL", path
+    # With the key, everything is there.
+    opened = store.load(
+        tmp_path / "manifest.json", seal=SealKey.derive(SECRET, json.loads(index_text)["seal"]["salt"])
+    )
+    assert opened.sets["secret"].views["q"].word_counts.tolist() == [len(t.split()) for t in GOLDEN]
+
+
+GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"
+
+
+@pytest.mark.gsm8k
+@pytest.mark.skipif(not (GSM8K / "test.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}")
+def test_the_length_and_repetition_attack_on_gsm8k(tmp_path: Path) -> None:
+    """The issue's measurement: the 1,319 GSM8K test questions registered keyed, the candidates
+    those and the 7,473 train questions (decoys). Format 1 gives many away, none wrongly;
+    format 2 none."""
+    test = [json.loads(line)["question"] for line in (GSM8K / "test.jsonl").read_text().splitlines() if line]
+    train = [
+        json.loads(line)["question"] for line in (GSM8K / "train.jsonl").read_text().splitlines() if line
+    ]
+    key = HashKey(SECRET)
+    register(tmp_path / "v1", key, test, format1=True)
+    before = confirmed_items(tmp_path / "v1" / "manifest.json", test + train)
+    register(tmp_path / "v2", key, test)
+    after = confirmed_items(tmp_path / "v2" / "manifest.json", test + train)
+    wrong = {item: candidate for item, candidate in before.items() if candidate != item}
+    print(
+        f"\nlength-and-repetition attack, GSM8K test keyed: format 1 confirms {len(before)} of {len(test)} "
+        f"items ({len(wrong)} wrongly) among {len(test) + len(train)} candidates; format 2: {len(after)}"
+    )
+    assert len(before) > 100 and wrong == {}
+    assert after == {}
 
 
 def test_show_golden_never_follows_a_manifest_path_out_of_the_project(tmp_path: Path) -> None:

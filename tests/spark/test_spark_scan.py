@@ -19,7 +19,7 @@ from contam_guard.config import Rules, load_config
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.scanner import Source, scan
 from contam_guard.errors import InputError
-from contam_guard.keys import key_for
+from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.pipeline import ScanRequest
@@ -224,7 +224,9 @@ def test_spark_scan_command_writes_what_scan_writes(
     cli: Callable[..., int],
 ) -> None:
     monkeypatch.chdir(project)
-    shutil.copytree(examples / "data", "data")
+    # dirs_exist_ok: the module's project is shared by both masters' runs of this test when no
+    # other module runs between them (pytest then keeps the module fixture).
+    shutil.copytree(examples / "data", "data", dirs_exist_ok=True)
     assert cli("scan", "data", "--items-csv", tmp_path / "local.csv", "--review", tmp_path / "local.md") == 1
 
     outputs = Outputs(files={"items_csv": tmp_path / "spark.csv", "review": tmp_path / "spark.md"})
@@ -250,7 +252,7 @@ def test_spark_scan_keyed_manifest_matches_local(
     assert cli("init", "--keyed") == 0
     shutil.copy(examples / "golden" / "arith-mini.jsonl", "gold.jsonl")
     assert cli("register", "arith-mini", "gold.jsonl", "--field", "question", "--id-field", "id") == 0
-    manifest = manifest_of(tmp_path)
+    manifest = unlocked(manifest_of(tmp_path), "CONTAM_GUARD_KEY")  # format 2: its files are sealed
     key = key_for(manifest, "CONTAM_GUARD_KEY")
     assert key is not None
     shutil.copy(examples / "data" / "train.jsonl", "train.jsonl")
