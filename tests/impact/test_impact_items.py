@@ -36,6 +36,17 @@ def _edit(old: str, new: str, *, line: int = 2) -> Callable[[str], str]:
     return change
 
 
+def _cell(column: str, value: str, *, line: int = 2) -> Callable[[str], str]:
+    """Set one cell of the CSV (found by its header name) on ``line``."""
+
+    def change(text: str) -> str:
+        rows = [row.split(",") for row in text.splitlines()]
+        rows[line - 1][rows[0].index(column)] = value
+        return "\n".join(",".join(row) for row in rows) + "\n"
+
+    return change
+
+
 BAD: list[tuple[str, Callable[[str], str], dict[str, str], str, int | None]] = [
     ("not-items", lambda text: "item,score\nq0,1\n", {}, "is not an items CSV: no column set", 1),
     ("empty", lambda text: "", {}, "is empty", None),
@@ -43,7 +54,7 @@ BAD: list[tuple[str, Callable[[str], str], dict[str, str], str, int | None]] = [
     ("bad-count", _edit(",100,", ",many,"), {}, "words is 'many', not a count", 2),
     (
         "bad-flag",
-        lambda text: text.replace(",0\n", ",yes\n", 1),
+        _cell("flag_gpt3", "yes"),
         {},
         "is 'yes'; expected 1, 0, allowed or empty",
         2,
