@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from contam_guard.reword.numbers import PLACEHOLDER, mask_word
+from contam_guard.reword.numbers import CARDINALS, PLACEHOLDER, mask_word
 
 CONTENT_SPEC = "words-v1"
 
@@ -190,32 +190,7 @@ def _stem(word: str) -> str:
 
 
 _VALUES = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
+    word: str(value) for value, word in enumerate(CARDINALS[:21])  # zero .. twenty
 } | {
     "thirty": "30",
     "forty": "40",
@@ -250,23 +225,7 @@ def _features(word: str) -> tuple[bool, str | None, tuple[str, ...], str | None]
 
 def content_words(words: Sequence[str]) -> list[str]:
     """The content features of normalised ``words``, in order (repeats kept)."""
-    out: list[str] = []
-    last: str | None = None  # the number just before, for its pair with the next content word
-    for word in words:
-        is_number, number, inside, stem = _features(word)
-        if is_number:
-            last = number
-            if number is not None:
-                out.append(number)
-            continue
-        out += inside
-        if stem is None:
-            continue
-        out.append(stem)
-        if last is not None:
-            out.append(f"{last}~{stem}")
-        last = None
-    return out
+    return masked_and_content(words)[1]
 
 
 _Word = tuple[str, bool, str | None, tuple[str, ...], str | None]

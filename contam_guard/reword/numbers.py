@@ -27,7 +27,7 @@ from functools import lru_cache
 MASK_SPEC = "numbers-v1"
 PLACEHOLDER = "#"
 
-_CARDINALS = [
+CARDINALS = [
     "zero",
     "one",
     "two",
@@ -95,7 +95,7 @@ _ORDINALS = [
     "thousandth",
 ]
 _MULTIPLES = ["half", "halves", "quarter", "quarters", "twice", "thrice", "double", "triple", "quadruple"]
-NUMBER_WORDS: tuple[str, ...] = tuple(_CARDINALS + _ORDINALS + _MULTIPLES)
+NUMBER_WORDS: tuple[str, ...] = tuple(CARDINALS + _ORDINALS + _MULTIPLES)
 """The morphemes a number word is made of (step 2); plural ``s`` is allowed after each."""
 
 _DIGITS = re.compile(r"\d+")  # re's \d is Unicode Nd: the digits NFKC leaves
