@@ -6,8 +6,10 @@ article's definition). A shared run of r >= 5 words is exactly r - 4 consecutive
 5-grams on one diagonal (test position - record position constant), so the engine looks up
 every 5-gram of the batch in the manifest's postings, sorts the hits by (item, record,
 diagonal, position) and reads the runs off as stretches of consecutive positions. Everything
-word-based follows from R: GPT-3's longest run is max R, PaLM's found 8-grams are the i with
-R[i] >= 8, Llama 2's covered words the union of [i, i + R[i]) with R[i] >= 10.
+word-based follows from R: GPT-3's longest run is max R, PaLM's found 8-grams the union of
+[i, i + R[i] - 7) with R[i] >= 8 (the i with R[i] >= 8), Llama 2's covered words the union of
+[i, i + R[i]) with R[i] >= 10. A run that is one template n-gram of the item
+(``engine.templates``) is left out of R before any of it.
 
 For GPT-4's rule, the record's 50-character windows (alnum view) are looked up the same way;
 h counts the item's window positions found.
@@ -174,6 +176,17 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     run_id = np.cumsum(new_run) - 1
     run_last = np.concatenate([np.flatnonzero(new_run)[1:] - 1, [i.size - 1]]) if i.size else i
     value = i[run_last][run_id] - i + GRAM_N
+    # Template words (``engine.templates``): a run is trimmed of those it begins and ends with
+    # (the header its benchmark wraps around every item), and what is left is the run; one
+    # left with fewer than 5 words is no run (R is 0 under 5).
+    if index.templates.marked:
+        at = index.word_base[item] + i
+        heads = np.flatnonzero(new_run)
+        start, end = index.templates.trim(at[heads], at[heads] + value[heads])
+        start, end = start[run_id], end[run_id]
+        kept = (at >= start) & (end - at >= GRAM_N)
+        value = (end - at)[kept]
+        item, record, i, j, diagonal = item[kept], record[kept], i[kept], j[kept], diagonal[kept]
     np.maximum.at(totals.run, index.word_base[item] + i, value)
 
     # R per (item, record, i): the best diagonal at each position.
@@ -191,7 +204,9 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     rows = np.flatnonzero(is_best)
     best_row = np.full(pairs, value.size, dtype=np.int64)
     np.minimum.at(best_row, pair_id[rows], rows)
-    ngrams8 = np.bincount(pair_id[value >= 8], minlength=pairs).astype(np.int64)
+    # The 8-grams inside the counted runs: [i, i + R - 7) (a run's template words count with it).
+    runs8 = value >= 8
+    ngrams8 = union_lengths(pair_id[runs8], i[runs8], (i + value - 7)[runs8], pairs)
     long_runs = value >= 10
     covered = union_lengths(pair_id[long_runs], i[long_runs], (i + value)[long_runs], pairs)
     starts = np.flatnonzero(pair_new)

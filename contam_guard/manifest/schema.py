@@ -61,6 +61,14 @@ class ViewEntry(_Frozen):
     """The window table (None: a set not registered for a rule that reads windows)."""
 
 
+class TemplateEntry(_Frozen):
+    """When the set's n-grams are template (``engine.templates``): in more than ``share`` of its
+    items and in at least ``min_items``. The marks are in its views' files."""
+
+    share: float = Field(ge=0.0, lt=1.0)
+    min_items: int = Field(ge=1, le=2**31 - 1)
+
+
 class SetMeta(_Frozen):
     """What a keyed manifest seals of each set."""
 
@@ -69,6 +77,8 @@ class SetMeta(_Frozen):
     rules: list[str]
     views: dict[str, ViewEntry]
     ids_digest: str
+    templates: TemplateEntry | None = None
+    """None: registered before template n-grams were marked."""
 
 
 class SetEntry(_Frozen):
@@ -83,6 +93,7 @@ class SetEntry(_Frozen):
     rules: list[str] | None = None
     views: dict[str, ViewEntry] | None = None
     ids_digest: str | None = None
+    templates: TemplateEntry | None = None
     sealed: str | None = None
     """Base64 of the sealed ``SetMeta`` (keyed manifests); the fields above are then null."""
 
@@ -91,8 +102,9 @@ class SetEntry(_Frozen):
         clear = (self.files, self.rules, self.views, self.ids_digest)
         if self.sealed is None and any(part is None for part in clear):
             raise ValueError("a set needs files, rules and views (or sealed metadata)")
-        if self.sealed is not None and (any(part is not None for part in clear) or self.id_field is not None):
-            raise ValueError("a sealed set shows no files, rules, views or id field")
+        shown = any(part is not None for part in (*clear, self.id_field, self.templates))
+        if self.sealed is not None and shown:
+            raise ValueError("a sealed set shows no files, rules, views, id field or template settings")
         for view in (self.views or {}).values():
             for rel in (view.file, view.windows):
                 if rel is not None and rel not in self.data:
@@ -111,6 +123,7 @@ class SetEntry(_Frozen):
             rules=self.rules,
             views=self.views,
             ids_digest=self.ids_digest,
+            templates=self.templates,
         )
 
 
