@@ -12,11 +12,14 @@ so the marks serve GPT-3's N (13, ``auto`` or a set's own), PaLM's 8 and Llama 2
 It needs no text: an n-gram (n >= 5) is the sequence of its n - 4 consecutive 5-gram hashes,
 which the view stores (keyed ones too), so n-grams are compared by chaining those hashes.
 
-The engine then ignores *template runs*: a shared run of ``R`` words starting at item word
-``p`` is ignored when ``R <= T[p]``, i.e. the whole run is one template n-gram (so each n-gram
-inside it, of any length, is template as well). A run with words beyond the template counts
-whole, template words included (a whole templated item copied into training data fires
-exactly as before).
+How the rules use them (GPT-3's, PaLM's and Llama 2's; GPT-4's windows are unchanged). A word
+is a *template word* when it lies inside a template n-gram of at least ``PHRASE_MIN`` (8)
+words. A shared run is trimmed of the template words it begins and ends with, and what is left
+is the run (its length, its place; under 5 words, no run): a record sharing only the header,
+or the header and the first word of a question, shares no run. Template words inside a run
+(between shared words that are not template) stay in it. PaLM's share is then taken over the
+item's 8-grams without a template word, Llama 2's over its other words: a whole templated item
+copied into training data scores as its header-stripped copy does, and fires.
 """
 
 from __future__ import annotations
