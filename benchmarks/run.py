@@ -41,6 +41,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from benchmarks import manifest as manifest_bench
 from benchmarks import ours, peers
 from benchmarks.context import Context
 from benchmarks.corpus import (
@@ -100,6 +101,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         metavar="X",
         help="also scan (contam-guard only, --only gpt3, 1 process and --jobs 2) the corpus followed by "
         "clean filler up to X GB (10^9 bytes) of file, and print a second table (default 0: off)",
+    )
+    parser.add_argument(
+        "--manifest-items",
+        type=int,
+        default=manifest_bench.ITEMS,
+        metavar="N",
+        help="also register N generated items (20 sets) and measure the manifest's size, a one-record "
+        "scan's start-up and peak RSS (python -m benchmarks.manifest; default 100,000; 0: off)",
     )
     args = parser.parse_args(argv)
     if args.scale_gb < 0:
@@ -240,6 +249,10 @@ def main(argv: list[str] | None = None) -> None:
             on_corpus = [j for j in jobs if j.tool == ours.TOOL and j.config in (ours.BASELINE, ours.JOBS_2)]
             inputs = [(corpus.path.name, corpus.bytes, on_corpus), (scale.path.name, scale.bytes, scaled)]
             block += "\n\n" + describe_scale(scale) + "\n\n" + scale_table(inputs, corpus, baseline)
+        if args.manifest_items and ours.TOOL in args.tools:
+            log(f"manifest: {args.manifest_items:,} generated items (python -m benchmarks.manifest)")
+            rows = manifest_bench.run(sys.executable, None, work / "manifest", args.runs, args.manifest_items)
+            block += "\n\nManifest at scale (`python -m benchmarks.manifest`): " + rows
         print(block)
         if args.readme:
             write_readme(block)

@@ -8,14 +8,22 @@ in the same record has another key and still fails.
 ``decision: false-positive`` (``review`` answer ``n``) allows the finding, with a required
 ``reason``; ``decision: leak`` (answer ``y``) records a confirmed leak so that ``review`` does
 not ask again: it still fails the scan. ``until`` (an ISO date) makes an entry expire: from the
-day after, it no longer applies and every scan says so. Entries that match nothing in a full
-scan are reported as stale. The file is written sorted, without timestamps, so the same
-decisions always give the same bytes.
+day after, it no longer applies and every scan says so. The file is written sorted, without
+timestamps, so the same decisions always give the same bytes.
+
+``files`` (written by ``review``) names the training files, relative to the project root, where
+the finding was seen. It is never part of the key (a moved leak still matches); it only tells
+whether a scan read the entry's data: an entry that matches nothing is reported as stale only
+when every file it names was scanned (or no longer exists), so scanning one file does not call
+the entries for every other file stale. An entry without ``files`` (written by hand, or by an
+older contam-guard) cannot say, and is reported stale when a full scan matches nothing, with
+that caveat.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -57,6 +65,9 @@ class Entry(BaseModel):
     reason: str = Field(min_length=1)
     by: str | None = None
     until: dt.date | None = None
+    files: tuple[str, ...] = ()
+    """Where the finding was seen (POSIX paths relative to the project root), sorted; not part
+    of the key."""
 
     @field_validator("reason")
     @classmethod
@@ -75,6 +86,11 @@ class Entry(BaseModel):
     def describe(self) -> str:
         return f"{self.set_name}:{self.view} item {self.item} {self.rule} (span {self.span[:12]})"
 
+    @property
+    def kind(self) -> str:
+        """How notices name the entry: ``false-positive entry`` or ``confirmed-leak entry``."""
+        return "confirmed-leak entry" if self.decision == LEAK else "false-positive entry"
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "set": self.set_name,
@@ -89,6 +105,8 @@ class Entry(BaseModel):
             out["by"] = self.by
         if self.until is not None:
             out["until"] = self.until.isoformat()
+        if self.files:
+            out["files"] = sorted(self.files)
         return out
 
 
@@ -96,6 +114,49 @@ def key_of(finding: Finding) -> Key:
     """The allowlist key of a finding."""
     target = finding.target
     return (target.set_name, target.view, finding.item_id, finding.rule, finding.span)
+
+
+def project_path(display: str, root: Path) -> str | None:
+    """A report's file name (relative to the current folder, or absolute) as a POSIX path
+    relative to ``root``; None outside it (an absolute path is never committed)."""
+    try:
+        return Path(os.path.abspath(display)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return None
+
+
+def seen_in(findings: Iterable[Finding], key: Key, root: Path) -> tuple[str, ...]:
+    """The files (relative to ``root``, sorted) of every pair of the findings with ``key``: one
+    decision covers them all."""
+    names = {p.source for f in findings if key_of(f) == key for p in f.pairs}
+    return tuple(sorted({path for name in names if (path := project_path(name, root)) is not None}))
+
+
+def entry_for(
+    finding: Finding,
+    decision: Decision,
+    reason: str,
+    *,
+    by: str | None = None,
+    until: dt.date | None = None,
+    files: tuple[str, ...] = (),
+) -> Entry:
+    """The allowlist entry recording ``decision`` on ``finding`` (keyed by its content)."""
+    set_name, view, item, rule, span = key_of(finding)
+    return Entry.model_validate(
+        {
+            "set": set_name,
+            "view": view,
+            "item": item,
+            "rule": rule,
+            "span": span,
+            "decision": decision,
+            "reason": reason,
+            "by": by,
+            "until": until,
+            "files": files,
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -162,10 +223,14 @@ def _entry(path: Path, number: int, raw: object) -> Entry:
         raise ConfigError(f"{path}: entry {number}: {problems}") from None
 
 
-def apply(report: Report, allowlist: Allowlist, today: dt.date, *, check_stale: bool) -> None:
+def apply(
+    report: Report, allowlist: Allowlist, today: dt.date, *, check_stale: bool, root: Path | None = None
+) -> None:
     """Mark allowlisted findings allowed (and confirmed leaks confirmed); note expired and stale
     entries in ``report.notices``. ``check_stale`` is off for diff scans, which see only part of
-    the data."""
+    the data; with it on, an unused entry is called stale only when this scan read its files
+    (``stale_notice``). ``root`` is the project root the entries' ``files`` are relative to
+    (default: the current folder)."""
     used: set[Key] = set()
     updated: list[Finding] = []
     for finding in report.findings:
@@ -183,16 +248,50 @@ def apply(report: Report, allowlist: Allowlist, today: dt.date, *, check_stale: 
             updated.append(allowed)
     report.findings = updated
     name = allowlist.path.name
+    base = Path.cwd() if root is None else root
+    scanned = {path for shown in report.result.files if (path := project_path(shown, base)) is not None}
     for entry in _sorted(allowlist.entries.values()):
         if entry.expired(today):
+            after = (
+                "`contam-guard review` asks about it again"
+                if entry.decision == LEAK
+                else "it no longer applies, and the finding is reported again"
+            )
             report.notices.append(
-                f"{name}: the entry for {entry.describe()} expired on {entry.until}; it no longer applies"
+                f"{name}: the {entry.kind} for {entry.describe()} expired on {entry.until}; {after}"
             )
         elif check_stale and entry.key not in used:
-            report.notices.append(
-                f"{name}: the entry for {entry.describe()} matches nothing in this scan (stale); "
-                "remove it if the data it allowed is gone"
-            )
+            notice = stale_notice(entry, scanned, base)
+            if notice is not None:
+                report.notices.append(f"{name}: {notice}")
+
+
+def stale_notice(entry: Entry, scanned: set[str], root: Path) -> str | None:
+    """What to say of an entry that matched nothing, or None when this scan did not read its
+    data: some file it names was not scanned and still exists (the leak may be there).
+
+    ``scanned``: the files read, relative to ``root``. A file named by the entry that no longer
+    exists counts as read (its data is gone); an entry naming only such files says so.
+    """
+    what = f"the {entry.kind} for {entry.describe()}"
+    fix = (
+        "if the leak was removed (scrubbed), remove the entry"
+        if entry.decision == LEAK
+        else "remove it if the data it allowed is gone"
+    )
+    found = "is no longer found" if entry.decision == LEAK else "matches nothing"
+    if not entry.files:
+        return (
+            f"{what} {found} in this scan (stale); the entry names no file, so it may belong to data "
+            f"this scan did not read; {fix}"
+        )
+    gone = [name for name in entry.files if name not in scanned and not (root / name).exists()]
+    if len(gone) == len(entry.files):
+        return f"{what} names only files that no longer exist ({', '.join(gone)}) (stale); {fix}"
+    if any(name not in scanned and name not in gone for name in entry.files):
+        return None
+    read = ", ".join(name for name in entry.files if name in scanned)
+    return f"{what} {found} in {read} (stale); {fix}"
 
 
 def _sorted(entries: Iterable[Entry]) -> list[Entry]:

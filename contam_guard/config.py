@@ -36,6 +36,8 @@ MANIFEST_NAME = "manifest.json"
 
 MAX_COUNT = 2**31 - 1
 """Bound of every character or record count setting (the manifest's counts are 32-bit)."""
+MAX_PAIRS_PER_ITEM = 20
+"""Training records listed per test item by default (``scan.max_pairs_per_item``)."""
 MAX_CONFIG_BYTES = 16 << 20
 """A config file is a few hundred bytes; anything near this bound is not one."""
 MAX_CONFIG_DEPTH = 64
@@ -79,6 +81,9 @@ class ScanSettings(_Settings):
     """Fields of training records to read (``--field``); empty: every string of every record."""
     batch_chars: int = Field(1 << 20, ge=1024, le=1 << 30)
     """Characters hashed per vectorised batch: larger is faster up to cache size."""
+    max_pairs_per_item: int = Field(MAX_PAIRS_PER_ITEM, ge=0, le=MAX_COUNT)
+    """Pairs listed per test item in reports (``--max-pairs-per-item``; 0: all); the rest are
+    counted exactly (``engine.pairs``)."""
 
 
 class ScrubSettings(_Settings):
@@ -278,6 +283,7 @@ rules:
 scan:
   fields: []         # fields of training records to read (as --field); [] reads every string
   batch_chars: 1048576
+  max_pairs_per_item: 20  # records listed per test item (the rest are counted); 0 lists all
 
 # Reviewed findings (contam-guard review writes them) and the inline record marker.
 allowlist:

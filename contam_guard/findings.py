@@ -3,7 +3,9 @@
 A rule decided per pair (GPT-3's: a run of N words with one record; ``RuleResult.pair_bar``)
 makes each pair that reaches its bar a finding of its own. The others (PaLM's, Llama 2's and
 GPT-4's) are decided per item over everything scanned (an 8-gram "seen at least once"
-anywhere), so each fired item is one finding that lists the pairs contributing to it.
+anywhere), so each fired item is one finding that lists the pairs contributing to it. At most
+``max_pairs`` pairs per item are listed (``engine.pairs``): beyond that, a per-item finding
+counts the others, and per-pair findings are summed up per shared run.
 """
 
 from __future__ import annotations
@@ -16,25 +18,21 @@ import numpy as np
 
 from contam_guard.config import Rules
 from contam_guard.engine.index import Target
+from contam_guard.engine.pairs import Unlisted, run_span
 from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
 from contam_guard.rules import RULES
 from contam_guard.scan import PairRow, ScanResult
 from contam_guard.text.hashing import digest
-from contam_guard.text.normalise import V1, words
 
 ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"
 
 
 def span_digest(pair: PairRow) -> str:
-    """Digest of the normalised words of the training-side shared run of ``pair``.
-
-    Content only: the same leak on another line or in another file has the same digest; a
-    different shared run (another leak) has another. Always spec ``words-v1``, whatever the
-    manifest's: committed allowlist entries must survive ``contam-guard upgrade``.
-    """
-    return digest(" ".join(words(pair.snippet.run, V1)).encode("utf-8"))
+    """Digest of the normalised words of the training-side shared run of ``pair``
+    (``engine.pairs.run_span``; taken before any redaction of the snippet)."""
+    return pair.snippet.span or run_span(pair.snippet.run)
 
 
 @dataclass(frozen=True)
@@ -56,6 +54,13 @@ class Finding:
     """The allowlist entry's reason (a false positive, or a confirmed leak)."""
     confirmed: bool = False
     """Reviewed as a real leak (``contam-guard review``, answer ``y``): it still fails."""
+    unlisted: Unlisted | None = None
+    """Records the finding counts but does not list (beyond ``--max-pairs-per-item``)."""
+
+    @property
+    def records(self) -> int:
+        """Every training record behind the finding, listed or not."""
+        return len(self.pairs) + (self.unlisted.records if self.unlisted is not None else 0)
 
     @cached_property
     def span(self) -> str:
@@ -64,7 +69,8 @@ class Finding:
         One pair (every GPT-3 finding): a digest of that pair's shared words. Per-item rules
         list every contributing record, so a new record sharing another run changes the key.
         """
-        return digest(*(s.encode("ascii") for s in sorted({span_digest(p) for p in self.pairs})))
+        spans = {span_digest(p) for p in self.pairs} | (self.unlisted.spans if self.unlisted else set())
+        return digest(*(s.encode("ascii") for s in sorted(spans)))
 
     @property
     def status(self) -> str:
@@ -82,15 +88,18 @@ class Finding:
             return f"reviewed: confirmed leak ({self.reason})"
         return ""
 
-    def sort_key(self) -> tuple[str, str, int, str, str, int]:
+    def sort_key(self) -> tuple[str, str, int, str, bool, str, int, str]:
         first = self.pairs[0] if self.pairs else None
         return (
             self.target.set_name,
             self.target.view,
             self.test_index,
             self.rule,
+            first is None,  # a summary of unlisted records after the listed ones
             first.source if first else "",
-            first.record if first else -1,
+            # summaries of unlisted records: the longest shared run first, then by span
+            first.record if first else -(self.unlisted.longest if self.unlisted else 0),
+            self.span if first is None else "",
         )
 
 
@@ -118,7 +127,8 @@ class Report:
 
 def _marked(finding: Finding) -> Finding:
     """Allowed by marker when every contributing record carries ``"contam_guard": "allow"``."""
-    if finding.pairs and all(p.allowed_inline for p in finding.pairs):
+    unlisted_marked = finding.unlisted is None or finding.unlisted.all_marked
+    if finding.records and all(p.allowed_inline for p in finding.pairs) and unlisted_marked:
         return replace(finding, allowed=True, allowed_by=ALLOWED_BY_MARKER)
     return finding
 
@@ -152,15 +162,28 @@ def evaluate(
                 test_index=int(target.test_index[local]),
             )
             pairs = sorted(by_item[item], key=lambda p: (-p.longest_run, -p.window_hits, p.source, p.record))
+            unlisted = result.unlisted.get(item)
             if outcome.pair_bar is not None:  # decided per pair: each pair reaching the bar
                 bar = int(outcome.pair_bar[item])
                 for pair in pairs:
                     if pair.longest_run >= bar:
                         detail = f"shared run of {pair.longest_run} words >= N = {bar}"
                         report.findings.append(Finding(**base, detail=detail, pairs=(pair,)))
+                for more in unlisted.reaching(bar) if unlisted else []:  # beyond the cap
+                    detail = _more_detail(more, bar)
+                    report.findings.append(Finding(**base, detail=detail, pairs=(), unlisted=more))
             else:
-                report.findings.append(Finding(**base, detail=outcome.explain[item], pairs=tuple(pairs)))
+                finding = Finding(**base, detail=outcome.explain[item], pairs=tuple(pairs), unlisted=unlisted)
+                report.findings.append(finding)
     if honour_markers:
         report.findings = [_marked(f) for f in report.findings]
     report.findings.sort(key=Finding.sort_key)
     return report
+
+
+def _more_detail(more: Unlisted, n: int) -> str:
+    """A per-pair rule's finding for records beyond ``--max-pairs-per-item`` sharing one run."""
+    return (
+        f"and {more.records} more record(s) not listed (--max-pairs-per-item) share a run "
+        f"of up to {more.longest} words >= N = {n}"
+    )

@@ -51,14 +51,15 @@ def key_for(manifest: Manifest, variable: str, *, hash_spec: str | None = None) 
     if manifest.key_check is None:
         return None
     key = key_from_env(variable, keyed_prf(hash_spec or manifest.spec.hash))
+    where = f"{manifest.path}: " if manifest.path is not None else ""
     if key is None:
         raise HashKeyError(
-            f"this manifest is keyed, and ${variable} is not set: its hashes cannot be matched",
+            f"{where}this manifest is keyed, and ${variable} is not set: its hashes cannot be matched",
             hint=f"export {variable}=<the secret used at registration> (in CI: a repository secret)",
         )
     if key.check != manifest.key_check:
         raise HashKeyError(
-            f"${variable} does not match the key this manifest was built with",
+            f"{where}${variable} does not match the key this manifest was built with",
             hint="use the secret the sets were registered with; to change the key, move the manifest "
             "aside, run `contam-guard init --keyed` with the new key and re-register every set",
         )
@@ -83,9 +84,10 @@ def unlocked(manifest: Manifest, variable: str) -> Manifest:
     if not manifest.sealed:
         return manifest
     if not os.environ.get(variable):
+        where = f"{manifest.path}: " if manifest.path is not None else ""
         manifest.explain_sealed(
             lambda: HashKeyError(
-                f"this manifest is keyed, and ${variable} is not set: its sets are sealed",
+                f"{where}this manifest is keyed, and ${variable} is not set: its sets are sealed",
                 hint=f"export {variable}=<the secret used at registration> (in CI: a repository secret)",
             )
         )

@@ -9,8 +9,13 @@ Every worker uses the manifest the parent loaded, never the file: a ``register``
 during the scan would otherwise give the workers another manifest than the parent's (forked
 workers inherit the parent's manifest and index, its files mapped; spawned ones map the same
 files from their path and check the index's digest, in the pool's initializer). Results come
-back as per-item totals (merged with max / or) and notable pairs, in chunk order, so the merged
-result equals the single-process one.
+back as the positions each chunk found (merged into the per-item totals with max / or), its
+listed pairs and the counts of the others (merged through a ``PairStore``, which lists the same
+pairs whatever order they arrive in), and are merged as each task (a window, or up to
+``TASK_FILES`` small files) completes: memory holds one merged result and the tasks in flight (a
+few per worker), not every chunk's result (10,000 one-line files took 6.7 GB when each kept a
+manifest-sized copy of the totals until the end). Files, notices and errors come out in scan
+order, as one process gives them.
 
 Workers ignore Ctrl-C (the terminal sends it to the whole process group): the parent alone
 handles it, cancels what has not started and removes its temporary files.
@@ -23,17 +28,20 @@ import multiprocessing
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
+from numpy.typing import NDArray
 
 from contam_guard import native
 from contam_guard.atomic import signals_held
+from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
+from contam_guard.engine.pairs import PairStore, Unlisted
 from contam_guard.errors import ManifestError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
@@ -43,19 +51,29 @@ from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
 from contam_guard.readers.opener import compression_of, open_binary, transcodes
-from contam_guard.scan import PairRow, ScanResult, Source, order_pairs, scan
+from contam_guard.scan import PairRow, ScanResult, Source, scan
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
 WINDOWS_PER_JOB = 8
 """Windows per worker: workers take the next window when they finish one, so many windows even
 out the ones that cost more (text with many hits is slower than clean text)."""
+IN_FLIGHT_PER_JOB = 4
+"""Tasks submitted and not yet merged, per worker: enough that no worker waits for the next
+one, few enough that their arguments and results take little memory."""
+TASK_FILES = 64
+"""Whole files scanned by one task at most (with at most ``min_window_bytes`` between them): a
+task per one-line file cost more in hand-offs than its scan (10,000 files: twice one process)."""
 
 
 @dataclass(frozen=True)
 class Chunk:
     source: Source
     window: Window | None
+
+
+Task = tuple[Chunk, ...]
+"""What one worker call scans: a window of a file, or whole files in scan order."""
 
 
 Span = tuple[Path, int, int]
@@ -187,42 +205,98 @@ def _ready() -> None:
 def _scan_chunk(
     token: str,
     key_env: str,
-    chunk: Chunk,
+    task: Task,
     options: ReadOptions,
     windows: bool,
     batch_chars: int,
     skip_unreadable: bool,
+    max_pairs: int,
 ) -> ChunkResult:
-    """One chunk in a worker process, against the parent's manifest."""
+    """One task in a worker process, against the parent's manifest."""
     manifest, index = _WORKER_STATE[token]
-    read = replace(options, window=chunk.window)
+    read = replace(options, window=task[0].window)
     key = key_for(manifest, key_env)
     result = scan(
         index,
-        [chunk.source],
+        [chunk.source for chunk in task],
         read,
         key=key,
         windows=windows,
         batch_chars=batch_chars,
         skip_unreadable=skip_unreadable,
+        max_pairs=max_pairs,
     )
+    run_at = np.flatnonzero(result.totals.run)
     return ChunkResult(
-        result.totals, result.pairs, result.files, result.skipped, result.records, result.chars, result.fields
+        run_at,
+        result.totals.run[run_at],
+        np.flatnonzero(result.totals.window_found),
+        result.pairs,
+        result.unlisted,
+        result.files,
+        result.skipped,
+        result.records,
+        result.chars,
+        result.fields,
     )
 
 
 @dataclass(frozen=True)
 class ChunkResult:
     """What a worker sends back: a ``ScanResult`` without the index (which the parent has, and
-    which would cost more to pickle than the whole scan of a small chunk)."""
+    which would cost more to pickle than the whole scan of a small chunk), its totals as the
+    positions found (a one-line file finds a few of the manifest's word positions, and the dense
+    arrays are manifest-sized)."""
 
-    totals: ItemTotals
+    run_at: NDArray[np.int64]
+    """Positions of ``ItemTotals.run`` above 0 ..."""
+    run: NDArray[np.int64]
+    """... and their values."""
+    window_at: NDArray[np.int64]
+    """Positions of ``ItemTotals.window_found`` that are set."""
     pairs: list[PairRow]
+    unlisted: dict[int, Unlisted]
     files: list[str]
     skipped: list[str]
     records: int
     chars: int
     fields: dict[str, set[str]]
+
+
+class _Merged:
+    """The chunks' results merged as they complete (in any order) into one process's result."""
+
+    def __init__(self, index: ManifestIndex, sources: list[Source], options: ReadOptions, max_pairs: int):
+        self.result = ScanResult(
+            index=index, totals=ItemTotals.empty(index), asked=options.fields, max_pairs=max_pairs
+        )
+        self.store = PairStore(max_pairs)
+        for source in sources:  # scan order ranks the files, as in one process
+            self.store.file(source.display)
+        self.files: dict[int, list[str]] = {}
+        self.skipped: dict[int, list[str]] = {}
+
+    def add(self, place: int, task: Task, part: ChunkResult) -> None:
+        totals, result = self.result.totals, self.result
+        totals.run[part.run_at] = np.maximum(totals.run[part.run_at], part.run)  # positions are unique
+        totals.window_found[part.window_at] = True
+        self.store.merge(part.pairs, part.unlisted)
+        result.records += part.records
+        result.chars += part.chars
+        for name, seen in part.fields.items():
+            result.fields.setdefault(name, set()).update(seen)
+        if part.skipped:
+            self.skipped[place] = part.skipped
+        if task[0].window is None or task[0].window.start == 0:  # name each file once
+            self.files[place] = part.files
+
+    def finish(self) -> ScanResult:
+        result = self.result
+        result.files = [name for place in sorted(self.files) for name in self.files[place]]
+        result.skipped = [notice for place in sorted(self.skipped) for notice in self.skipped[place]]
+        result.pairs = self.store.pairs()
+        result.unlisted = self.store.unlisted()
+        return result
 
 
 def scan_parallel(
@@ -237,8 +311,10 @@ def scan_parallel(
     min_window_bytes: int = MIN_WINDOW_BYTES,
     skip_unreadable: bool = False,
     loaded: tuple[Manifest, ManifestIndex] | None = None,
+    max_pairs: int = MAX_PAIRS_PER_ITEM,
 ) -> ScanResult:
-    """``scan`` over ``jobs`` processes; the same result as one process, in the same order.
+    """``scan`` over ``jobs`` processes; the same result as one process, in the same order, and
+    the same error when a chunk fails (the first in scan order).
 
     ``loaded``: the manifest at ``manifest_path`` and its index, when the caller has them
     already; the workers use exactly these (the file is not read again).
@@ -260,6 +336,7 @@ def scan_parallel(
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
     initargs = (token, str(manifest.path or manifest_path), manifest.seal, method != "fork")
+    merged = _Merged(index, sources, options, max_pairs)
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=initargs
     ) as pool:
@@ -268,37 +345,89 @@ def scan_parallel(
                 # The first task forks every worker: a signal then would interrupt os.fork()'s
                 # own bookkeeping (where Python only prints the exception), so it waits a moment.
                 pool.submit(_ready)
-            submitted = [
-                (
-                    place,
-                    chunk,
-                    pool.submit(
-                        _scan_chunk, token, key_env, chunk, options, windows, batch_chars, skip_unreadable
-                    ),
-                )
-                for place, chunk in planned(
-                    sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
-                )
-            ]
-            submitted.sort(key=lambda entry: entry[0])
-            chunks = [chunk for _, chunk, _ in submitted]
-            parts = [future.result() for _, _, future in submitted]
+            chunks = planned(
+                sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
+            )
+
+            def submit(task: Task) -> Future[ChunkResult]:
+                scan_args = (options, windows, batch_chars, skip_unreadable, max_pairs)
+                return pool.submit(_scan_chunk, token, key_env, task, *scan_args)
+
+            tasks = _tasks(chunks, min_window_bytes)
+            _run_tasks(tasks, submit, merged, IN_FLIGHT_PER_JOB * jobs)
         except BaseException:
             # An error or Ctrl-C: drop the chunks not yet started and wait for the running ones
             # only (at most a window per worker); the workers end with the pool, none is orphaned.
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    merged = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
-    for chunk, part in zip(chunks, parts):
-        np.maximum(merged.totals.run, part.totals.run, out=merged.totals.run)
-        merged.totals.window_found |= part.totals.window_found
-        merged.pairs += part.pairs
-        merged.records += part.records
-        merged.chars += part.chars
-        merged.skipped += part.skipped
-        for name, seen in part.fields.items():
-            merged.fields.setdefault(name, set()).update(seen)
-        if chunk.window is None or chunk.window.start == 0:  # name each file once
-            merged.files += part.files
-    order_pairs(merged)
-    return merged
+    return merged.finish()
+
+
+def _tasks(chunks: Iterator[tuple[int, Chunk]], max_bytes: int) -> Iterator[tuple[int, Task]]:
+    """(place of the first chunk, task) for the chunks: consecutive whole files together, up to
+    ``TASK_FILES`` files and ``max_bytes`` bytes (a larger file alone), each window alone."""
+    group: list[Chunk] = []
+    first = size = 0
+    for place, chunk in chunks:
+        if chunk.window is not None:
+            if group:
+                yield first, tuple(group)
+                group = []
+            yield place, (chunk,)
+            continue
+        grows = _size(chunk.source.path)
+        if group and (place != first + len(group) or len(group) == TASK_FILES or size + grows > max_bytes):
+            yield first, tuple(group)
+            group = []
+        if not group:
+            first, size = place, 0
+        group.append(chunk)
+        size += grows
+    if group:
+        yield first, tuple(group)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # the scan says what is wrong with it
+        return 0
+
+
+def _run_tasks(
+    tasks: Iterator[tuple[int, Task]],
+    submit: Callable[[Task], Future[ChunkResult]],
+    merged: _Merged,
+    limit: int,
+) -> None:
+    """Run every (place, task), at most ``limit`` at a time, merging each as it completes.
+
+    When tasks fail, the error raised is that of the first in scan order, as in one process:
+    the tasks before it still run (one process reads them first), those after it do not start.
+    """
+    in_flight: dict[Future[ChunkResult], tuple[int, Task]] = {}
+    failure: tuple[int, Exception] | None = None
+
+    def collect() -> None:
+        nonlocal failure
+        done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+        for future in done:
+            place, task = in_flight.pop(future)
+            try:
+                part = future.result()
+            except Exception as exc:  # raised below, once the tasks before it are done
+                if failure is None or place < failure[0]:
+                    failure = (place, exc)
+                continue
+            merged.add(place, task, part)
+
+    for place, task in tasks:
+        if failure is not None and place > failure[0]:
+            continue
+        while len(in_flight) >= limit:
+            collect()
+        in_flight[submit(task)] = (place, task)
+    while in_flight:
+        collect()
+    if failure is not None:
+        raise failure[1]

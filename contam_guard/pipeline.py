@@ -24,12 +24,13 @@ from contam_guard.allowlist import Allowlist, apply
 from contam_guard.commands.common import load_manifest
 from contam_guard.config import Config, LoadedConfig, with_rule_overrides
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.pairs import run_span
 from contam_guard.findings import Report, evaluate
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
-from contam_guard.scan import ScanResult, Snippet, Source, check_readable, scan
+from contam_guard.scan import ScanResult, Snippet, Source, cap_pairs, check_readable, scan
 from contam_guard.sources import Excluded, sources
 from contam_guard.text.hashing import HashKey
 
@@ -58,6 +59,13 @@ class ScanRequest:
     """Note unreadable files in the summary and go on, instead of exit 2 (``--skip-unreadable``)."""
     redact_pii: bool = False
     """Mask e-mail addresses, phone numbers, IPs and keys in training-side snippets."""
+    max_pairs_per_item: int | None = None
+    """Training records listed per test item, the rest counted (``--max-pairs-per-item``; 0: all;
+    None: the ``scan.max_pairs_per_item`` setting)."""
+
+    def max_pairs(self, config: Config) -> int:
+        given = self.max_pairs_per_item
+        return config.scan.max_pairs_per_item if given is None else given
 
 
 @dataclass(frozen=True)
@@ -120,8 +128,11 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
             batch_chars=config.scan.batch_chars,
             skip_unreadable=request.skip_unreadable,
             loaded=(prepared.manifest, prepared.index),
+            max_pairs=request.max_pairs(config),
         )
-    with console.progress() as advance:
+    from contam_guard.readers import meter  # a bar in bytes, with a total (file sizes)
+
+    with console.progress(meter.input_bytes(s.path for s in found), meter.bytes_read) as advance:
         return scan(
             prepared.index,
             found,
@@ -131,12 +142,14 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
             batch_chars=config.scan.batch_chars,
             on_chars=advance,
             skip_unreadable=request.skip_unreadable,
+            max_pairs=request.max_pairs(config),
         )
 
 
 def finish(prepared: Prepared, request: ScanRequest, result: ScanResult, notices: list[str]) -> ScanRun:
     """Redaction, the rules, markers, allowlist and golden text (step 4)."""
     config, loaded = prepared.config, prepared.loaded
+    cap_pairs(result, request.max_pairs(config))  # as the local scan listed them, whatever the engine
     if request.redact_pii:
         result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
     markers = request.use_allowlist and config.allowlist.markers
@@ -145,7 +158,7 @@ def finish(prepared: Prepared, request: ScanRequest, result: ScanResult, notices
     allowlist = Allowlist(loaded.allowlist_path, {})
     if request.use_allowlist:
         allowlist = Allowlist.load(loaded.allowlist_path)
-        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None)
+        apply(report, allowlist, dt.date.today(), check_stale=request.changes is None, root=loaded.root)
     golden = None
     if request.show_golden:
         from contam_guard.commands.golden import golden_lookup
@@ -168,5 +181,9 @@ def redacted(snippet: Snippet) -> Snippet:
     from contam_guard.reporting.redact import redact
 
     return replace(
-        snippet, before=redact(snippet.before), run=redact(snippet.run), after=redact(snippet.after)
+        snippet,
+        before=redact(snippet.before),
+        run=redact(snippet.run),
+        after=redact(snippet.after),
+        span=snippet.span or run_span(snippet.run),  # the allowlist key of what was shared
     )

@@ -3,7 +3,8 @@
 Records are read one file at a time and gathered into batches of about ``batch_chars``
 characters; each batch is hashed and matched in whole-array passes. Memory stays flat: only the
 per-item totals (manifest-sized) and the notable pairs (a run of 8+ words or a shared window)
-are kept, each with a short snippet of the training side.
+are kept, each with a short snippet of the training side, at most ``max_pairs`` per item (the
+rest counted exactly, by shared run: ``engine.pairs``).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.batching import batches
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.engine.pairs import PairStore, Unlisted
 from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format, usable_with
 from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.errors import InputError
@@ -59,6 +62,9 @@ class Snippet:
     after: str
     start: int
     """Character offset of ``run`` in the record."""
+    span: str = ""
+    """The allowlist digest of ``run`` (``engine.pairs.run_span``), when it was taken before the
+    run was changed for display (``--redact-pii``); "" when ``run`` is the record's text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +129,14 @@ class ScanResult:
     index: ManifestIndex
     totals: ItemTotals
     pairs: list[PairRow] = field(default_factory=list)
+    """The notable pairs, by file (scan order), record and item: at most ``max_pairs`` per item."""
+    unlisted: dict[int, Unlisted] = field(default_factory=dict)
+    """Per item with more pairs than ``max_pairs``: the others, counted by shared run."""
+    max_pairs: int = 0
+    """Pairs listed per item (0: all)."""
+    store: PairStore | None = field(default=None, repr=False, compare=False)
+    """Where pairs go while ``scan`` runs (``settle`` moves them to ``pairs`` and ``unlisted``);
+    None: straight into ``pairs``."""
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Notices for files that were not scanned (unknown or binary type)."""
@@ -152,6 +166,21 @@ class ScanResult:
     def item_stats(self) -> ItemStats:
         return item_stats(self.index, self.totals)
 
+    def add_pair(self, pair: PairRow) -> None:
+        if self.store is not None:
+            self.store.add(pair)
+        else:
+            self.pairs.append(pair)
+
+    def settle(self) -> None:
+        """Pairs in their final order (and, with a store, capped): call when the scan is done."""
+        if self.store is None:
+            order_pairs(self)
+            return
+        self.pairs = self.store.pairs()  # the store ranks files by scan order
+        self.unlisted = self.store.unlisted()
+        self.store = None
+
 
 def scan(
     index: ManifestIndex,
@@ -163,13 +192,18 @@ def scan(
     batch_chars: int = 1 << 20,
     on_chars: ProgressFn | None = None,
     skip_unreadable: bool = False,
+    max_pairs: int = MAX_PAIRS_PER_ITEM,
 ) -> ScanResult:
     """Scan every source; raise ``InputError`` on anything that cannot be read.
 
     With ``skip_unreadable`` (the user's explicit choice), a file that fails is noted in
     ``skipped`` with the reason instead, and the records read before the failure still count.
+    At most ``max_pairs`` pairs are listed per item (0: all), the rest counted (``unlisted``).
     """
-    result = ScanResult(index=index, totals=ItemTotals.empty(index), asked=options.fields)
+    store = PairStore(max_pairs)
+    result = ScanResult(
+        index=index, totals=ItemTotals.empty(index), asked=options.fields, max_pairs=max_pairs, store=store
+    )
     sources = list(sources)
     # Manifest 2: a small scan looks up the views' stored tables; a large one builds the
     # prefilter's in-memory tables first (``ManifestIndex.prefers_tables``).
@@ -177,6 +211,7 @@ def scan(
     usable = usable_with(key) and large  # key: issue 12.4
     prefilter = Prefilter(index, windows=windows, key=key) if usable else None
     for source in sources:
+        store.file(source.display)
         fmt = detect_format(source.path)
         if fmt is None and not source.path.is_dir():
             result.skipped.append(f"{source.display}: not a data file type contam-guard reads")
@@ -203,7 +238,7 @@ def scan(
             result.skipped.append(f"unreadable, not scanned from there on (--skip-unreadable): {exc}")
             continue
         result.files.append(source.display)
-    order_pairs(result)
+    result.settle()
     return result
 
 
@@ -296,22 +331,68 @@ def _take_filtered(result: ScanResult, block: LineBlock[FilteredBlock], limit: i
     result.records += int(np.count_nonzero(counted))
     result.chars += int(lines.chars[:limit][counted].sum())
     hit_lines, grams, windows_hits = lines.hit_records(limit)
-    if hit_lines.size == 0:
+    for first, last, some_grams, some_windows in _hit_slices(grams, windows_hits, int(hit_lines.size)):
+        table = match_hits(result.index, some_grams, some_windows, last - first, result.totals)
+        notable = _notable(table)
+        if notable.size == 0:
+            continue
+        # Only a notable pair's record is read again: for its snippet, line and inline marker.
+        wanted = sorted_unique(table.record[notable])
+        units = Units.of([block.record(int(hit_lines[first + r])) for r in wanted.tolist()])
+        features = extract_features(units.texts, windows=windows, spec=result.index.spec)
+        count_fields(result, units.records)
+        _add_pairs(result, table, notable, units, features, np.searchsorted(wanted, table.record))
+
+
+MATCH_HITS = 1 << 19
+"""Hits matched at once. A block whose every line hits (a copied test set) has millions: matched
+in one piece, the matcher's arrays and the notable records' features took 250 MB."""
+
+
+def _hit_slices(grams: Hits, windows: Hits, records: int) -> Iterator[tuple[int, int, Hits, Hits]]:
+    """(first, last, grams, windows): the hits of records [first, last), renumbered from 0, in
+    pieces of about ``MATCH_HITS`` hits (a record with more is a piece of its own)."""
+    per_record = np.bincount(grams.record, minlength=records) + np.bincount(windows.record, minlength=records)
+    if int(per_record.sum()) <= MATCH_HITS:
+        yield 0, records, grams, windows
         return
-    table = match_hits(result.index, grams, windows_hits, int(hit_lines.size), result.totals)
-    notable = _notable(table)
-    if notable.size == 0:
-        return
-    # Only a notable pair's record is read again: for its snippet, line and inline marker.
-    wanted = sorted_unique(table.record[notable])
-    units = Units.of([block.record(int(hit_lines[r])) for r in wanted.tolist()])
-    features = extract_features(units.texts, windows=windows, spec=result.index.spec)
-    count_fields(result, units.records)
-    _add_pairs(result, table, notable, units, features, np.searchsorted(wanted, table.record))
+    ends = np.cumsum(per_record)
+    by_record = [_by_record(hits) for hits in (grams, windows)]
+    first = 0
+    while first < records:
+        done = int(ends[first - 1]) if first else 0
+        last = max(int(np.searchsorted(ends, done + MATCH_HITS, side="right")), first + 1)
+        pieces = []
+        for hits in by_record:
+            a, b = np.searchsorted(hits.record, (first, last)).tolist()
+            pieces.append(Hits(hits.record[a:b] - first, hits.at[a:b], hits.posting[a:b]))
+        yield first, last, pieces[0], pieces[1]
+        first = last
+
+
+def _by_record(hits: Hits) -> Hits:
+    """``hits`` sorted by record (the filter lists them so already; the sort keeps their order)."""
+    if bool(np.all(hits.record[1:] >= hits.record[:-1])):
+        return hits
+    order = np.argsort(hits.record, kind="stable")
+    return Hits(hits.record[order], hits.at[order], hits.posting[order])
+
+
+def cap_pairs(result: ScanResult, limit: int) -> None:
+    """List at most ``limit`` pairs per item of a result collected without a ``PairStore`` (the
+    Spark front end's), the others counted: what ``scan`` lists for the same data."""
+    store = PairStore(limit)
+    for name in result.files:
+        store.file(name)
+    for pair in result.pairs:
+        store.add(pair)
+    store.merge((), result.unlisted)
+    result.pairs, result.unlisted, result.max_pairs = store.pairs(), store.unlisted(), limit
 
 
 def order_pairs(result: ScanResult) -> None:
-    """Sort pairs by file (in scan order), record and item: batch boundaries must not show."""
+    """Sort pairs by file (in scan order), record and item: batch boundaries must not show.
+    (Pairs collected without a ``PairStore``: the Spark workers' and ``dupes``.)"""
     files = {name: number for number, name in enumerate(dict.fromkeys(p.source for p in result.pairs))}
     result.pairs.sort(key=lambda p: (files[p.source], p.record, p.item))
 
@@ -395,7 +476,7 @@ def _add_pairs(
             unit = int(np.searchsorted(features.record_chars, first, side="right")) - 1
             start = int(features.char_offset[first])
             end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
-        result.pairs.append(
+        result.add_pair(
             PairRow.of(
                 table,
                 row,

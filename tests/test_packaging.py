@@ -11,9 +11,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 PROJECT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_pip_wheel_builds_a_wheel_that_runs(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()

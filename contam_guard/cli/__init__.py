@@ -238,6 +238,7 @@ def _scan_request(loaded: LoadedConfig, target: Target, read: Read, rules: Rules
         jobs=run.jobs,
         skip_unreadable=run.skip_unreadable,
         redact_pii=run.redact_pii,
+        max_pairs_per_item=run.max_pairs_per_item,
     )
 
 

@@ -188,6 +188,17 @@ class Run:
             "--redact-pii", help="Mask e-mails, phone numbers, IPs and keys in training-side snippets."
         ),
     ] = False
+    max_pairs_per_item: Annotated[
+        int | None,
+        typer.Option(
+            "--max-pairs-per-item",
+            min=0,
+            metavar="N",
+            help="Training records listed per test item, the rest counted (default: the "
+            "scan.max_pairs_per_item setting); 0 lists all.",
+            show_default=False,
+        ),
+    ] = None
     no_allowlist: Annotated[
         bool,
         typer.Option("--no-allowlist", help="Audit: ignore the allowlist and the records' allow markers."),

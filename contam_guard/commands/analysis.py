@@ -16,6 +16,7 @@ from contam_guard.overlap_guard import check_sweep
 from contam_guard.pipeline import ScanRequest, execute
 from contam_guard.reporting import console
 from contam_guard.reporting.outputs import OUTPUTS, Outputs
+from contam_guard.rules import RULES
 from contam_guard.scan import ScanResult
 
 
@@ -34,7 +35,8 @@ def _write_sweep(
     if plot_path:
         from contam_guard.reporting.plot import sweep_png  # noqa: PLC0415 (the optional [plot] extra)
 
-        write_bytes(plot_path, sweep_png(rows))
+        marks = [RULES[name].mark(rules.of(name)) for name in RULES]
+        write_bytes(plot_path, sweep_png(rows, sorted(mark for mark in marks if mark is not None)))
         console.info(f"wrote {plot_path}")
 
 

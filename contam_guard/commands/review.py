@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
-from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, key_of
+from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, entry_for, key_of, seen_in
 from contam_guard.atomic import Interrupted
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode
@@ -93,7 +93,8 @@ def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> i
             reason = "confirmed leak" if decision == LEAK else _reason()
             if reason is None:
                 break
-            allowlist = allowlist.with_entry(_entry(finding, decision, reason, options))
+            files = seen_in(done.report.findings, key_of(finding), loaded.root)
+            allowlist = allowlist.with_entry(_entry(finding, decision, reason, options, files))
             allowlist.save()
     except (KeyboardInterrupt, Interrupted):  # Interrupted: Ctrl-C under cli.main (issue 11)
         console.notice("interrupted: the decisions made so far are saved")
@@ -126,21 +127,11 @@ def _golden(golden: GoldenText | None, finding: Finding) -> str | None:
     return golden(finding) if golden is not None else None
 
 
-def _entry(finding: Finding, decision: Decision, reason: str, options: ReviewOptions) -> Entry:
-    target = finding.target
-    return Entry.model_validate(
-        {
-            "set": target.set_name,
-            "view": target.view,
-            "item": finding.item_id,
-            "rule": finding.rule,
-            "span": finding.span,
-            "decision": decision,
-            "reason": reason,
-            "by": options.by,
-            "until": options.until,
-        }
-    )
+def _entry(
+    finding: Finding, decision: Decision, reason: str, options: ReviewOptions, files: tuple[str, ...]
+) -> Entry:
+    # issue 12 (ux): the entry records the files it was seen in, so stale notices know its data
+    return entry_for(finding, decision, reason, by=options.by, until=options.until, files=files)
 
 
 __all__ = ["ReviewOptions", "candidates", "run"]

@@ -236,7 +236,9 @@ def _match_windows(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict
         "item": item[starts],
         "record": record[starts],
         "window_hits": np.bincount(pair_id, minlength=starts.size).astype(np.int64),
-        "window_at": char[starts],
+        # The record's first shared window (postings are numbered in hash order, so the first
+        # posting's would change with the key).
+        "window_at": np.minimum.reduceat(char, starts) if starts.size else char[starts],
     }
 
 

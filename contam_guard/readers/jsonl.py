@@ -18,6 +18,7 @@ from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
+from contam_guard.readers.depth import deeper_than, too_deep
 from contam_guard.readers.fields import keeping_decoder, loads_keeping_duplicates, record_from_object
 from contam_guard.readers.transcode import stream_encoding
 
@@ -85,8 +86,8 @@ def parse_json_text(
         ) from exc
     except ValueError as exc:
         raise InputError(display, f"invalid JSON: {exc}", line=line) from exc
-    except RecursionError as exc:
-        raise InputError(display, "JSON nested too deeply", line=line) from exc
+    except RecursionError as exc:  # a deep call stack: readers check ``depth.MAX_DEPTH`` first
+        raise too_deep(display, line=line) from exc
 
 
 class JsonLineParser:
@@ -111,6 +112,8 @@ class JsonLineParser:
         """The JSON value of one line (``raw`` with its ending; ``offset``: its file offset, for
         decode errors), json's way: repeated keys kept, integers of any length read."""
         options = self._options
+        if deeper_than(raw):  # one limit on every path (orjson's is 1024, json's the stack's)
+            raise too_deep(self._display, line=line)
         obj = fast_parse(raw) if self._fast else NOT_PARSED
         if obj is NOT_PARSED:
             try:

@@ -27,7 +27,7 @@ import zstandard
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
-from contam_guard.readers import transcode
+from contam_guard.readers import meter, transcode
 from contam_guard.readers.base import Window
 from contam_guard.readers.zstd_stream import ZstdRaw
 
@@ -289,6 +289,7 @@ def _open_content(
             inner = zraw
         else:
             inner = plain
+        stack.callback(meter.METER.track(plain))  # progress: bytes read of the file on disk
         guarded = _GuardedRaw(inner, display, kind, strip_bom=first.start == 0)
         guarded.prime(max(head_size, transcode.SNIFF_BYTES))
         # A later window continues a file whose start needed no transcoding (the planner checks).

@@ -17,6 +17,7 @@ from rich.markup import escape
 if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
     from contam_guard.analysis import SweepRow
     from contam_guard.findings import Finding, Report
+    from contam_guard.reporting.groups import Group
 
 # Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
 # emoji=False: "gsm8k:question:" must not become an emoji (rich reads :name: codes everywhere).
@@ -48,16 +49,43 @@ def raw(text: str) -> None:
 
 
 @contextmanager
-def progress() -> Iterator[Callable[[int], None]]:
-    """A transient progress bar on stderr; yields the function that advances it (characters
-    hashed). Off a terminal there is no bar, and rich's progress module is not even imported."""
-    if not err.is_terminal:
+def progress(
+    total: int = 0,
+    done: Callable[[], int] | None = None,
+    *,
+    console: Console | None = None,
+    clock: Callable[[], float] | None = None,
+) -> Iterator[Callable[[int], None]]:
+    """A transient progress display on stderr (or ``console``); yields the function the scan
+    calls after each batch with the characters it hashed.
+
+    With ``total`` (bytes of the input files) and ``done`` (bytes read so far, such as
+    ``readers.meter.bytes_read``): a bar with bytes done, the total, the speed and the time left.
+    Without a total (nothing of known size: Parquet only, or no file): a pulse with the
+    characters hashed. ``clock`` replaces the time source (tests). Off a terminal there is
+    nothing, and rich's progress module is not even imported.
+    """
+    target = err if console is None else console
+    if not target.is_terminal:
         yield _ignore
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TransferSpeedColumn
+    from rich import progress as rp
 
-    bar = Progress(TextColumn("scanning"), BarColumn(), TransferSpeedColumn(), console=err, transient=True)
-    with bar:
+    if total > 0 and done is not None:
+        start = done()
+        columns: tuple[rp.ProgressColumn, ...] = (
+            rp.TextColumn("scanning"),
+            rp.BarColumn(),
+            rp.DownloadColumn(),  # bytes done / total
+            rp.TransferSpeedColumn(),
+            rp.TimeRemainingColumn(),
+        )
+        with rp.Progress(*columns, console=target, transient=True, get_time=clock) as bar:
+            task = bar.add_task("scan", total=total)
+            yield lambda chars: bar.update(task, completed=min(done() - start, total))
+        return
+    pulse = (rp.TextColumn("scanning"), rp.BarColumn(), rp.TextColumn("{task.completed:,.0f} characters"))
+    with rp.Progress(*pulse, console=target, transient=True, get_time=clock) as bar:
         task = bar.add_task("scan", total=None)
         yield lambda chars: bar.advance(task, chars)
 
@@ -99,23 +127,38 @@ def _summary(report: Report, out: Console) -> None:
     if not report.findings:
         out.print("[green]No findings.[/]")
         return
-    for finding in report.findings:
-        action = finding.status
-        style = {"fail": "red", "warn": "yellow"}.get(action, "dim")
-        where = ""
-        if finding.pairs:
-            pair = finding.pairs[0]
-            line = f":{pair.line}" if pair.line is not None else ""
-            more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
-            where = f" in {pair.source}{line} (record {pair.record}{pair.in_field}){more}"
-        out.print(
-            f"[{style}]{action.upper():7}[/] {finding.rule:6} {finding.target.label} item "
-            f"{escape(finding.item_id)} (#{finding.test_index}){escape(where)}: {escape(finding.detail)}"
-            + (escape(f" [{finding.note}]") if finding.note else "")
-        )
+    from contam_guard.reporting.groups import by_item, groups, hidden_note  # the engine: on use only
+
+    all_groups = groups(report)
+    for item in by_item(all_groups, findings=report.findings):
+        for group in item.groups:
+            style = _STYLES.get(group.status, "dim")
+            out.print(f"[{style}]{group.status.upper():7}[/] {escape(_group_line(group))}")
+        if note := hidden_note(item):
+            out.print(f"        {note}", markup=False)
     failing = len(report.failing)
     verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
-    out.print(f"{len(report.findings)} finding(s), {verdict}.")
+    pairs = f"{len(all_groups)} (test item, training record) pair(s)"
+    out.print(f"{len(report.findings)} finding(s) in {pairs}, {verdict}.")
+
+
+_STYLES = {"fail": "red", "warn": "yellow"}
+
+
+def _group_line(group: Group) -> str:
+    """One (test item, training record) pair after its status: ``set:view item ID (#3) in
+    FILE:LINE (record 2, field text): FAIL gpt3, WARN palm llama2 gpt4; shared run of 50 words >=
+    N = 13`` (the detail of a rule decided on this pair, else the longest run), then the notes of
+    allowed or confirmed findings. Plain text (not markup)."""
+    pair = group.pair
+    line = f":{pair.line}" if pair.line is not None else ""
+    notes = "".join(f" [{f.rule}: {f.note}]" for f in group.findings if f.note)
+    numbers = group.pair_detail
+    return (
+        f"{group.target.label} item {group.item_id} (#{group.test_index}) in "
+        f"{pair.source}{line} (record {pair.record}{pair.in_field}): {group.verdicts}; "
+        f"{numbers or f'shared run of {pair.longest_run} words'}{notes}"
+    )
 
 
 def next_steps(lines: list[str], *, to_stderr: bool = False) -> None:
@@ -145,8 +188,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
         )
         snip = pair.snippet
         err.print(f"    …{escape(snip.before)}[bold]«{escape(snip.run)}»[/]{escape(snip.after)}…")
-    if len(finding.pairs) > 3:
-        err.print(f"  … and {len(finding.pairs) - 3} more record(s)", markup=False)
+    if finding.pairs and finding.records > 3:  # (a summary of unlisted records says so itself)
+        err.print(f"  … and {finding.records - min(len(finding.pairs), 3)} more record(s)", markup=False)
     if golden is not None:
         err.print(f"  golden item (--show-golden): {golden}", markup=False)
 

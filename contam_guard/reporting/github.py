@@ -38,7 +38,7 @@ def annotation(finding: Finding) -> str:
         if pair.line is not None:
             props.append(f"line={pair.line}")
         message += f" (record {pair.record}{pair.in_field}"
-        more = len(finding.pairs) - 1
+        more = finding.records - 1
         message += f", and {more} more record(s))" if more else ")"
     if finding.confirmed:
         message += f"; {finding.note}"

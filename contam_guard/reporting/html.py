@@ -1,4 +1,6 @@
-"""The review as one self-contained HTML page: pair by pair, shared runs highlighted.
+"""The review as one self-contained HTML page: one section per (test item, training record) pair
+with every rule that fired on it, shared runs highlighted on the training side and, when the golden
+text is shown (``--show-golden``), on the golden side too.
 
 No server, no scripts, no external assets: open the file in any browser. Everything from the
 data is HTML-escaped.
@@ -10,8 +12,11 @@ from html import escape
 
 from contam_guard import __version__
 from contam_guard.findings import Finding, Report
-from contam_guard.reporting.markdown import MAX_PAIRS_SHOWN, GoldenText
+from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
+from contam_guard.reporting.markdown import GoldenText
+from contam_guard.reporting.spans import golden_span, marked
 from contam_guard.scan import PairRow
+from contam_guard.text.normalise import TextSpec
 
 _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #1d1d1f; }
@@ -27,11 +32,16 @@ mark { background: #ffe082; padding: 0 .1rem; }
 .numbers { font-size: .9rem; } .numbers dt { color: #666; } .numbers dd { margin: 0 0 .3rem; }
 .golden { border-top: 1px dashed #bbb; margin-top: .6rem; padding-top: .4rem; }
 .badge { font-weight: 600; text-transform: uppercase; font-size: .8rem; }
+.rules { margin: .3rem 0; padding-left: 1.2rem; } .rules li.allowed { color: #777; }
+.verdicts { font-weight: normal; color: #444; } .notice { color: #8a6d00; }
 """
 
 
 def render(report: Report, golden: GoldenText | None = None) -> str:
+    """The page: one section per (test item, training record) with every rule that fired on the
+    pair (``reporting.groups``); with ``golden``, the golden item with the shared run marked."""
     result = report.result
+    all_groups = groups(report)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -40,41 +50,64 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         "<h1>contam-guard review</h1>",
         f'<p class="summary">Scanned {result.records} records ({result.chars} characters) in '
         f"{len(result.files)} file(s) against {len(result.index.targets)} golden view(s). "
-        f"Findings: <strong>{len(report.findings)}</strong> ({len(report.failing)} failing). "
+        f"Findings: <strong>{len(report.findings)}</strong> ({len(report.failing)} failing) in "
+        f"{len(all_groups)} (test item, training record) pair(s). "
         f"contam-guard {escape(__version__)}.</p>",
     ]
     parts += [f'<p class="summary">Skipped: {escape(s)}</p>' for s in result.skipped]
+    parts += [f'<p class="summary notice">Notice: {escape(n)}</p>' for n in report.notices]
     if not report.findings:
         parts.append('<p id="no-findings">No findings.</p>')
-    for number, finding in enumerate(report.findings, 1):
-        parts.append(_finding(number, finding, golden))
+    else:
+        parts.append(
+            '<p class="summary">One section per (test item, training record) pair, with every rule '
+            "that fired on it. GPT-3's rule is decided per pair; PaLM's, Llama 2's and GPT-4's are "
+            "decided per item over everything scanned (<em>per item</em>), so they are listed with "
+            "each record that contributes.</p>"
+        )
+    number = 0
+    for item in by_item(all_groups, findings=report.findings):
+        for group in item.groups:
+            number += 1
+            parts.append(_group(number, group, golden, result.index.spec))
+        if note := hidden_note(item):
+            parts.append(f'<p class="hidden-records">{escape(note)}</p>')
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _finding(number: int, finding: Finding, golden: GoldenText | None) -> str:
-    action = "allowed" if finding.allowed else finding.action
-    target = finding.target
+def _group(number: int, group: Group, golden: GoldenText | None, spec: TextSpec) -> str:
+    target = group.target
+    status = group.status
     out = [
-        f'<section class="finding {action}" id="finding-{number}">',
-        f'<h2>{number}. <span class="badge">{escape(action)}</span> {escape(finding.rule)}: '
-        f"{escape(target.label)} v{target.version}, item {escape(finding.item_id)} "
-        f"(test index {finding.test_index})</h2>",
-        f"<div>{escape(finding.detail)}</div>",
-        *(
-            [f'<div class="allowed-note">{escape(finding.note)}</div>']
-            if finding.allowed and finding.note
-            else []
-        ),
+        f'<section class="finding {status}" id="finding-{number}">',
+        f'<h2>{number}. <span class="badge">{escape(status)}</span> {escape(target.label)} '
+        f"v{target.version}, item {escape(group.item_id)} (test index {group.test_index}): "
+        f'<span class="verdicts">{escape(group.verdicts)}</span></h2>',
+        '<ul class="rules">',
+        *(_rule(finding) for finding in group.findings),
+        *(f'<li class="per-item">{escape(note)}</li>' for note in group.per_item_notes()),
+        "</ul>",
+        _pair(group.pair),
     ]
-    out += [_pair(pair) for pair in finding.pairs[:MAX_PAIRS_SHOWN]]
-    if len(finding.pairs) > MAX_PAIRS_SHOWN:
-        out.append(f"<p>… and {len(finding.pairs) - MAX_PAIRS_SHOWN} more records.</p>")
-    text = golden(finding) if golden is not None else None
+    text = golden(group.findings[0]) if golden is not None else None
     if text is not None:
-        out.append(f'<div class="golden"><strong>Golden item</strong> (--show-golden): {escape(text)}</div>')
+        shown = marked(text, golden_span(text, group.pair.snippet.run, spec), escape, "<mark>", "</mark>")
+        out.append(f'<div class="golden"><strong>Golden item</strong> (--show-golden): {shown}</div>')
     out.append("</section>")
     return "\n".join(out)
+
+
+def _rule(finding: Finding) -> str:
+    """One rule's line in a section: its status, scope, numbers and note."""
+    status = finding.status + (" (confirmed leak)" if finding.confirmed else "")
+    scope = " (per item)" if is_per_item(finding) else ""
+    note = f'<div class="allowed-note">{escape(finding.note)}</div>' if finding.note else ""
+    return (
+        f'<li class="rule {escape(finding.status)}" data-rule="{escape(finding.rule)}">'
+        f"<strong>{escape(finding.rule)}</strong> {escape(status)}{scope}: "
+        f"{escape(finding.detail)}{note}</li>"
+    )
 
 
 def _pair(pair: PairRow) -> str:

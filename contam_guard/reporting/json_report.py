@@ -1,4 +1,11 @@
-"""The review file for machines: versioned JSON, sorted, deterministic."""
+"""The review file for machines: versioned JSON, sorted, deterministic.
+
+``findings`` has one entry per rule that fired (what SARIF, annotations and the allowlist key
+on); ``groups`` (added in format version 1, additive) has one per (test item, training record)
+pair, as the people's reviews show them, with the status, the rules (``FAIL gpt3, WARN palm``),
+each rule's scope (``pair`` or ``item``, see ``reporting.groups``) and the positions of its
+findings in ``findings``. Nothing is capped here: it is the complete record.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from typing import Any
 
 from contam_guard import __version__
 from contam_guard.findings import Finding, Report
+from contam_guard.reporting.groups import Group, groups, is_per_item
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.scan import PairRow
 
@@ -45,6 +53,7 @@ def _finding(finding: Finding, golden: GoldenText | None) -> dict[str, Any]:
         "item_id": finding.item_id,
         "test_index": finding.test_index,
         "detail": finding.detail,
+        "records": finding.records,  # every record behind it; ``pairs`` lists up to the cap
         "pairs": [_pair(p) for p in finding.pairs],
     }
     text = golden(finding) if golden is not None else None
@@ -53,8 +62,36 @@ def _finding(finding: Finding, golden: GoldenText | None) -> dict[str, Any]:
     return out
 
 
+def _group(group: Group, position: dict[int, int]) -> dict[str, Any]:
+    pair = group.pair
+    return {
+        "set": group.target.set_name,
+        "view": group.target.view,
+        "set_version": group.target.version,
+        "item_id": group.item_id,
+        "test_index": group.test_index,
+        "source": pair.source,
+        "record": pair.record,
+        "line": pair.line,
+        "field": pair.field,
+        "status": group.status,
+        "verdicts": group.verdicts,
+        "longest_run": pair.longest_run,
+        "rules": [
+            {
+                "rule": f.rule,
+                "status": f.status,
+                "scope": "item" if is_per_item(f) else "pair",
+                "finding": position[id(f)],
+            }
+            for f in group.findings
+        ],
+    }
+
+
 def render(report: Report, golden: GoldenText | None = None) -> str:
     result = report.result
+    position = {id(f): number for number, f in enumerate(report.findings)}
     body = {
         "format": "contam-guard-review",
         "format_version": FORMAT_VERSION,
@@ -64,6 +101,7 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             "skipped": result.skipped,
             "records": result.records,
             "characters": result.chars,
+            "max_pairs_per_item": result.max_pairs,
             "fields_asked": list(result.asked),
             "fields_seen": {name: sorted(result.fields.get(name, ())) for name in result.files},
             "findings": len(report.findings),
@@ -72,5 +110,6 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             "notices": report.notices,
         },
         "findings": [_finding(f, golden) for f in report.findings],
+        "groups": [_group(g, position) for g in groups(report)],
     }
     return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,14 +1,17 @@
-"""The review file for people and PR comments: pair by pair, sorted, deterministic."""
+"""The review file for people and PR comments: one section per (test item, training record)
+pair with every rule that fired on it (``reporting.groups``), sorted, deterministic."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from contam_guard.findings import Finding, Report
+from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
+from contam_guard.reporting.spans import golden_span, marked
+from contam_guard.text.normalise import TextSpec
 
 GoldenText = Callable[[Finding], str | None]
 """Returns the golden item's text for a finding, or None (only with --show-golden)."""
-MAX_PAIRS_SHOWN = 5
 SUMMARY_LIMIT = 1 << 20
 """GitHub refuses a job summary over 1 MiB."""
 
@@ -17,19 +20,29 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("`", "\\`").replace("*", "\\*").replace("\n", " ")
 
 
+def _escape_names(text: str) -> str:
+    """A note whose file names are in backticks: escaped outside them only."""
+    parts = text.split("`")
+    return "`".join(part if k % 2 else _escape(part) for k, part in enumerate(parts))
+
+
 def _cell(text: str) -> str:
     """Text safe inside a table cell: escaped, and a ``|`` cannot start a new column."""
     return _escape(text).replace("|", "\\|")
 
 
 def render(report: Report, golden: GoldenText | None = None) -> str:
+    """The review: a table with one row per (test item, training record), then one section per
+    row with every rule that fired on the pair and its numbers (``reporting.groups``)."""
     result = report.result
     lines = ["# contam-guard review", ""]
     failing = len(report.failing)
+    all_groups = groups(report)
     lines.append(
         f"Scanned {result.records} records ({result.chars} characters) in {len(result.files)} "
         f"file(s) against {len(result.index.targets)} golden view(s). "
-        f"Findings: {len(report.findings)} ({failing} failing)."
+        f"Findings: {len(report.findings)} ({failing} failing) in {len(all_groups)} "
+        "(test item, training record) pair(s)."
     )
     lines += [f"- {_escape(note)}" for note in result.fields_note()]
     for notice in result.skipped:
@@ -40,21 +53,32 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         lines += ["No findings.", ""]
         return "\n".join(lines)
     lines += [
-        "| # | rule | action | set:view (version) | item | training record | numbers |",
+        "One section per (test item, training record) pair, with every rule that fired on it. "
+        "GPT-3's rule is decided per pair; PaLM's, Llama 2's and GPT-4's are decided per item "
+        "over everything scanned (marked *per item*), so they are listed with each record that "
+        "contributes, and the section names the other records.",
+        "",
+        "| # | status | rules | set:view (version) | item | training record | longest run |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    lines += [_row(number, finding) for number, finding in enumerate(report.findings, 1)]
+    items = by_item(all_groups, findings=report.findings)
+    shown = [group for item in items for group in item.groups]
+    lines += [_row(number, group) for number, group in enumerate(shown, 1)]
     lines.append("")
-    for number, finding in enumerate(report.findings, 1):
-        lines += _section(number, finding, golden)
+    hidden = [note for item in items if (note := hidden_note(item))]
+    lines += [f"- {_escape(note)}" for note in hidden] + ([""] if hidden else [])
+    spec = result.index.spec
+    for number, group in enumerate(shown, 1):
+        lines += _section(number, group, golden, spec)
     return "\n".join(lines)
 
 
-def _row(number: int, finding: Finding) -> str:
+def _row(number: int, group: Group) -> str:
+    target = group.target
     return (
-        f"| {number} | {finding.rule} | {_action(finding)} | {_cell(finding.target.label)} "
-        f"(v{finding.target.version}) | {_cell(finding.item_id)} (#{finding.test_index}) | "
-        f"{_cell(_where(finding))} | {_cell(finding.detail)} |"
+        f"| {number} | {group.status} | {group.verdicts} | {_cell(target.label)} (v{target.version}) | "
+        f"{_cell(group.item_id)} (#{group.test_index}) | {_cell(group.where)} | "
+        f"{group.pair.longest_run} words |"
     )
 
 
@@ -65,17 +89,21 @@ def _action(finding: Finding) -> str:
 
 
 def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LIMIT) -> str:
-    """A job summary for ``$GITHUB_STEP_SUMMARY``: verdict, notices and the table of findings,
-    cut (whole rows, with a count of the rest) to stay under ``limit`` bytes."""
+    """A job summary for ``$GITHUB_STEP_SUMMARY``: verdict, notices and the table of (test item,
+    training record) pairs with the rules that fired on each, cut (whole rows, with a count of
+    the rest) to stay under ``limit`` bytes."""
     result = report.result
     failing = len(report.failing)
     verdict = f"**{failing} failing finding(s)**" if failing else "no failing findings"
+    all_groups = groups(report)
+    items = by_item(all_groups, findings=report.findings)
+    shown = [group for item in items for group in item.groups]
     head = [
         f"## {title}",
         "",
-        f"{verdict}; {len(report.findings)} finding(s) in {result.records} record(s) of "
-        f"{len(result.files)} file(s), against {len(result.index.targets)} golden view(s). "
-        f"Exit code {int(report.return_code)}.",
+        f"{verdict}; {len(report.findings)} finding(s) in {len(all_groups)} (test item, training record) "
+        f"pair(s), {result.records} record(s) of {len(result.files)} file(s), against "
+        f"{len(result.index.targets)} golden view(s). Exit code {int(report.return_code)}.",
         "",
     ]
     head += [f"- skipped: {_escape(s)}" for s in result.skipped]
@@ -86,59 +114,60 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
         return "\n".join([*head, "", "No findings.", ""])
     head += [
         "",
-        "| # | status | rule | set:view | item | training record | detail |",
+        "| # | status | rules | set:view | item | training record | detail |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     text = "\n".join(head) + "\n"
+    tail = "".join(f"\n{_escape(note)}\n" for item in items if (note := hidden_note(item)))
     size = len(text.encode("utf-8", "backslashreplace"))
-    reserve = 200  # room for the closing line
-    for number, finding in enumerate(report.findings, 1):
+    reserve = 200 + len(tail.encode("utf-8", "backslashreplace"))  # the closing lines
+    for number, group in enumerate(shown, 1):
+        detail = "; ".join(_rule_detail(f) for f in group.findings)
         row = (
-            f"| {number} | {_action(finding)} | {finding.rule} | {_cell(finding.target.label)} | "
-            f"{_cell(finding.item_id)} (#{finding.test_index}) | {_cell(_where(finding))} | "
-            f"{_cell(finding.detail)}{' — ' + _cell(finding.note) if finding.note else ''} |\n"
+            f"| {number} | {group.status} | {group.verdicts} | {_cell(group.target.label)} | "
+            f"{_cell(group.item_id)} (#{group.test_index}) | {_cell(group.where)} | {_cell(detail)} |\n"
         )
         if size + len(row.encode("utf-8", "backslashreplace")) > limit - reserve:  # as write_text does
-            rest = len(report.findings) - number + 1
-            return text + f"\n… {rest} more finding(s) not shown (summary limit); see the review file.\n"
+            rest = len(shown) - number + 1
+            return text + f"\n… {rest} more row(s) not shown (summary limit); see the review file.\n"
         text += row
         size += len(row.encode("utf-8", "backslashreplace"))
-    return text
+    return text + tail
 
 
-def _where(finding: Finding) -> str:
-    if not finding.pairs:
-        return "-"
-    pair = finding.pairs[0]
-    more = f" (+{len(finding.pairs) - 1} more)" if len(finding.pairs) > 1 else ""
-    line = f":{pair.line}" if pair.line is not None else ""
-    return f"{pair.source}{line} record {pair.record}{pair.in_field}{more}"
+def _rule_detail(finding: Finding) -> str:
+    """``gpt3: shared run of 50 words >= N = 13``, with its note (allowed, confirmed)."""
+    scope = " (per item)" if is_per_item(finding) else ""
+    note = f" — {finding.note}" if finding.note else ""
+    return f"{finding.rule}{scope}: {finding.detail}{note}"
 
 
-def _section(number: int, finding: Finding, golden: GoldenText | None) -> list[str]:
-    target = finding.target
+def _section(number: int, group: Group, golden: GoldenText | None, spec: TextSpec) -> list[str]:
+    target = group.target
+    pair = group.pair
     out = [
-        f"## {number}. {finding.rule} {_action(finding)}: {target.label} v{target.version}, "
-        f"item {finding.item_id} (test index {finding.test_index})",
+        f"## {number}. {_escape(target.label)} v{target.version}, item {_escape(group.item_id)} "
+        f"(test index {group.test_index}) in `{group.where}`: {group.verdicts}",
         "",
-        f"- rule: **{finding.rule}**, {finding.detail}",
     ]
-    if finding.note:
-        out.append(f"- {_escape(finding.note)}")
-    for pair in finding.pairs[:MAX_PAIRS_SHOWN]:
-        line = f", line {pair.line}" if pair.line is not None else ""
-        out.append(
-            f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
-            f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
-            f"in runs of 10+, {pair.window_hits} windows"
-            + (" (record marked `contam_guard: allow`)" if pair.allowed_inline else "")
-        )
-        snip = pair.snippet
-        out.append(f"  > …{_escape(snip.before)}**«{_escape(snip.run)}»**{_escape(snip.after)}…")
-    if len(finding.pairs) > MAX_PAIRS_SHOWN:
-        out.append(f"- … and {len(finding.pairs) - MAX_PAIRS_SHOWN} more records (see the JSON review)")
-    text = golden(finding) if golden is not None else None
+    for finding in group.findings:
+        scope = " (per item)" if is_per_item(finding) else ""
+        out.append(f"- **{finding.rule}** {_action(finding)}{scope}: {_escape(finding.detail)}")
+        if finding.note:
+            out.append(f"  - {_escape(finding.note)}")
+    out += [f"- {_escape_names(note)}" for note in group.per_item_notes(quote="`")]
+    line = f", line {pair.line}" if pair.line is not None else ""
+    out.append(
+        f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
+        f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
+        f"in runs of 10+, {pair.window_hits} windows"
+        + (" (record marked `contam_guard: allow`)" if pair.allowed_inline else "")
+    )
+    snip = pair.snippet
+    out.append(f"  > …{_escape(snip.before)}**«{_escape(snip.run)}»**{_escape(snip.after)}…")
+    text = golden(group.findings[0]) if golden is not None else None
     if text is not None:
-        out.append(f"- golden item (shown with --show-golden): {_escape(text)}")
+        shown = marked(text, golden_span(text, snip.run, spec), _escape, "**«", "»**")
+        out.append(f"- golden item (shown with --show-golden): {shown}")
     out.append("")
     return out

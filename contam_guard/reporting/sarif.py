@@ -49,8 +49,8 @@ def _message(finding: Finding) -> str:
     )
     if finding.pairs and finding.pairs[0].field:
         text += f" Training field: {finding.pairs[0].field}."
-    if len(finding.pairs) > 1:
-        text += f" {len(finding.pairs)} training records contribute."
+    if finding.records > 1:
+        text += f" {finding.records} training records contribute."
     if finding.note:
         text += f" {finding.note[0].upper()}{finding.note[1:]}."
     return text

@@ -100,8 +100,13 @@ class Rule(Generic[S]):
     """For each of ``columns``, per item, how much the item counts towards it (0..1)."""
     config: str
     """The rule's lines in the commented default config (``contam-guard init``)."""
+    mark: Callable[[S], tuple[int, str] | None] = lambda settings: None
+    """The word threshold the sweep plot marks for the rule, with its label (None: none)."""
     uses_windows: bool = False
     """Reads the 50-character windows (the scan computes them only when such a rule is on)."""
+    per_pair: bool = False
+    """Decided per (item, record) pair (``RuleResult.pair_bar``), not per item over everything
+    scanned: each such finding names one record."""
 
     def settings_of(self, rules: Any) -> S:
         """This rule's settings in a ``config.Rules``."""

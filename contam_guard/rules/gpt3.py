@@ -101,6 +101,8 @@ RULE = Rule(
     needs=lambda s: f"gpt3 needs a run of {s.n} words",
     columns=("gpt3",),
     sweep=_sweep,
+    mark=lambda s: None if s.n == "auto" else (s.n, f"GPT-3: N = {s.n}"),
+    per_pair=True,
     config="""\
   # GPT-3 (Brown et al. 2020, App. C): any shared run of at least n words. n: 5.. or auto
   gpt3: {enabled: true, action: fail, n: 13}

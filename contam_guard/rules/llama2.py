@@ -88,6 +88,7 @@ RULE = Rule(
     needs=lambda s: f"llama2 needs runs of {s.min_run} words",
     columns=("l2 dirty", "l2 >=20%"),
     sweep=_sweep,
+    mark=lambda s: (s.min_run, f"Llama 2: runs of {s.min_run}+"),
     config="""\
   # Llama 2 (Touvron et al. 2023, App. A.6), with words for tokens: share of words in
   # shared runs of 10+ words; dirty at 80%, not clean at 20%.

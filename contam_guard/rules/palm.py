@@ -63,6 +63,7 @@ RULE = Rule(
     needs=lambda s: "palm needs 8 words",
     columns=("palm",),
     sweep=_sweep,
+    mark=lambda s: (8, "PaLM: 8-grams"),
     config="""\
   # PaLM (Chowdhery et al. 2022, Sec. 8): at least 70% of the item's 8-grams seen.
   palm: {enabled: true, action: warn, threshold: 0.70}

@@ -72,17 +72,26 @@ class Parsed:
         return "\n".join(self.segments)
 
 
+# How pandas reads each format scrub cannot write back, for the hint (pyarrow, a dependency,
+# gives pandas its Parquet reader). JSONL out keeps one record per line, as scrub wants.
+_PANDAS_READERS = {
+    "csv": "pd.read_csv(f)",
+    "tsv": "pd.read_csv(f, sep='\\t')",
+    "json": "pd.read_json(f)",
+    "parquet": "pd.read_parquet(f)",
+}
+
+
 def scrub_format(path: PurePath, display: str) -> str:
-    """The input's format, or an ``InputError`` for a format scrub cannot write back."""
+    """The input's format, or an ``InputError`` for a format scrub cannot write back (the hint
+    shows how to convert that format to JSONL)."""
     fmt = detect_format(path)
     if fmt not in FORMATS:
         kind = "an unknown file type" if fmt is None else fmt.upper()
-        raise InputError(
-            display,
-            f"scrub supports JSONL and text files, not {kind}",
-            hint="convert it to JSONL (one JSON object per line) first, e.g. with "
-            "pandas: pd.read_csv(f).to_json(out, orient='records', lines=True)",
-        )
+        hint = "convert it to JSONL (one JSON object per line) first"
+        if fmt in _PANDAS_READERS:
+            hint += f", e.g. with pandas: {_PANDAS_READERS[fmt]}.to_json(out, orient='records', lines=True)"
+        raise InputError(display, f"scrub supports JSONL and text files, not {kind}", hint=hint)
     return fmt
 
 

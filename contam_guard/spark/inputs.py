@@ -17,6 +17,7 @@ lines, and the driver turns split-local numbers into file numbers from every spl
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -28,11 +29,15 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
 
+from contam_guard import lfs
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, UnsupportedFileError, detect_format, read_records
 from contam_guard.readers.decoding import check_encoding
 from contam_guard.readers.fields import ALLOW_KEY
+from contam_guard.readers.opener import open_binary
 from contam_guard.readers.parquet import ColumnSource, text_sources
+from contam_guard.readers.transcode import ascii_compatible
+from contam_guard.walk import Excluded, data_files
 
 FRAME_KEY = ""
 """The ``file`` key of rows that come from a DataFrame."""
@@ -91,10 +96,15 @@ class InputPlan:
 
 @dataclass(frozen=True)
 class SparkSource:
-    """A file to read with Spark: ``location`` as Spark should open it, ``display`` as reports name it."""
+    """A file to read with Spark: ``location`` as Spark should open it, ``display`` as reports name it.
+
+    ``notice``: why a folder walk left this path out (a broken symlink, a loop, a golden file),
+    shown as the local engine shows it; such a source is never read.
+    """
 
     location: str
     display: str
+    notice: str | None = None
 
     @property
     def is_local(self) -> bool:
@@ -114,27 +124,32 @@ def location(given: str | Path) -> str:
     return text
 
 
-def sources_for(paths: Iterable[str | Path]) -> list[SparkSource]:
-    """Local files as given and local folders walked (sorted) for data files, like ``scan``;
-    anything with a URL scheme (``hdfs://``, ``s3a://``) is passed to Spark as it is."""
+def sources_for(paths: Iterable[str | Path], excluded: Excluded | None = None) -> list[SparkSource]:
+    """Local files as given and local folders walked as ``scan`` walks them (``contam_guard.walk``:
+    sorted, symlinks followed, each folder once, leaving out what ``excluded`` names); what the
+    walk leaves out comes back as a source with its ``notice``. Anything with a URL scheme
+    (``hdfs://``, ``s3a://``) is passed to Spark as it is."""
     sources: list[SparkSource] = []
-    for given in paths:
-        text = location(given)
-        if not SparkSource(text, text).is_local:
-            sources.append(SparkSource(text, text))
+    given = [location(p) for p in paths]
+    # One walk per run of local paths, so a folder named twice (or through a link) is read once.
+    for local, run in itertools.groupby(given, key=lambda text: SparkSource(text, text).is_local):
+        if not local:
+            sources += [SparkSource(text, text) for text in run]
             continue
-        path = Path(canonical(text))
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and detect_format(p) is not None)
-            sources += [SparkSource(str(p), _display(p)) for p in found]
-        else:
-            sources.append(SparkSource(str(path), _display(path)))
+        walk = data_files([Path(canonical(text)) for text in run], excluded)
+        sources += [SparkSource(os.fspath(p), _display(p)) for p in walk.files]
+        sources += [SparkSource(os.fspath(n.path), _display(n.path), n.reason) for n in walk.notices]
     return sources
 
 
 def _display(path: Path) -> str:
+    """``path`` relative to the current folder when inside it (POSIX style), else as given.
+
+    ``abspath``, not ``resolve``: a file reached through a symlink is named by the link, as the
+    local engine names it (``commands.common.display_path``).
+    """
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(Path.cwd())).as_posix()
     except ValueError:
         return os.fspath(path)
 
@@ -161,8 +176,49 @@ def _skip_reason(source: SparkSource, fmt: str, read: ReadOptions) -> str | None
     return None
 
 
+def _check_local(source: SparkSource, fmt: str, read: ReadOptions) -> None:
+    """Refuse a local file whose bytes are not what the local engine would read.
+
+    Spark opens the files itself, not through ``readers.opener``, so it would scan a Git LFS
+    pointer's three lines instead of the object (even one this clone has), and split UTF-16/32
+    text (with a byte-order mark, sniffed without one, or asked for) on the byte ``\\n`` into
+    garbage: a silent miss either way. Such a file is an error naming it, with the fix.
+    """
+    path = _local_path(source)
+    pointer = lfs.read_pointer(path, source.display)
+    if pointer is not None:
+        raise lfs.pointer_error(
+            source.display,
+            pointer,
+            "the Spark engine reads files as they are, and would scan the pointer's text",
+            "check the content out (`git lfs pull`; `git lfs checkout` when the objects are "
+            "fetched already), or scan it with the local engine, which reads the object",
+        )
+    if fmt not in LINE_FORMATS:
+        return
+    with open_binary(path, source.display, encoding=read.encoding, errors=read.errors) as opened:
+        codec = opened.transcoded_from
+    if codec is None:
+        return
+    if ascii_compatible(codec):  # a UTF-8 byte-order mark, with another --encoding
+        raise InputError(
+            source.display,
+            f"is {codec} text (its byte-order mark says so): the local readers would transcode it, "
+            f"but Spark's tasks decode a file's bytes as --encoding {read.encoding}",
+            hint="drop --encoding for this file, or scan it with the local engine",
+        )
+    raise InputError(
+        source.display,
+        f"is {codec} text, which the Spark engine cannot read: Spark splits a file's bytes "
+        f"into lines on the byte \\n, which in {codec} is not a newline",
+        hint="convert it to UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`), or scan it with the local engine",
+    )
+
+
 def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
-    """Check every file (existence, format, encoding) before any Spark job starts."""
+    """Check every file (existence, format, encoding; a local file that is a Git LFS pointer or
+    needs transcoding is an ``InputError``) before any Spark job starts. Sources a folder walk
+    left out, and files the local engine would skip, become the plan's notices."""
     if read.whole_file:
         raise InputError(
             sources[0].display if sources else "input",
@@ -172,6 +228,9 @@ def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
     files: dict[str, InputFile] = {}
     notices: list[str] = []
     for order, source in enumerate(sources):
+        if source.notice is not None:
+            notices.append(f"{source.display}: {source.notice}")
+            continue
         if source.is_local and not _local_path(source).exists():
             raise InputError(source.display, "no such file or directory")
         fmt = detect_format(PurePosixPath(urlparse(source.location).path or source.location))
@@ -192,6 +251,8 @@ def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
             )
         if fmt in LINE_FORMATS:
             check_encoding(read, source.display, line_based=True)
+        if source.is_local:
+            _check_local(source, fmt, read)
         reason = _skip_reason(source, fmt, read)
         if reason is not None:
             notices.append(reason)

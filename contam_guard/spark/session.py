@@ -29,8 +29,11 @@ def session(
 ) -> SparkSession:
     """A session on ``master`` (None: whatever ``spark-submit`` or the environment says).
 
-    On a ``local[...]`` master the Python workers run this interpreter, which has contam-guard
+    On a ``local[...]`` master, and on ``local-cluster[...]`` (executors in processes of their
+    own, on this machine), the Python workers run this interpreter, which has contam-guard
     installed; on a cluster, the executors' Python must have it (see README, "Run it on Spark").
+    A ``local-cluster`` keeps its executors' files in ``$SPARK_HOME/work`` (PySpark's package
+    folder unless ``SPARK_HOME`` says otherwise).
     ``quiet``: errors only in the logs, no progress bars (contam-guard reports for itself).
     """
     builder = SparkSession.builder.appName(app_name)

@@ -78,7 +78,7 @@ def test_pull_request_run_writes_summary_annotations_outputs_and_sarif(
     assert any(line.startswith("::error file=data/train.jsonl,line=4,") for line in errors)
     assert "q-01" not in proc.stdout
 
-    assert "| # | status | rule | set:view | item | training record | detail |" in summary
+    assert "| # | status | rules | set:view | item | training record | detail |" in summary
     assert "**2 failing finding(s)**" in summary and "q-02" in summary
 
     assert outputs["exit-code"] == "1"

@@ -130,7 +130,7 @@ def test_json_markdown_and_text_formats(leaky: Repo, tmp_path: Path) -> None:
     result = leaky.cg("scan", "data/", "--format", "text", "--output", text_file)
     assert result.code == 1
     text = text_file.read_text(encoding="utf-8")
-    assert "FAIL    gpt3" in text and "2 failing finding(s)" in text and "\x1b[" not in text
+    assert "FAIL gpt3" in text and "2 failing finding(s)" in text and "\x1b[" not in text
     assert leaky.cg("scan", "data/", "--format", "xml").code == 2
 
 
@@ -139,14 +139,14 @@ def test_job_summary_is_a_capped_markdown_table(repo: Repo, tmp_path: Path) -> N
     out = tmp_path / "summary.md"
     assert repo.cg("scan", "data/", "--summary", out).code == 1
     text = out.read_text(encoding="utf-8")
-    assert "| # | status | rule | set:view | item | training record | detail |" in text
+    assert "| # | status | rules | set:view | item | training record | detail |" in text
     assert "**40 failing finding(s)**" in text
 
     # The same report, cut to a small limit: whole rows and a count of the rest.
     report = execute(load_config(), ScanRequest([Path("data")], ReadOptions())).report
     small = markdown.summary(report, limit=2000)
     assert len(small.encode("utf-8")) <= 2000
-    assert "more finding(s) not shown" in small
+    assert "more row(s) not shown" in small
     assert all(
         line.count(" | ") >= 6 for line in small.splitlines() if line.startswith("| ") and "---" not in line
     )

@@ -115,8 +115,8 @@ def test_commit_adding_a_leak_is_refused_with_the_review(framework: Repo, hook_e
     output = proc.stdout + proc.stderr
     assert "contam-guard scan" in output and "Failed" in output
     assert (
-        "FAIL    gpt3   bench:question item q-02" in output
-        and "data/train.jsonl:3 (record 2, field text)" in output
+        "FAIL    bench:question item q-02 (#1) in data/train.jsonl:3 (record 2, field text): FAIL gpt3"
+        in output
     )
     assert framework.head() == before
 
@@ -247,6 +247,7 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return snapshot
 
 
+@pytest.mark.slow
 def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hooks_repo: Path) -> None:
     repo.write("data/train.jsonl", jsonl([FILLER, "a second clean record about sourdough starters", leak(3)]))
     repo.git("add", "-A")
@@ -258,8 +259,8 @@ def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hoo
         pytest.fail(f"pre-commit could not install the hook (network?):\n{output[-3000:]}")
     assert proc.returncode == 1, output
     assert (
-        "FAIL    gpt3   bench:question item q-04" in output
-        and "data/train.jsonl:3 (record 2, field text)" in output
+        "FAIL    bench:question item q-04 (#3) in data/train.jsonl:3 (record 2, field text): FAIL gpt3"
+        in output
     )
     # The hook ran in an environment pre-commit built for it from the snapshot (language: python),
     # not with this checkout's contam-guard (try-repo's store is temporary, so it says so each time).

@@ -85,6 +85,7 @@ def scan_args(*paths: str, extra: tuple[str, ...] = ()) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_the_bundled_example_is_the_same(tmp_path: Path) -> None:
     setup: dict[str, str | bytes] = {
         "golden/arith-mini.jsonl": (EXAMPLES / "golden" / "arith-mini.jsonl").read_bytes(),

@@ -51,7 +51,7 @@ def test_verbatim_leak_exits_1_and_writes_every_review(
     assert result.code == 1, result.output
     assert "FAIL" in result.out and "lx-03" in result.out
     md = (tmp_path / "r.md").read_text()
-    assert "gpt3 fail" in md and "lx-03" in md and "train.jsonl:2" in md
+    assert "**gpt3** fail" in md and "lx-03" in md and "train.jsonl:2" in md
     review = json.loads((tmp_path / "r.json").read_text())
     assert review["format_version"] == 1
     failing = [f for f in review["findings"] if f["action"] == "fail"]
@@ -98,7 +98,7 @@ def test_items_csv_has_one_row_per_item_per_view_indexed_within_each_file(
 def test_exit_zero_reports_the_finding_but_exits_0(registered: Any, verbatim: Path, tmp_path: Path) -> None:
     result = registered.cli("scan", verbatim, "--exit-zero", *outputs(tmp_path))
     assert result.code == 0, result.output
-    assert "gpt3 fail" in (tmp_path / "r.md").read_text()
+    assert "**gpt3** fail" in (tmp_path / "r.md").read_text()
     review = json.loads((tmp_path / "r.json").read_text())
     assert any(f["rule"] == "gpt3" and f["item_id"] == "lx-03" for f in review["findings"])
 

@@ -80,7 +80,8 @@ def test_a_fresh_process_ends_quickly_without_losing_output(
     """The console script ends with ``os._exit`` after flushing: the whole machine-readable
     report still arrives on stdout, and the exit code is the documented one."""
     train = registered.training("train.jsonl", [leak_text(registered.question_words(0), 0, 30)] * 400)
-    result = cg_proc("scan", train, "--format", "json", cwd=registered.root)
+    # every pair listed (no cap), so that the report is large
+    result = cg_proc("scan", train, "--format", "json", "--max-pairs-per-item", "0", cwd=registered.root)
     assert result.code == 1, result.output
     report = json.loads(result.out)  # complete: flushed before the fast exit
     assert len({pair["record"] for finding in report["findings"] for pair in finding["pairs"]}) == 400

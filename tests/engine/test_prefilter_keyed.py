@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 from contam_guard import native
-from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.engine.matcher import lookup_hits
+from contam_guard.engine.index import ManifestIndex, Postings, Target
+from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import (
     CLEAN,
     EXACT,
@@ -84,6 +84,18 @@ def keyed_exact_hits(
     return hit_rows(grams, line_of), hit_rows(windows, line_of)
 
 
+def meant_rows(hits: Hits, postings: Postings, line_of: np.ndarray, kind: str) -> np.ndarray:
+    """Hits as sorted (line, at, item, position) rows: what a posting means, not its number.
+
+    Manifest 2 numbers postings in each view's table order, which is sorted by hash, so the same
+    5-gram or window has another number under a key; its item (and a 5-gram's position) stay.
+    """
+    item = postings.item_of(hits.posting)
+    place = postings.position_of(hits.posting) if kind == "grams" else np.zeros_like(item)
+    rows = np.stack([line_of[hits.record], hits.at, item, place], axis=1).astype(np.int64)
+    return rows[np.lexsort(rows.T[::-1])] if rows.size else rows.reshape(0, 4)
+
+
 @settings(max_examples=100, deadline=None)
 @given(cases())
 def test_keyed_filter_lists_the_exact_keyed_hits_line_by_line(case: tuple[list[str], Block]) -> None:
@@ -98,7 +110,8 @@ def test_keyed_filter_lists_the_exact_keyed_hits_line_by_line(case: tuple[list[s
         assert keyed.status.tolist() == plain.status.tolist()
         identity = np.arange(keyed.status.size, dtype=np.int64)
         for kind in ("grams", "windows"):
-            got, want = hit_rows(getattr(keyed, kind), identity), hit_rows(getattr(plain, kind), identity)
+            got = meant_rows(getattr(keyed, kind), getattr(keyed_index, kind), identity, kind)
+            want = meant_rows(getattr(plain, kind), getattr(plain_index, kind), identity, kind)
             assert np.array_equal(got, want), kind
         assert (keyed.status == HITS).any() and keyed.grams.record.size > 0  # item 0 is in every block
         # ... and they are the exact path's keyed hits.
@@ -164,7 +177,26 @@ def test_keyed_scan_through_the_prefilter_equals_the_exact_keyed_path(
     assert {CLEAN, HITS, EXACT} <= set(spy.statuses)
     assert len(through_filter.pairs) >= (6 if field else 12)
     # Keying changes the hashes, never the findings.
-    assert_same(through_filter, run(build_index(groups, None), None))
+    assert_same_findings(through_filter, run(build_index(groups, None), None))
+    assert bool(through_filter.totals.window_found.any()) == windows
+
+
+def assert_same_findings(keyed: ScanResult, plain: ScanResult) -> None:
+    """``assert_same`` across two indexes: the windows found compared per item (manifest 2
+    numbers window postings in hash order, which a key changes)."""
+    assert (keyed.records, keyed.chars, keyed.files, keyed.skipped) == (
+        plain.records,
+        plain.chars,
+        plain.files,
+        plain.skipped,
+    )
+    assert keyed.pairs == plain.pairs
+    assert np.array_equal(keyed.totals.run, plain.totals.run)
+    per_item = [
+        np.bincount(r.index.windows.item_of(np.flatnonzero(r.totals.window_found)), minlength=r.index.items)
+        for r in (keyed, plain)
+    ]
+    assert np.array_equal(*per_item)
 
 
 def test_an_aes_keyed_scan_takes_the_exact_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,7 +208,7 @@ def test_an_aes_keyed_scan_takes_the_exact_path(tmp_path: Path, monkeypatch: pyt
     aes = scan(build_index(groups, AES), sources, ReadOptions(), key=AES)
     assert spy.statuses == []  # the filter never ran
     assert len(aes.pairs) >= 12
-    assert_same(aes, scan(build_index(groups, None), sources, ReadOptions()))
+    assert_same_findings(aes, scan(build_index(groups, None), sources, ReadOptions()))
 
 
 def test_keyed_lookups_wait_in_batches_that_never_cross_lines() -> None:
@@ -199,6 +231,7 @@ def test_keyed_lookups_wait_in_batches_that_never_cross_lines() -> None:
     assert keyed.status.tolist() == plain.status.tolist() == [HITS, EXACT, CLEAN, EXACT, CLEAN]
     identity = np.arange(len(rows), dtype=np.int64)
     for kind in ("grams", "windows"):
-        got, want = hit_rows(getattr(keyed, kind), identity), hit_rows(getattr(plain, kind), identity)
+        got = meant_rows(getattr(keyed, kind), getattr(keyed_index, kind), identity, kind)
+        want = meant_rows(getattr(plain, kind), getattr(plain_index, kind), identity, kind)
         assert np.array_equal(got, want), kind
     assert set(keyed.grams.record.tolist()) == {0} and keyed.grams.record.size >= len(a0.split()) - 4

@@ -57,8 +57,9 @@ def run(*args: str) -> tuple[int, str]:
     return (code if isinstance(code, int) else 0), out.getvalue() + err.getvalue()
 
 
-def run_fresh(cwd: Path, *args: str) -> tuple[int, str]:
-    env = {k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}
+def run_fresh(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """The CLI in a new process (no key in its environment unless ``env`` gives one)."""
+    env = {**{k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}, **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-m", "contam_guard", *args],
         cwd=cwd,

@@ -254,14 +254,26 @@ def test_a_malformed_line_is_exit_2_naming_the_line_and_nothing_is_written(
 
 
 @pytest.mark.parametrize(
-    ("name", "content"),
-    [("t.csv", "text\nhello\n"), ("t.json", '[{"text": "hello"}]'), ("t.parquet", "PAR1")],
+    ("name", "content", "reader"),
+    [
+        ("t.csv", "text\nhello\n", "pd.read_csv(f)"),
+        ("t.tsv", "text\nhello\n", "pd.read_csv(f, sep='\\t')"),
+        ("t.json", '[{"text": "hello"}]', "pd.read_json(f)"),
+        ("t.parquet", "PAR1", "pd.read_parquet(f)"),
+        ("t.xml", "<text>hello</text>", None),
+    ],
 )
-def test_other_formats_are_refused_with_the_fix(project: Path, cli: Any, name: str, content: str) -> None:
+def test_other_formats_are_refused_with_the_fix(
+    project: Path, cli: Any, name: str, content: str, reader: str | None
+) -> None:
     Path(name).write_text(content)
     result = cli("scrub", name, "-o", "out" + Path(name).suffix)
     assert result.code == 2
     assert "scrub supports JSONL and text files" in result.err and "convert it to JSONL" in result.err
+    err = " ".join(result.err.split())  # the hint may wrap on a narrow console
+    # The hint's pandas call reads this format (not read_csv for Parquet); none for an unknown type.
+    readers = {"pd.read_csv(f)", "pd.read_csv(f, sep='\\t')", "pd.read_json(f)", "pd.read_parquet(f)"}
+    assert [r for r in readers if r + ".to_json(out" in err] == ([reader] if reader else [])
 
 
 @pytest.mark.parametrize(

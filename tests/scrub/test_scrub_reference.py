@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -302,6 +303,7 @@ def test_reference_words_are_the_spec() -> None:
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_scrub_matches_the_reference(case: tuple[list[str], list[str], Params, int, str]) -> None:

@@ -22,6 +22,7 @@ def run(*args: str) -> int:
     return int(exit_info.value.code or 0)
 
 
+@pytest.mark.slow
 def test_engine_spark_on_the_command_line(
     spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -32,7 +33,16 @@ def test_engine_spark_on_the_command_line(
     assert run("register", "am", "golden.jsonl", "--field", "question", "--id-field", "id") == 0
     assert run("scan", "train.jsonl", "--items-csv", "local.csv") == 1
     assert (
-        run("scan", "train.jsonl", "--items-csv", "spark.csv", "--engine", "spark", "--master", "local[2]")
+        run(
+            "scan",
+            "train.jsonl",
+            "--items-csv",
+            "spark.csv",
+            "--engine",
+            "spark",
+            "--master",
+            spark.sparkContext.master,
+        )
         == 1
     )
     assert Path("spark.csv").read_bytes() == Path("local.csv").read_bytes()

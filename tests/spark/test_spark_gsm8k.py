@@ -21,6 +21,8 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'co
 
 from contam_guard.spark import scan_files_report
 
+from .conftest import LOCAL, on_masters
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -36,6 +38,7 @@ def megabyte_splits(spark: SparkSession) -> Iterator[None]:
     spark.conf.set("spark.sql.files.maxPartitionBytes", before or "134217728")
 
 
+@on_masters(LOCAL)  # 4 MB: the cluster runs the same code on the bundled example (test_spark_scan)
 def test_spark_gsm8k_items_csv_is_byte_identical(
     spark: SparkSession,
     gsm8k: Path,

@@ -33,6 +33,8 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'co
 from contam_guard.commands import spark_scan
 from contam_guard.spark import items_frame, scan_dataframe, scan_dataframe_report, scan_files_report
 
+from .conftest import CLUSTER, LOCAL
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -183,7 +185,13 @@ MALFORMED = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(MALFORMED))
+# Every case locally; on the cluster one: the error crosses the executor's process boundary the
+# same way whatever the case, and a bad byte carries the most (its decode details).
+@pytest.mark.parametrize(
+    ("spark", "case"),
+    [(LOCAL, case) for case in sorted(MALFORMED)] + [(CLUSTER, "bad byte")],
+    indirect=["spark"],
+)
 def test_spark_malformed_line_fails_naming_file_and_line(
     spark: SparkSession,
     project: Path,

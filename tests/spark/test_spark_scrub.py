@@ -23,6 +23,8 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'co
 
 from contam_guard.spark.scrub import scrub_dataframe
 
+from .conftest import LOCAL, on_masters
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -61,6 +63,7 @@ def spark_scrub(
     return out, [json.loads(r.entry) for r in log.collect()]
 
 
+@on_masters(LOCAL)  # on the cluster too, scrub runs in the several-rounds test below
 def test_spark_scrub_matches_local_on_the_example(
     spark: SparkSession, project: Path, examples: Path, tmp_path: Path
 ) -> None:

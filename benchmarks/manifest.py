@@ -1,0 +1,228 @@
+"""The manifest at the scale of twenty benchmarks (issue 13): register, size, start-up, memory.
+
+    python -m benchmarks.manifest                                   # this tree
+    python -m benchmarks.manifest --before /other/.venv/bin/python  # and another checkout beside it
+
+100,000 generated items (``benchmarks.golden_sets``: three GSM8K-train sentences each, about 50
+words) are registered as 20 sets of 5,000 (one ``register`` each, as a project adds benchmarks
+one by one; every view and rule, so window hashes too). Then, each a fresh child process:
+
+- **register**: the wall time of the 20 ``register`` commands together;
+- **bytes per golden character**: every file of the manifest (the index and the sets' binary
+  files; format 1: its one JSON file) over the characters of the items' text;
+- **start-up**: ``scan`` of a one-record JSONL file whose record is one generated item verbatim
+  (median of ``--runs``; wall time, and CPU time, which a loaded machine inflates less): what
+  every pre-commit hook pays; the same with GSM8K test alone;
+- **peak RSS** of that scan (``os.wait4``) against the bytes it maps: the manifest's binary files,
+  each mapped whole (format 1 maps nothing: it reads its JSON file);
+- **planted item found**: the scan exits 1 and names the planted item's id.
+
+Inputs are built under ``--work`` (default: a new temporary folder), never in the repository.
+Nothing asserts: the numbers are printed as a Markdown table (``make bench`` adds it to its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.corpus import GSM8K
+from benchmarks.golden_sets import GoldenSets, write_sets
+from benchmarks.measure import Sample, run_step
+
+ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+ENV.pop("CONTAM_GUARD_KEY", None)
+ITEMS = 100_000
+SETS = 20
+PLANTED = (7, 1234)  # (set, item): the item planted verbatim in the one-record file
+
+
+@dataclass(frozen=True)
+class Result:
+    label: str
+    register_seconds: float
+    manifest_bytes: int
+    mapped_bytes: int
+    startup: float
+    startup_cpu: float
+    rss_mib: float
+    found: bool
+    gsm8k_startup: float
+    gsm8k_startup_cpu: float
+    gsm8k_rss_mib: float
+    gsm8k_mapped: int
+
+
+def _cli(python: str, args: list[str], project: Path, log: Path) -> tuple[int, Sample]:
+    return run_step([python, "-m", "contam_guard", *args], project, ENV, log)
+
+
+def _checked(python: str, args: list[str], project: Path, log: Path) -> Sample:
+    code, sample = _cli(python, args, project, log)
+    if code != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+        raise SystemExit(f"{' '.join(args[:2])} exited {code}: {' | '.join(tail)} (log: {log})")
+    return sample
+
+
+def _guard_files(project: Path) -> tuple[int, int]:
+    """(bytes of the whole manifest, bytes of its binary files)."""
+    guard = project / ".contam-guard"
+    index = (guard / "manifest.json").stat().st_size
+    mapped = (
+        sum(p.stat().st_size for p in (guard / "sets").rglob("*.bin")) if (guard / "sets").is_dir() else 0
+    )
+    return index + mapped, mapped
+
+
+def _startup(
+    python: str, project: Path, record: Path, runs: int, expect: str | None
+) -> tuple[float, float, float, bool]:
+    """Median wall and CPU seconds and peak RSS (MiB) of ``scan RECORD``, and whether it found
+    ``expect``."""
+    samples: list[Sample] = []
+    found = expect is None
+    for run in range(runs):
+        log = project / f"scan-{run}.log"
+        log.write_bytes(b"")
+        code, sample = _cli(python, ["scan", str(record)], project, log)
+        if code not in (0, 1):
+            raise SystemExit(f"scan exited {code} (log: {log})")
+        samples.append(sample)
+        if expect is not None:
+            found = code == 1 and expect in log.read_text(encoding="utf-8", errors="replace")
+    return (
+        statistics.median(s.seconds for s in samples),
+        statistics.median(s.cpu for s in samples),
+        statistics.median(s.rss_mib for s in samples),
+        found,
+    )
+
+
+def measure(python: str, label: str, work: Path, golden: GoldenSets, runs: int) -> Result:
+    print(f"{label}: registering {golden.items:,} items in {len(golden.files)} sets ...", file=sys.stderr)
+    project = work / label / "project"
+    project.mkdir(parents=True)
+    log = project / "register.log"
+    _checked(python, ["init"], project, log)
+    register = 0.0
+    for path in golden.files:
+        register += _checked(
+            python,
+            ["register", path.stem, str(path), "--field", "question", "--id-field", "id"],
+            project,
+            log,
+        ).seconds
+    total, mapped = _guard_files(project)
+    number, item = PLANTED
+    rows = golden.files[number].read_text(encoding="utf-8").splitlines()
+    planted = json.loads(rows[item % len(rows)])
+    record = work / label / "one-record.jsonl"
+    record.write_text(json.dumps({"text": planted["question"]}) + "\n", encoding="utf-8")
+    startup, startup_cpu, rss, found = _startup(python, project, record, runs, planted["id"])
+
+    alone = work / label / "gsm8k"
+    alone.mkdir()
+    _checked(python, ["init"], alone, alone / "register.log")
+    _checked(
+        python,
+        ["register", "gsm8k", str(GSM8K / "test.jsonl"), "--field", "question"],
+        alone,
+        alone / "register.log",
+    )
+    _, gsm8k_mapped = _guard_files(alone)
+    gsm8k_startup, gsm8k_cpu, gsm8k_rss, _ = _startup(python, alone, record, runs, None)
+    print(
+        f"  {label}: register {register:.1f} s, start-up {startup:.2f} s / {gsm8k_startup:.2f} s",
+        file=sys.stderr,
+    )
+    return Result(
+        label,
+        register,
+        total,
+        mapped,
+        startup,
+        startup_cpu,
+        rss,
+        found,
+        gsm8k_startup,
+        gsm8k_cpu,
+        gsm8k_rss,
+        gsm8k_mapped,
+    )
+
+
+def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
+    def mib(n: int) -> str:
+        return f"{n / (1 << 20):,.1f} MiB"
+
+    def ratio(rss: float, mapped: int) -> str:
+        return f"{rss / (mapped / (1 << 20)):.2f}x" if mapped else "— (maps nothing)"
+
+    rows = [
+        (
+            "register 100,000 items (20 `register` runs, wall s)",
+            [f"{r.register_seconds:.1f}" for r in results],
+        ),
+        ("manifest on disk", [mib(r.manifest_bytes) for r in results]),
+        ("bytes per golden character", [f"{r.manifest_bytes / golden.chars:.2f}" for r in results]),
+        (
+            f"start-up: scan of a one-record file (wall s / CPU s, median of {runs})",
+            [f"{r.startup:.2f} / {r.startup_cpu:.2f}" for r in results],
+        ),
+        ("peak RSS of that scan", [f"{r.rss_mib:,.0f} MiB" for r in results]),
+        ("bytes it maps (the sets' binary files)", [mib(r.mapped_bytes) for r in results]),
+        ("peak RSS ÷ bytes mapped", [ratio(r.rss_mib, r.mapped_bytes) for r in results]),
+        ("planted item found", ["yes" if r.found else "NO" for r in results]),
+        (
+            "start-up with GSM8K test alone (1,319 items; wall s / CPU s)",
+            [f"{r.gsm8k_startup:.2f} / {r.gsm8k_startup_cpu:.2f}" for r in results],
+        ),
+        ("peak RSS, GSM8K test alone", [f"{r.gsm8k_rss_mib:,.0f} MiB" for r in results]),
+    ]
+    head = "| manifest, 100,000 generated items | " + " | ".join(r.label for r in results) + " |"
+    out = [head, "| --- |" + " --- |" * len(results)]
+    out += [f"| {name} | " + " | ".join(values) + " |" for name, values in rows]
+    note = (
+        f"{golden.items:,} items, {golden.chars:,} characters of text "
+        f"({golden.chars / golden.items:.0f} per item), "
+        f"in {SETS} sets; the one-record file holds one item verbatim (set {PLANTED[0]}). "
+        f"Machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end (wall times "
+        "grow with the load; CPU times much less)."
+    )
+    return note + "\n\n" + "\n".join(out)
+
+
+def run(python: str, before: str | None, work: Path, runs: int, items: int = ITEMS) -> str:
+    """Build the sets in ``work``, measure this tree (and ``before``), return the table."""
+    golden = write_sets(work / "golden", items, SETS)
+    results = []
+    if before is not None:
+        results.append(measure(before, "before", work, golden, runs))
+    results.append(measure(python, "after" if before else "this tree", work, golden, runs))
+    return table(results, golden, runs)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose contam_guard runs")
+    parser.add_argument("--before", help="another checkout's interpreter, measured the same way beside it")
+    parser.add_argument("--work", type=Path, help="where the inputs go (default: a new temporary folder)")
+    parser.add_argument("--runs", type=int, default=3, help="scans per start-up measurement (median)")
+    parser.add_argument("--items", type=int, default=ITEMS, help="generated items (default 100,000)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="cg-manifest-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(run(args.python, args.before, work, args.runs, args.items))
+
+
+if __name__ == "__main__":
+    main()

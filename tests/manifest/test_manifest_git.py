@@ -1,0 +1,136 @@
+"""Manifest format 2 in a real Git repository: re-registering one set changes only that set's
+files and the index; ``init``'s ``.gitattributes`` marks the binary files ``-diff``; ``sets``
+reports the bytes on disk per set and view, and says when a set stores no window hashes."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from contam_guard.cli import main
+
+GUARD = ".contam-guard"
+
+
+def run(*args: str) -> tuple[int, str]:
+    """The CLI in this process; returns the exit code and everything it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.raises(SystemExit) as info:
+        main(list(args))
+    code = info.value.code
+    return (code if isinstance(code, int) else 0), out.getvalue() + err.getvalue()
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+def write_set(path: Path, template: str, count: int) -> None:
+    path.write_text("".join(json.dumps({"q": template.format(n=n)}) + "\n" for n in range(count)))
+
+
+ALPHA = (
+    "In the village of Hollowbrook a miller ground {n} sacks of barley before the river froze, then sold some"
+)
+BETA = (
+    "A train leaves the station at {n} o'clock and travels at sixty miles an hour toward the coast; how far"
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Git repository with two registered sets (beta without GPT-4's rule), all committed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
+    git(tmp_path, "init", "-q", ".")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    git(tmp_path, "config", "user.name", "t")
+    write_set(tmp_path / "alpha.jsonl", ALPHA, 6)
+    write_set(tmp_path / "beta.jsonl", BETA, 5)
+    assert run("init")[0] == 0
+    assert run("register", "alpha", "alpha.jsonl", "--field", "q")[0] == 0
+    assert run("register", "beta", "beta.jsonl", "--field", "q", "--rules", "gpt3,palm,llama2")[0] == 0
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "two sets")
+    return tmp_path
+
+
+def changed(root: Path) -> list[str]:
+    lines = git(root, "status", "--porcelain", "--untracked-files=all").splitlines()
+    return sorted(line[3:] for line in lines)
+
+
+def files_of(root: Path, name: str) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / GUARD / "sets" / name).iterdir())}
+
+
+def test_reregistering_one_set_changes_only_its_files_and_the_index(repo: Path) -> None:
+    beta_before = files_of(repo, "beta")
+    alpha_before = files_of(repo, "alpha")
+    write_set(repo / "alpha.jsonl", ALPHA + " at the fair", 7)
+    code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q")
+    assert code == 0, printed
+    changes = changed(repo)
+    alpha_files = [f"{GUARD}/sets/alpha/{name}" for name in ("_ids.bin", "q.bin", "q.windows.bin")]
+    assert changes == sorted(["alpha.jsonl", f"{GUARD}/manifest.json", *alpha_files])
+    assert files_of(repo, "beta") == beta_before  # byte-identical
+    assert all(files_of(repo, "alpha")[name] != alpha_before[name] for name in alpha_before)
+    # The index is the one text file that changed: its diff names the set's new version.
+    assert '"version": 2' in git(repo, "diff", f"{GUARD}/manifest.json")
+
+
+def test_registering_the_same_content_again_writes_nothing(repo: Path) -> None:
+    code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q")
+    assert code == 0, printed
+    assert changed(repo) == []
+
+
+def test_removing_a_set_leaves_the_other_set_untouched(repo: Path) -> None:
+    assert run("remove", "alpha")[0] == 0
+    changes = changed(repo)
+    assert f"{GUARD}/manifest.json" in changes
+    assert [c for c in changes if "/beta/" in c] == []
+    assert run("verify")[0] == 0
+
+
+def test_gitattributes_keeps_the_binary_files_out_of_text_diffs(repo: Path) -> None:
+    bins = sorted(p.relative_to(repo).as_posix() for p in (repo / GUARD / "sets").rglob("*.bin"))
+    assert len(bins) == 5  # alpha: ids, 5-grams, windows; beta: ids, 5-grams
+    attrs = git(repo, "check-attr", "diff", "merge", "text", "--", *bins, f"{GUARD}/manifest.json")
+    for path in bins:
+        assert f"{path}: diff: unset" in attrs and f"{path}: merge: unset" in attrs
+    assert f"{GUARD}/manifest.json: diff: unspecified" in attrs  # the index diffs as text
+    write_set(repo / "alpha.jsonl", ALPHA + " in spring", 6)
+    assert run("register", "alpha", "alpha.jsonl", "--field", "q")[0] == 0
+    diff = git(repo, "diff", "--", f"{GUARD}/sets")
+    assert "Binary files" in diff and "@@" not in diff
+
+
+def test_sets_reports_bytes_per_set_and_view_and_sets_without_windows(repo: Path) -> None:
+    code, printed = run("sets")
+    assert code == 0, printed
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[1:-1]]
+        for line in printed.splitlines()
+        if line.startswith("│")
+    }
+    sizes = {
+        name: {p.name: p.stat().st_size for p in (repo / GUARD / "sets" / name).iterdir()}
+        for name in ("alpha", "beta")
+    }
+    # columns: set, version, items, set bytes, view, view bytes, gpt3, palm, llama2, gpt4, digest
+    alpha, beta = rows["alpha"], rows["beta"]
+    assert alpha[3] == f"{sum(sizes['alpha'].values()):,}"
+    assert alpha[5] == f"{sizes['alpha']['q.bin'] + sizes['alpha']['q.windows.bin']:,}"
+    assert beta[3] == f"{sum(sizes['beta'].values()):,}"
+    assert beta[5] == f"{sizes['beta']['q.bin']:,}"
+    assert "q.windows.bin" not in sizes["beta"]
+    assert alpha[9] == "0" and beta[9] == "not stored"
+    assert "beta: registered for gpt3,llama2,palm: no window hashes stored" in printed
+    total = sum(sum(s.values()) for s in sizes.values()) + (repo / GUARD / "manifest.json").stat().st_size
+    assert f"{total:,} bytes in all" in printed
