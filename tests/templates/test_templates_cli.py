@@ -149,3 +149,20 @@ def test_registration_is_deterministic(cli: Any, project: Path, tmp_path: Path, 
     _register(cli)
     again = {p.name: p.read_bytes() for p in (other / ".contam-guard/sets/mmlu_gsm").iterdir()}
     assert first == again
+
+
+def test_scrub_leaves_the_header_and_removes_the_item(cli: Any, project: Path) -> None:
+    _register(cli)
+    out = project / "clean.jsonl"
+    result = cli("scrub", "header_only.jsonl", "-o", out)
+    assert result.code == 0, result.output
+    assert out.read_bytes() == (project / "header_only.jsonl").read_bytes()
+    result = cli("scrub", "whole.jsonl", "-o", out)
+    assert result.code == 0, result.output
+    text = out.read_text(encoding="utf-8")  # the record cut, or dropped (its pieces too short)
+    assert TEST[7][:40] not in text and "mathematics" not in text  # the header: in the 200-char window
+    # Before (nothing template): a 13-gram of the header and a question's first word is golden.
+    _register(cli, "--template-min-items", "1000")
+    result = cli("scrub", "header_only.jsonl", "-o", out)
+    assert result.code == 0, result.output
+    assert out.read_bytes() != (project / "header_only.jsonl").read_bytes()
