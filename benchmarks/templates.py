@@ -46,6 +46,7 @@ ZH_BEFORE = "今天下午我们在图书馆复习了很多内容，大家都觉�
 ZH_AFTER = "复习结束以后，我们一起去食堂吃了晚饭。"
 RULES = ("gpt3", "palm", "llama2")
 NEVER = "1000000000"
+PART = 200
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,12 @@ def measure(case: Case, work: Path) -> list[tuple[str, dict[str, int], dict[str,
     os.chdir(root)
     _jsonl(root / "golden.jsonl", "question", case.golden)
     for number, (_, texts) in enumerate(case.corpora):
-        _jsonl(root / f"corpus{number}.jsonl", "text", texts)
+        # Files of PART records: a scan batches each file on its own, and before templates a
+        # header shared by every record and item gives records x items hits per batch.
+        folder = root / f"corpus{number}"
+        folder.mkdir()
+        for part in range(0, len(texts), PART):
+            _jsonl(folder / f"part{part // PART:04d}.jsonl", "text", texts[part : part + PART])
     assert _cli("init")[0] == 0
     results: dict[str, list[dict[str, int]]] = {}
     defaults = ["--template-share", "0.01", "--template-min-items", "5"]
@@ -135,7 +141,7 @@ def measure(case: Case, work: Path) -> list[tuple[str, dict[str, int], dict[str,
             print(f"  {case.name}: {text.strip().splitlines()[-1]}", file=sys.stderr)
         for number in range(len(case.corpora)):
             out = root / f"{label}{number}.json"
-            code, text = _cli("scan", f"corpus{number}.jsonl", "--format", "json", "-o", str(out))
+            code, text = _cli("scan", f"corpus{number}", "--format", "json", "-o", str(out))
             assert code in (0, 1), text
             results.setdefault(label, []).append(_fired(out))
     return [(name, results["before"][k], results["after"][k]) for k, (name, _) in enumerate(case.corpora)]

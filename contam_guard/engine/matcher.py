@@ -166,6 +166,13 @@ def match_hits(
 def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
     record, j = hits.record, hits.at
     item, i = index.grams.item_of(hits.posting), index.grams.position_of(hits.posting)  # manifest 2
+    if index.templates.marked:
+        # Template words are not shared words (``engine.templates``): a 5-gram made only of them
+        # is no hit, so a run is cut at them, before any sorting (a benchmark's header shared
+        # with every record of a corpus would otherwise give items x records hits to sort).
+        shared = ~index.templates.within(index.word_base[item] + i, GRAM_N)
+        if not bool(shared.all()):
+            record, j, item, i = record[shared], j[shared], item[shared], i[shared]
     diagonal = j - i
     order = lex_order((i, diagonal, record, item))
     item, record, i, j, diagonal = item[order], record[order], i[order], j[order], diagonal[order]
@@ -176,9 +183,8 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     run_id = np.cumsum(new_run) - 1
     run_last = np.concatenate([np.flatnonzero(new_run)[1:] - 1, [i.size - 1]]) if i.size else i
     value = i[run_last][run_id] - i + GRAM_N
-    # Template words (``engine.templates``): a run is trimmed of those it begins and ends with
-    # (the header its benchmark wraps around every item), and what is left is the run; one
-    # left with fewer than 5 words is no run (R is 0 under 5).
+    # ... and trimmed of the template words it begins or ends with (a 5-gram reaching into
+    # them); what is left is the run, and one left with fewer than 5 words is no run.
     if index.templates.marked:
         at = index.word_base[item] + i
         heads = np.flatnonzero(new_run)

@@ -14,12 +14,12 @@ which the view stores (keyed ones too), so n-grams are compared by chaining thos
 
 How the rules use them (GPT-3's, PaLM's and Llama 2's; GPT-4's windows are unchanged). A word
 is a *template word* when it lies inside a template n-gram of at least ``PHRASE_MIN`` (8)
-words. A shared run is trimmed of the template words it begins and ends with, and what is left
-is the run (its length, its place; under 5 words, no run): a record sharing only the header,
-or the header and the first word of a question, shares no run. Template words inside a run
-(between shared words that are not template) stay in it. PaLM's share is then taken over the
-item's 8-grams without a template word, Llama 2's over its other words: a whole templated item
-copied into training data scores as its header-stripped copy does, and fires.
+words. Template words are not shared words: a shared run is cut at them (a run through a
+template block is two runs) and trimmed of those at its ends, and what is left are the runs
+(their lengths, their places; under 5 words, no run). A record sharing only the header, or the
+header and the first word of a question, shares no run. PaLM's share is taken over the item's
+8-grams without a template word, Llama 2's over its other words: a whole templated item copied
+into training data scores as its header-stripped copy does, and fires.
 """
 
 from __future__ import annotations
@@ -179,6 +179,10 @@ class TemplateLookup:
         """How many template words lie in each flat span [start, end)."""
         words = self._blocks[0]
         return (np.searchsorted(words, end) - np.searchsorted(words, start)).astype(np.int64)
+
+    def within(self, flat: IntArray, width: int) -> NDArray[np.bool_]:
+        """Whether each flat span [flat, flat + width) is made only of template words."""
+        return np.asarray(self.words_in(flat, flat + width) == width)
 
     def is_word(self, flat: IntArray) -> NDArray[np.bool_]:
         """Whether each flat position is a template word."""
