@@ -10,7 +10,7 @@ both, and the table gives, per rule (gpt3, palm, llama2), how many test items it
 
 - **GSM8K behind an MMLU header**: the 1,319 GSM8K test questions, each after "The following
   are multiple choice questions (with answers) about high school mathematics." Corpora: the
-  7,473 GSM8K training questions behind the same header (the header around unrelated text:
+  first 1,000 GSM8K training questions (``--train``) behind the same header (the header around unrelated text:
   every hit is false, but for the few real overlaps of GSM8K's own split, which the row without
   the header gives); every test item whole, one record each inside prose; every test item
   without its header.
@@ -89,9 +89,9 @@ def _cmmlu(split: str, limit: int | None) -> list[str]:
     return out[:limit] if limit else out
 
 
-def cases(limit: int | None) -> Iterator[Case]:
+def cases(limit: int | None, train_limit: int | None) -> Iterator[Case]:
     test = _gsm8k("test", limit)
-    train = _gsm8k("train", None)
+    train = _gsm8k("train", train_limit)
     yield Case(
         "GSM8K test behind an MMLU header",
         [f"{HEADER}\n\n{q}" for q in test],
@@ -150,19 +150,29 @@ def measure(case: Case, work: Path) -> list[tuple[str, dict[str, int], dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="the first 300 test items of each set")
+    parser.add_argument(
+        "--train",
+        type=int,
+        default=1000,
+        help="GSM8K training questions per corpus (default 1000; 0: all 7,473; before templates, "
+        "each behind the header is a pair with every test item, which takes a while)",
+    )
     parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="cg-templates-"))
     here = Path.cwd()
     lines = [
-        "| set | corpus | items | gpt3 before → after | palm before → after | llama2 before → after |",
+        "| set | corpus | items / records | gpt3 before → after | palm before → after "
+        "| llama2 before → after |",
         "|---|---|---:|---:|---:|---:|",
     ]
     try:
-        for case in cases(300 if args.quick else None):
+        for case in cases(300 if args.quick else None, args.train or None):
+            records = {name: len(texts) for name, texts in case.corpora}
             for name, before, after in measure(case, work):
                 cells = [f"{before[r]} → {after[r]}" for r in RULES]
-                lines.append(f"| {case.name} | {name} | {len(case.golden):,} | " + " | ".join(cells) + " |")
+                size = f"{len(case.golden):,} / {records[name]:,}"
+                lines.append(f"| {case.name} | {name} | {size} | " + " | ".join(cells) + " |")
     finally:
         os.chdir(here)
     print("\n".join(lines))
