@@ -167,7 +167,7 @@ def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
 
     rows = [
         (
-            "register 100,000 items (20 `register` runs, wall s)",
+            f"register {golden.items:,} items ({len(golden.files)} `register` runs, wall s)",
             [f"{r.register_seconds:.1f}" for r in results],
         ),
         ("manifest on disk", [mib(r.manifest_bytes) for r in results]),
@@ -186,7 +186,7 @@ def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
         ),
         ("peak RSS, GSM8K test alone", [f"{r.gsm8k_rss_mib:,.0f} MiB" for r in results]),
     ]
-    head = "| manifest, 100,000 generated items | " + " | ".join(r.label for r in results) + " |"
+    head = f"| manifest, {golden.items:,} generated items | " + " | ".join(r.label for r in results) + " |"
     out = [head, "| --- |" + " --- |" * len(results)]
     out += [f"| {name} | " + " | ".join(values) + " |" for name, values in rows]
     note = (

@@ -34,8 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from contam_guard.atomic import write_text
 from contam_guard.errors import ConfigError
-from contam_guard.findings import ALLOWED_BY_ALLOWLIST, Finding, Report
 from contam_guard.safe_read import load_yaml
+from contam_guard.verdicts import ALLOWED_BY_ALLOWLIST, Finding, Report
 
 FORMAT_VERSION = 1
 Decision = Literal["false-positive", "leak"]

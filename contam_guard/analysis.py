@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from contam_guard.config import Rules
+from contam_guard.engine.scanner import ScanResult
 from contam_guard.engine.stats import FloatArray
 from contam_guard.rules import RULES
-from contam_guard.scan import ScanResult
 
 DEFAULT_NS = (5, 6, 8, 10, 13, 20, 30, 50)
 RULE_COLUMNS = tuple(column for rule in RULES.values() for column in rule.columns)

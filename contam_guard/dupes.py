@@ -13,9 +13,9 @@ import numpy as np
 
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
+from contam_guard.engine.scanner import NOTABLE_RUN, PairRow, ScanResult, Snippet
 from contam_guard.errors import ManifestError
 from contam_guard.manifest.model import GoldenSet, View
-from contam_guard.scan import NOTABLE_RUN, PairRow, ScanResult, Snippet
 from contam_guard.text.features import TextFeatures
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
 

@@ -19,9 +19,9 @@ from contam_guard.rules import RULES
 
 if TYPE_CHECKING:
     from contam_guard.config import LoadedConfig
-    from contam_guard.findings import Report
     from contam_guard.pipeline import ScanRequest
     from contam_guard.reporting.outputs import Outputs
+    from contam_guard.verdicts import Report
 
 
 def _quoted(paths: list[str]) -> str:

@@ -42,7 +42,8 @@ from contam_guard.config import MAX_PAIRS_PER_ITEM
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.pairs import PairStore, Unlisted
-from contam_guard.errors import ManifestError
+from contam_guard.engine.scanner import PairRow, ScanResult, Source, scan
+from contam_guard.errors import ContamGuardError, ManifestError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
@@ -51,7 +52,6 @@ from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
 from contam_guard.readers.opener import compression_of, open_binary, transcodes
-from contam_guard.scan import PairRow, ScanResult, Source, scan
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
@@ -191,11 +191,30 @@ def _init_worker(token: str, manifest_path: str, seal: SealKey | None, spawned: 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if token not in _WORKER_STATE and spawned:
         # Manifest 2: a spawned worker maps the parent's files (it is given their path and the
-        # digest, never their content) and checks that they are still the ones it read.
-        manifest = store.load(Path(manifest_path), seal=seal)
-        if manifest.digest != token:
-            raise ManifestError(f"{manifest_path}: the manifest changed after the scan started; run it again")
-        _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
+        # digest, never their content) and checks that they are still the ones it read. An
+        # error is kept for the worker's first task to raise: raised here, it would break the
+        # pool (BrokenProcessPool, a crash) instead of reaching the user as the message it is.
+        try:
+            manifest = store.load(Path(manifest_path), seal=seal)
+            if manifest.digest != token:
+                raise ManifestError(
+                    f"{manifest_path}: the manifest changed after the scan started (a register or "
+                    "remove ran meanwhile)",
+                    hint="run the scan again",
+                )
+            _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
+        except ContamGuardError as error:
+            _WORKER_ERROR[token] = error
+
+
+_WORKER_ERROR: dict[str, ContamGuardError] = {}
+"""Why a spawned worker could not open the parent's manifest (raised by its tasks)."""
+
+
+def _worker_state(token: str) -> tuple[Manifest, ManifestIndex]:
+    if token in _WORKER_ERROR:
+        raise _WORKER_ERROR[token]
+    return _WORKER_STATE[token]
 
 
 def _ready() -> None:
@@ -213,7 +232,7 @@ def _scan_chunk(
     max_pairs: int,
 ) -> ChunkResult:
     """One task in a worker process, against the parent's manifest."""
-    manifest, index = _WORKER_STATE[token]
+    manifest, index = _worker_state(token)
     read = replace(options, window=task[0].window)
     key = key_for(manifest, key_env)
     result = scan(

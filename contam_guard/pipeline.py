@@ -25,14 +25,14 @@ from contam_guard.commands.common import load_manifest
 from contam_guard.config import Config, LoadedConfig, with_rule_overrides
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.pairs import run_span
-from contam_guard.findings import Report, evaluate
+from contam_guard.engine.scanner import ScanResult, Snippet, Source, cap_pairs, check_readable, scan
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
-from contam_guard.scan import ScanResult, Snippet, Source, cap_pairs, check_readable, scan
 from contam_guard.sources import Excluded, sources
 from contam_guard.text.hashing import HashKey
+from contam_guard.verdicts import Report, evaluate
 
 if TYPE_CHECKING:
     from contam_guard import git

@@ -7,6 +7,7 @@ golden file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from contam_guard.commands.common import display_path
 from contam_guard.config import LoadedConfig
+from contam_guard.engine.scanner import Source
 from contam_guard.errors import GitError
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
-from contam_guard.scan import Source
 
 if TYPE_CHECKING:
     # Imported where used: a plain scan needs no git, and every module is start-up time a
@@ -31,26 +32,30 @@ class Excluded:
     """Files a walk or a diff never scans: the guard's own folder and the golden files."""
 
     guard_dir: Path
-    golden: dict[Path, str]
-    """Resolved path of each registered golden file (inside the project) -> its set."""
+    golden: dict[str, str]
+    """Absolute path (symlinks not resolved) of each registered golden file -> its set."""
 
     @classmethod
     def of(cls, loaded: LoadedConfig, manifest: Manifest) -> Excluded:
-        golden: dict[Path, str] = {}
+        golden: dict[str, str] = {}
         for name, golden_set in manifest.sets.items():
             for golden_file in golden_set.files:
-                path = (loaded.root / golden_file.path).resolve()
+                path = loaded.root / golden_file.path
                 if path.is_file():
-                    golden[path] = name
+                    golden[os.path.abspath(path)] = name
         return cls(loaded.guard_dir.resolve(), golden)
 
     def why(self, path: Path) -> str | None:
-        """Why ``path`` is not scanned, or None when it is."""
-        resolved = path.resolve()
-        if resolved.is_relative_to(self.guard_dir):
+        """Why ``path`` is not scanned, or None when it is.
+
+        A golden file is left out only where it was registered. A symlink (or a folder link) in
+        the data that leads to it is scanned: a training pipeline reading the data folder reads
+        the test set through it, so that is a leak to report, not a file to skip."""
+        if path.resolve().is_relative_to(self.guard_dir):
             return "contam-guard's own folder"
-        if resolved in self.golden:
-            return f"a golden file of set {self.golden[resolved]!r}"
+        name = self.golden.get(os.path.abspath(path))
+        if name is not None:
+            return f"a golden file of set {name!r}"
         return None
 
 

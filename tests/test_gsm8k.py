@@ -16,10 +16,10 @@ from contam_guard.cli import main
 from contam_guard.config import Rules
 from contam_guard.dupes import self_match
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.findings import evaluate
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
-from contam_guard.scan import Source, scan
+from contam_guard.verdicts import evaluate
 
 GSM8K = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gsm8k"
 pytestmark = [

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contam_guard.findings import Finding
 from contam_guard.manifest.build import AUTO_VIEW, golden_options, golden_texts
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.views import hash_view
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.text.hashing import HashKey
+from contam_guard.verdicts import Finding
 
 
 def _inside(root: Path, relative: str) -> Path | None:

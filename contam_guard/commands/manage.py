@@ -144,9 +144,10 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
 
 
 def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
-    """Load with every check, check every file's SHA-256 against the index (format 2), every
-    table's entries, the digests of sets (and of views where the arrays give them), and for a
-    keyed manifest that the key in the environment is the one it was built with."""
+    """Load with every check, check every file's digest (xxh3-128 of its bytes) against the index
+    (format 2), every table's entries, the digests of sets (and of views where the arrays give
+    them), and for a keyed manifest that the key in the environment is the one it was built
+    with (a sealed file that does not open with it is named)."""
     path, manifest = load_manifest(loaded, manifest_path)
     hint = store.RESTORE_HINT.format(path=path)
     # A keyed manifest is only usable with its key: without this check the verify hook passes

@@ -21,10 +21,10 @@ from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, e
 from contam_guard.atomic import Interrupted
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode
-from contam_guard.findings import Finding
 from contam_guard.pipeline import ScanRequest, execute
 from contam_guard.reporting import console
 from contam_guard.reporting.markdown import GoldenText
+from contam_guard.verdicts import Finding
 
 SKIP: Literal["skip"] = "skip"
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from contam_guard.engine.scanner import ScanResult, Source
 from contam_guard.errors import ConfigError
 from contam_guard.pipeline import Engine, Prepared, ScanRequest
-from contam_guard.scan import ScanResult, Source
 
 
 def _needs_pyspark() -> None:
@@ -48,8 +48,8 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
         from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
         from pyspark.sql import SparkSession  # noqa: PLC0415
 
+        from contam_guard.spark.engine import scan_sources  # noqa: PLC0415
         from contam_guard.spark.inputs import SparkSource, location  # noqa: PLC0415
-        from contam_guard.spark.scan import scan_sources  # noqa: PLC0415
         from contam_guard.spark.session import session  # noqa: PLC0415
 
         spark_sources = []

@@ -54,7 +54,13 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             if not converted:
                 console.info(f"{path}: already format 2, spec {describe(current)}; nothing to do")
             return ExitCode.CLEAN
-        sources = _golden_sources(path, manifest, loaded.root)
+        try:
+            sources = _golden_sources(path, manifest, loaded.root)
+        except ManifestError as error:
+            if converted:  # step 1 is written and kept: say so, so that nobody restores the old file
+                kept = "The conversion to format 2 is done and kept: scans work as before"
+                error.hint = f"{error.hint}. {kept}"
+            raise
         key = key_for(manifest, loaded.config.key_env)
         new_key = key_for(manifest, loaded.config.key_env, hash_spec=current.hash)
         old = manifest.spec.text()

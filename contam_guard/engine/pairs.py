@@ -26,7 +26,7 @@ from contam_guard.text.hashing import digest
 from contam_guard.text.normalise import V1, words
 
 if TYPE_CHECKING:
-    from contam_guard.scan import PairRow
+    from contam_guard.engine.scanner import PairRow
 
 RunKey = tuple[str, int, bool]
 """(span digest of the shared run, its length in words, the record's allow marker)."""

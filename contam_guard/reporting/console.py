@@ -16,8 +16,8 @@ from rich.markup import escape
 
 if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow to start)
     from contam_guard.analysis import SweepRow
-    from contam_guard.findings import Finding, Report
     from contam_guard.reporting.groups import Group
+    from contam_guard.verdicts import Finding, Report
 
 # Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
 # emoji=False: "gsm8k:question:" must not become an emoji (rich reads :name: codes everywhere).

@@ -11,7 +11,7 @@ can neither end the command early nor inject another one.
 
 from __future__ import annotations
 
-from contam_guard.findings import Finding, Report
+from contam_guard.verdicts import Finding, Report
 
 MAX_PER_LEVEL = 10
 COMMANDS = {"fail": "error", "warn": "warning"}

@@ -7,7 +7,7 @@ once per rule.
 
 - GPT-3's rule is decided per pair (``PER_PAIR_RULES``): its finding is in exactly one group.
 - PaLM's, Llama 2's and GPT-4's rules are decided per item over everything scanned
-  (``contam_guard.findings``): their finding is listed in the group of *each* record that
+  (``contam_guard.verdicts``): their finding is listed in the group of *each* record that
   contributes to it, marked "per item", with the other contributing records named.
 
 Every group with a per-pair finding is shown. A record that only contributes to per-item rules
@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from contam_guard.engine.index import Target
-from contam_guard.findings import Finding, Report
+from contam_guard.engine.scanner import PairRow
 from contam_guard.rules import RULES
-from contam_guard.scan import PairRow
+from contam_guard.verdicts import Finding, Report
 
 PER_PAIR_RULES = frozenset(name for name, rule in RULES.items() if rule.per_pair)
 """Rules decided per (item, record) pair (``Rule.per_pair``); every other rule is decided per item."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 from html import escape
 
 from contam_guard import __version__
-from contam_guard.findings import Finding, Report
+from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.reporting.spans import golden_span, marked
-from contam_guard.scan import PairRow
 from contam_guard.text.normalise import TextSpec
+from contam_guard.verdicts import Finding, Report
 
 _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #1d1d1f; }

@@ -13,10 +13,10 @@ import json
 from typing import Any
 
 from contam_guard import __version__
-from contam_guard.findings import Finding, Report
+from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting.groups import Group, groups, is_per_item
 from contam_guard.reporting.markdown import GoldenText
-from contam_guard.scan import PairRow
+from contam_guard.verdicts import Finding, Report
 
 FORMAT_VERSION = 1
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from contam_guard.findings import Finding, Report
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.spans import golden_span, marked
 from contam_guard.text.normalise import TextSpec
+from contam_guard.verdicts import Finding, Report
 
 GoldenText = Callable[[Finding], str | None]
 """Returns the golden item's text for a finding, or None (only with --show-golden)."""

@@ -16,8 +16,8 @@ from contam_guard.atomic import write_text
 from contam_guard.reporting import console
 
 if TYPE_CHECKING:
-    from contam_guard.findings import Report
     from contam_guard.reporting.markdown import GoldenText
+    from contam_guard.verdicts import Report
 
 Render = Callable[["Report", "GoldenText | None"], str]
 

@@ -6,7 +6,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from contam_guard.findings import Report
+from contam_guard.verdicts import Report
 
 ITEM_COLUMNS = [
     "set",

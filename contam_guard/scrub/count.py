@@ -22,8 +22,8 @@ from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format, usable_with
+from contam_guard.engine.scanner import record_batches
 from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.scan import record_batches
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 

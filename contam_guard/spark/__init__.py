@@ -9,7 +9,7 @@ matching or the rules is implemented twice:
   engine's own batch step (``worker.py``), in one ``mapInArrow`` pass;
 - what comes back to the driver is manifest-sized (per-item totals, aggregated by Spark) or
   contamination-sized (notable pairs), never corpus-sized; the rules then run on the driver
-  through ``contam_guard.findings.evaluate`` (``scan.py``);
+  through ``contam_guard.verdicts.evaluate`` (``engine.py``);
 - scrub counts colliding n-grams per record with a Spark aggregation and runs the local scrub's
   own round step in the tasks (``scrub.py``).
 
@@ -29,11 +29,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from pyspark.sql import DataFrame, SparkSession
 
-from contam_guard.findings import Report
+from contam_guard.spark.engine import scan_dataframe_report, scan_files_report
 from contam_guard.spark.frames import findings_frame, items_frame, pairs_frame, report_frames
-from contam_guard.spark.scan import scan_dataframe_report, scan_files_report
 from contam_guard.spark.scrub import scrub_dataframe
 from contam_guard.spark.session import session
+from contam_guard.verdicts import Report
 
 P = ParamSpec("P")
 Frames = tuple[DataFrame, DataFrame, DataFrame]

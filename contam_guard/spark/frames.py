@@ -10,10 +10,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
 
 from contam_guard.engine.index import Target
-from contam_guard.findings import Report
+from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting import tables
 from contam_guard.reporting.tables import ITEM_COLUMNS
-from contam_guard.scan import PairRow
+from contam_guard.verdicts import Report
 
 _LONG = st.LongType()
 _TEXT = st.StringType()

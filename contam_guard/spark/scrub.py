@@ -38,10 +38,10 @@ from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.scrub.rounds import RecordState, loop_rounds
 from contam_guard.scrub.write import log_entries
 from contam_guard.spark import scrub_state
+from contam_guard.spark.engine import DEFAULT_SOURCE, to_arrow
 from contam_guard.spark.failures import Resolver, TaskError, input_errors
 from contam_guard.spark.numbering import RECORD, numbered
 from contam_guard.spark.payload import payload_for
-from contam_guard.spark.scan import DEFAULT_SOURCE, to_arrow
 from contam_guard.spark.scrub_tasks import (
     COUNT,
     HITS_SCHEMA,

@@ -1,7 +1,7 @@
 """The scan task: input rows in, the local engine's batches, notable pairs and totals out.
 
 Each task reads its rows into ``Record``s (``records.py``), gathers them into batches of about
-``batch_chars`` characters and hands each batch to ``contam_guard.scan.scan_batch``: the very
+``batch_chars`` characters and hands each batch to ``contam_guard.engine.scanner.scan_batch``: the very
 function the local engine runs per batch (``extract_features`` → ``match_batch`` → notable
 pairs and snippets). What leaves the task (``OUTPUT_SCHEMA``, one ``kind`` per row):
 
@@ -26,12 +26,12 @@ from pyspark.sql import types as st
 
 from contam_guard.engine.batching import batches
 from contam_guard.engine.matcher import ItemTotals
-from contam_guard.readers.base import Record
-from contam_guard.scan import (
+from contam_guard.engine.scanner import (
     PairRow,
     ScanResult,
     scan_batch,  # the local engine's own batch step
 )
+from contam_guard.readers.base import Record
 from contam_guard.spark.inputs import InputPlan, canonical
 from contam_guard.spark.payload import EnginePayload, index_of
 from contam_guard.spark.records import RowReader, SplitCounter, is_blank

@@ -42,6 +42,31 @@ def test_sweep_reads_exactly_the_files_scan_reads(
     assert row[0] == "bench:question" and float(row[3]) == pytest.approx(1 / 5)  # n=8: one item of five
 
 
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_a_link_to_the_golden_file_inside_the_data_is_scanned(
+    registered: Any, tmp_path_factory: pytest.TempPathFactory, link: str
+) -> None:
+    """Only the registered golden file itself is left out: a symlink in the data folder (to the
+    file, or to its folder) puts the whole test set into what a pipeline reads, so it is a leak."""
+    golden = registered.root / GOLDEN_REL
+    data = registered.root / "data"
+    data.mkdir(exist_ok=True)
+    if link == "file":
+        (data / "evals.jsonl").symlink_to(golden)
+        shown = "data/evals.jsonl"
+    else:
+        (data / "evals").symlink_to(golden.parent, target_is_directory=True)
+        shown = f"data/evals/{golden.name}"
+    out = tmp_path_factory.mktemp("out")
+    scan = registered.cli("scan", "data", "--review-json", out / "r.json")
+    assert scan.code == 1, scan.output
+    assert json.loads((out / "r.json").read_text())["summary"]["files"] == [shown]
+    whole = registered.cli("scan", ".", "--review-json", out / "all.json")
+    assert whole.code == 1, whole.output
+    assert shown in json.loads((out / "all.json").read_text())["summary"]["files"]
+    assert GOLDEN_REL not in json.loads((out / "all.json").read_text())["summary"]["files"]
+
+
 def test_sweep_takes_the_scan_options(registered: Any, tmp_path: Path) -> None:
     _train(registered)
     only = registered.cli("sweep", "data", "--field", "id", "--csv", tmp_path / "s.csv")

@@ -18,17 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard import scan as scan_module
 from contam_guard.allowlist import Allowlist, Entry, apply
 from contam_guard.config import Config
+from contam_guard.engine import scanner as scan_module
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.pairs import PairStore, Unlisted, run_span
-from contam_guard.findings import Report, evaluate, span_digest
+from contam_guard.engine.scanner import PairRow, ScanResult, Snippet, Source, cap_pairs, scan
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.pipeline import redacted
 from contam_guard.readers.base import ReadOptions
-from contam_guard.scan import PairRow, ScanResult, Snippet, Source, cap_pairs, scan
+from contam_guard.verdicts import Report, evaluate, span_digest
 
 # ------------------------------------------------------------------ the store
 

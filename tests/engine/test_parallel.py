@@ -10,13 +10,13 @@ import pytest
 
 from contam_guard import parallel
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.parallel import plan, scan_parallel
 from contam_guard.readers.base import ReadOptions
-from contam_guard.scan import Source, scan
 
 QUESTIONS = [
     "A baker sold 12 loaves in the morning and 30 in the afternoon, how many loaves did the baker sell today",

@@ -12,13 +12,13 @@ import pytest
 
 from contam_guard import parallel
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.scanner import ScanResult, Source, scan
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.parallel import Chunk, ChunkResult, Task, scan_parallel
 from contam_guard.readers.base import ReadOptions, Window
-from contam_guard.scan import ScanResult, Source, scan
 
 QUESTIONS = [
     "A baker sold 12 loaves in the morning and 30 in the afternoon, how many loaves did the baker sell today",

@@ -25,9 +25,9 @@ from contam_guard.engine.prefilter import (
     Prefilter,
     usable_with,
 )
+from contam_guard.engine.scanner import ScanResult, Source, scan
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers.base import ReadOptions
-from contam_guard.scan import ScanResult, Source, scan
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec

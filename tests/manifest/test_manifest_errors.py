@@ -386,3 +386,17 @@ def test_a_damaged_manifest_can_be_restored_by_reinit_and_register(project: Path
     assert run("init")[0] == 0
     assert run("register", "hb", "g.jsonl", "--field", "q", "--id-field", "id")[0] == 0
     assert snapshot(project) == good
+
+
+@pytest.mark.parametrize("case", ["windows-byte", "view-byte"])
+def test_a_scan_reads_only_the_files_its_rules_use(project: Path, case: str) -> None:
+    """GPT-3's rule reads no window: a damaged window file does not stop `scan --only gpt3` (the
+    file is never read), while the 5-gram file it needs is checked when first read."""
+    CASES[case][0](project / MANIFEST)
+    code, output = run("scan", "train.jsonl", "--only", "gpt3")
+    if case == "windows-byte":
+        assert code == 1, output  # the leak is found; the damaged file was never read
+        assert "q.windows.bin" not in output
+        assert run("scan", "train.jsonl")[0] == 2  # with GPT-4's rule it is read, and refused
+    else:
+        assert code == 2 and "q.bin" in output and "digest is not the one" in output, output

@@ -18,6 +18,7 @@ import pytest
 
 from contam_guard.cli import main
 from contam_guard.manifest import format1, store
+from contam_guard.manifest.model import Manifest, Spec
 
 GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"
 pytestmark = [
@@ -41,14 +42,23 @@ def scan_items(csv: Path) -> tuple[bytes, str]:
     return csv.read_bytes(), printed
 
 
+V1_SPEC = Spec(words="words-v1", alnum="alnum-v1")
+
+
+@pytest.mark.parametrize("old_spec", [False, True], ids=["current-spec", "spec-v1"])
 def test_upgrade_of_the_gsm8k_manifest_keeps_every_scan_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old_spec: bool
 ) -> None:
+    """With the current spec the upgrade is the conversion alone. A manifest of format 1 made by
+    contam-guard before spec 2 (as old projects have) is converted too, and the conversion kept,
+    though re-hashing it under the current spec needs the golden file (exit 2, saying so)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
     golden = tmp_path / "gsm8k-test.jsonl"
     shutil.copyfile(GSM8K / "test.jsonl", golden)
     assert run("init")[0] == 0
+    if old_spec:
+        store.save(tmp_path / ".contam-guard" / "manifest.json", Manifest(spec=V1_SPEC))
     assert run("register", "gsm8k", golden.name, "--field", "question")[0] == 0
     manifest_path = tmp_path / ".contam-guard" / "manifest.json"
     registered = store.load(manifest_path)
@@ -64,8 +74,13 @@ def test_upgrade_of_the_gsm8k_manifest_keeps_every_scan_result(
     assert old == native
 
     code, printed = run("upgrade")
-    assert code == 0, printed
     assert "converted to format 2" in printed
+    if old_spec:
+        assert code == 2, printed
+        assert "cannot upgrade without the golden files" in printed and golden.name in printed
+        assert "The conversion to format 2 is done and kept" in printed
+    else:
+        assert code == 0, printed
     index = json.loads(manifest_path.read_text())
     assert index["schema_version"] == 2
     bins = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / ".contam-guard").rglob("*.bin"))
@@ -76,6 +91,7 @@ def test_upgrade_of_the_gsm8k_manifest_keeps_every_scan_result(
 
     new, printed = scan_items(tmp_path / "format2-upgraded.csv")
     assert "format 1" not in printed
+    assert ("words-v1" in printed) == old_spec  # the notice of the older spec stays until re-hashed
     assert new == old  # byte-identical items CSV
     assert new.count(b"\n") == 1320  # a header and GSM8K test's 1,319 items
     code, printed = run("verify")

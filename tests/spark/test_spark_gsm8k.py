@@ -11,11 +11,11 @@ import pytest
 
 from contam_guard.config import Rules
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.findings import evaluate
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv, pairs_csv
-from contam_guard.scan import Source, scan
+from contam_guard.verdicts import evaluate
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 

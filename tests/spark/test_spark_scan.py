@@ -17,16 +17,16 @@ import pytest
 from contam_guard.commands import scan as scan_cmd
 from contam_guard.config import Rules, load_config
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.errors import InputError
-from contam_guard.findings import Report, evaluate
-from contam_guard.keys import key_for
+from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.pipeline import ScanRequest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.outputs import Outputs
 from contam_guard.reporting.tables import ITEM_COLUMNS, items_csv, pairs_csv
-from contam_guard.scan import Source, scan
+from contam_guard.verdicts import Report, evaluate
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
@@ -250,7 +250,7 @@ def test_spark_scan_keyed_manifest_matches_local(
     assert cli("init", "--keyed") == 0
     shutil.copy(examples / "golden" / "arith-mini.jsonl", "gold.jsonl")
     assert cli("register", "arith-mini", "gold.jsonl", "--field", "question", "--id-field", "id") == 0
-    manifest = manifest_of(tmp_path)
+    manifest = unlocked(manifest_of(tmp_path), "CONTAM_GUARD_KEY")  # format 2: its files are sealed
     key = key_for(manifest, "CONTAM_GUARD_KEY")
     assert key is not None
     shutil.copy(examples / "data" / "train.jsonl", "train.jsonl")

@@ -27,11 +27,11 @@ from typing import Any
 
 from contam_guard.config import Rules
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.findings import Report, evaluate
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv
-from contam_guard.scan import Source, scan
+from contam_guard.verdicts import Report, evaluate
 
 from .conftest import CLUSTER, EXAMPLES, cli, needs_spark, scratch_spark_home
 

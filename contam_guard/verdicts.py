@@ -19,10 +19,10 @@ import numpy as np
 from contam_guard.config import Rules
 from contam_guard.engine.index import Target
 from contam_guard.engine.pairs import Unlisted, run_span
+from contam_guard.engine.scanner import PairRow, ScanResult
 from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
 from contam_guard.rules import RULES
-from contam_guard.scan import PairRow, ScanResult
 from contam_guard.text.hashing import digest
 
 ALLOWED_BY_MARKER = "marker"

@@ -10,7 +10,7 @@ The driver then gathers what is manifest-sized or contamination-sized, never cor
 - the split counts themselves.
 
 From these it builds the ``ScanResult`` the local engine would have built, and the rules run on
-it through ``contam_guard.findings.evaluate``: the same code path, the same findings.
+it through ``contam_guard.verdicts.evaluate``: the same code path, the same findings.
 """
 
 from __future__ import annotations
@@ -28,10 +28,9 @@ from pyspark.sql import functions as sf
 from contam_guard.config import Rules
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
-from contam_guard.findings import Report, evaluate
+from contam_guard.engine.scanner import PairRow, ScanResult, Snippet
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers.base import ReadOptions
-from contam_guard.scan import PairRow, ScanResult, Snippet
 from contam_guard.spark.failures import input_errors
 from contam_guard.spark.inputs import (
     InputPlan,
@@ -45,6 +44,7 @@ from contam_guard.spark.payload import payload_for
 from contam_guard.spark.splits import Offsets, SplitCount, resolve
 from contam_guard.spark.worker import FIELD, OUTPUT_SCHEMA, PAIR, RUN, SPLIT, WINDOW, count_task, scan_task
 from contam_guard.text.hashing import HashKey
+from contam_guard.verdicts import Report, evaluate
 
 DEFAULT_BATCH_CHARS = 1 << 20
 DEFAULT_SOURCE = "dataframe"

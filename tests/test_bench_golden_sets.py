@@ -1,0 +1,47 @@
+"""The manifest benchmark's generated golden sets are deterministic and shaped as issue 13 says
+(three GSM8K-train sentences per item, about 50 words), and its table reads from real runs.
+
+Reads ../shared/data/gsm8k (never copied into the project); skips with a reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GSM8K = ROOT.parent / "shared" / "data" / "gsm8k"
+pytestmark = [
+    pytest.mark.gsm8k,
+    pytest.mark.skipif(not (GSM8K / "train.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}"),
+]
+
+if str(ROOT) not in sys.path:  # benchmarks/ is a folder of the repo, not an installed package
+    sys.path.insert(0, str(ROOT))
+golden_sets = importlib.import_module("benchmarks.golden_sets")
+
+
+def test_the_same_arguments_give_the_same_sets(tmp_path: Path) -> None:
+    first = golden_sets.write_sets(tmp_path / "a", 400, 4)
+    second = golden_sets.write_sets(tmp_path / "b", 400, 4)
+    assert [p.name for p in first.files] == ["set-00.jsonl", "set-01.jsonl", "set-02.jsonl", "set-03.jsonl"]
+    assert [p.read_bytes() for p in first.files] == [p.read_bytes() for p in second.files]
+    assert (first.items, first.chars) == (second.items, second.chars) == (400, first.chars)
+    other = golden_sets.write_sets(tmp_path / "c", 400, 4, seed=1)
+    assert [p.read_bytes() for p in other.files] != [p.read_bytes() for p in first.files]
+
+
+def test_items_are_three_train_sentences_of_about_fifty_words(tmp_path: Path) -> None:
+    sets = golden_sets.write_sets(tmp_path, 1000, 5)
+    rows = [json.loads(line) for path in sets.files for line in path.read_text().splitlines()]
+    assert len(rows) == 1000 and len({r["id"] for r in rows}) == 1000
+    words = [len(r["question"].split()) for r in rows]
+    assert 40 <= sum(words) / len(words) <= 60
+    assert sum(len(r["question"]) for r in rows) == sets.chars
+    sentences = set(golden_sets.train_sentences())
+    first = rows[0]["question"]
+    assert any(first.startswith(s) for s in sentences)  # made of GSM8K train's own sentences
