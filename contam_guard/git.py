@@ -20,13 +20,13 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from contam_guard import lfs
-from contam_guard.errors import GitError
+from contam_guard.errors import GitError, InputError
 from contam_guard.readers import detect_format
 from contam_guard.readers.opener import COMPRESSED_SUFFIXES
 
@@ -233,10 +233,15 @@ def _added_lines(root: Path, ends: list[str], path: str) -> frozenset[int] | Non
 
 
 @contextmanager
-def exported(root: Path, changes: Sequence[Change]) -> Iterator[dict[str, Path]]:
+def exported(
+    root: Path, changes: Sequence[Change], unreadable: Callable[[InputError], None] | None = None
+) -> Iterator[dict[str, Path]]:
     """Write each change's new content to a temporary file (keeping its name, so its format is
     detected as usual; a Git LFS pointer becomes a link to its object, or an ``InputError`` with
-    the fix); yield ``{repo path: temporary file}``; delete them afterwards."""
+    the fix); yield ``{repo path: temporary file}``; delete them afterwards.
+
+    With ``unreadable`` (``--skip-unreadable``), a change whose content cannot be had (an LFS
+    object this clone does not have) is handed to it and left out instead of raising."""
     with tempfile.TemporaryDirectory(prefix="contam-guard-") as tmp:
         files: dict[str, Path] = {}
         for number, change in enumerate(changes):
@@ -253,7 +258,13 @@ def exported(root: Path, changes: Sequence[Change]) -> Iterator[dict[str, Path]]
             if proc.returncode != 0:
                 problem = proc.stderr.decode("utf-8", "replace").strip()
                 raise GitError(f"{change.path}: cannot read its content from git ({problem})")
-            lfs.resolve_export(root, target, change.path)
+            try:
+                lfs.resolve_export(root, target, change.path)
+            except InputError as exc:
+                if unreadable is None:
+                    raise
+                unreadable(exc)
+                continue
             files[change.path] = target
         yield files
 

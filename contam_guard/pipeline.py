@@ -171,7 +171,9 @@ def execute(loaded: LoadedConfig, request: ScanRequest, engine: Engine = scan_lo
     """Every step: what ``scan``, ``review`` and ``sweep`` run (``engine``: which one scans)."""
     prepared = prepare(loaded, request)
     notices: list[str] = []
-    with sources(request.paths, request.changes, request.read, prepared.excluded, notices) as found:
+    with sources(
+        request.paths, request.changes, request.read, prepared.excluded, notices, request.skip_unreadable
+    ) as found:
         result = engine(prepared, request, found)
     return finish(prepared, request, result, notices)
 

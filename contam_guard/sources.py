@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from contam_guard.commands.common import display_path
 from contam_guard.config import LoadedConfig
 from contam_guard.engine.scanner import Source
-from contam_guard.errors import GitError
+from contam_guard.errors import GitError, InputError
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
 
@@ -77,19 +77,27 @@ def sources(
     read: ReadOptions,
     excluded: Excluded,
     notices: list[str],
+    skip_unreadable: bool = False,
 ) -> Iterator[list[Source]]:
     """The sources to scan: ``paths`` walked, or what ``changes`` adds under them. A git range's
-    new content is exported to temporary files, which live as long as the context."""
+    new content is exported to temporary files, which live as long as the context; content that
+    cannot be exported (a missing LFS object) is an ``InputError``, or with ``skip_unreadable`` a
+    notice, as a file that cannot be read is in the scan itself."""
     if changes is None:
         yield expand(paths, excluded, notices)
         return
-    with _changed(changes, paths, read, excluded, notices) as found:
+    with _changed(changes, paths, read, excluded, notices, skip_unreadable) as found:
         yield found
 
 
 @contextmanager
 def _changed(
-    rng: git.Range, paths: list[Path], read: ReadOptions, excluded: Excluded, notices: list[str]
+    rng: git.Range,
+    paths: list[Path],
+    read: ReadOptions,
+    excluded: Excluded,
+    notices: list[str],
+    skip_unreadable: bool,
 ) -> Iterator[list[Source]]:
     """Sources for what ``rng`` adds (under ``paths`` when given). A file named in ``paths``
     that the range does not touch is scanned whole, so `pre-commit run --all-files` audits."""
@@ -112,8 +120,11 @@ def _changed(
     whole = [name for name in whole if excluded.why(root / name) is None]
     if not keep and not whole and not selection.same_commit:
         notices.append(f"no data file changed in {rng.describe()}: nothing to scan")
-    with git.exported(root, keep) as files:
-        found = [Source(files[c.path], c.path, c.lines) for c in keep]
+    def unreadable(exc: InputError) -> None:
+        notices.append(f"unreadable, not scanned (--skip-unreadable): {exc}")
+
+    with git.exported(root, keep, unreadable if skip_unreadable else None) as files:
+        found = [Source(files[c.path], c.path, c.lines) for c in keep if c.path in files]
         found += [Source(root / name, name) for name in whole]
         yield found
 

@@ -98,6 +98,24 @@ def test_without_git_lfs_the_error_says_to_install_it(repo: Repo, tmp_path: Path
     assert "this clone does not have the object" in with_lfs.err
 
 
+def test_a_diff_scan_skips_a_missing_lfs_object_only_when_asked(repo: Repo) -> None:
+    """A clone without the LFS objects: the range's LFS file cannot be had. The scan stops
+    (exit 2, naming it) unless --skip-unreadable, which notes it and scans the rest."""
+    track(repo)
+    base = repo.head()
+    repo.write("data/lfs/leak.txt", leak(0) + "\n")
+    repo.write("data/plain.txt", f"{FILLER}\n{leak(1)}\n")
+    head = repo.commit("an LFS leak and a plain one")
+    clone = pointer_clone(repo, fetch=False)
+    stopped = clone.cg_proc("scan", "--diff", f"{base}..{head}")
+    assert stopped.code == 2, stopped.output
+    assert "data/lfs/leak.txt" in stopped.err and "this clone does not have the object" in stopped.err
+    skipped = clone.cg_proc("scan", "--diff", f"{base}..{head}", "--skip-unreadable")
+    assert skipped.code == 1, skipped.output  # the plain leak is still found
+    assert "data/plain.txt:2" in skipped.out
+    assert "unreadable, not scanned (--skip-unreadable): data/lfs/leak.txt" in skipped.output
+
+
 def test_scrub_and_register_read_the_object_too(repo: Repo) -> None:
     track(repo)
     repo.write("data/lfs/leak.txt", f"{leak(1)}\n")
