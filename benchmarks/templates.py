@@ -89,10 +89,22 @@ def _cmmlu(split: str, limit: int | None) -> list[str]:
     return out[:limit] if limit else out
 
 
-def cases(limit: int | None, train_limit: int | None) -> Iterator[Case]:
+def _spaced(text: str) -> str:
+    """Every character a word (what spec words-v3 makes of Han text), for a manifest of words-v2."""
+    return " ".join(text)
+
+
+def cases(limit: int | None, train_limit: int | None, only: str, spaced: bool) -> Iterator[Case]:
+    if only in ("all", "gsm8k"):
+        yield _gsm8k_case(limit, train_limit)
+    if only in ("all", "cmmlu"):
+        yield _cmmlu_case(limit, spaced)
+
+
+def _gsm8k_case(limit: int | None, train_limit: int | None) -> Case:
     test = _gsm8k("test", limit)
     train = _gsm8k("train", train_limit)
-    yield Case(
+    return Case(
         "GSM8K test behind an MMLU header",
         [f"{HEADER}\n\n{q}" for q in test],
         [
@@ -102,14 +114,21 @@ def cases(limit: int | None, train_limit: int | None) -> Iterator[Case]:
             ("test items without the header", [f"{PROSE_BEFORE}{q}{PROSE_AFTER}" for q in test]),
         ],
     )
-    cmmlu = _cmmlu("test", limit)
-    yield Case(
-        "CMMLU test questions",
+
+
+def _cmmlu_case(limit: int | None, spaced: bool) -> Case:
+    cmmlu, dev = _cmmlu("test", limit), _cmmlu("dev", None)
+    prose = [f"{ZH_BEFORE}{q}{ZH_AFTER}" for q in cmmlu]
+    if spaced:
+        cmmlu, dev, prose = (
+            [_spaced(q) for q in cmmlu],
+            [_spaced(q) for q in dev],
+            [_spaced(q) for q in prose],
+        )
+    return Case(
+        "CMMLU test questions" + (" (characters spaced)" if spaced else ""),
         cmmlu,
-        [
-            ("dev questions (other items)", _cmmlu("dev", None)),
-            ("test questions in Chinese prose", [f"{ZH_BEFORE}{q}{ZH_AFTER}" for q in cmmlu]),
-        ],
+        [("dev questions (other items)", dev), ("test questions in Chinese prose", prose)],
     )
 
 
@@ -157,6 +176,13 @@ def main() -> None:
         help="GSM8K training questions per corpus (default 1000; 0: all 7,473; before templates, "
         "each behind the header is a pair with every test item, which takes a while)",
     )
+    parser.add_argument("--only", choices=("all", "gsm8k", "cmmlu"), default="all")
+    parser.add_argument(
+        "--spaced",
+        action="store_true",
+        help="CMMLU with a space between every character: each a word, as spec words-v3 makes them, "
+        "for a contam-guard whose new manifests are words-v2",
+    )
     parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="cg-templates-"))
@@ -167,7 +193,7 @@ def main() -> None:
         "|---|---|---:|---:|---:|---:|",
     ]
     try:
-        for case in cases(300 if args.quick else None, args.train or None):
+        for case in cases(300 if args.quick else None, args.train or None, args.only, args.spaced):
             records = {name: len(texts) for name, texts in case.corpora}
             for name, before, after in measure(case, work):
                 cells = [f"{before[r]} → {after[r]}" for r in RULES]
