@@ -26,10 +26,14 @@ MAX_MANIFEST_BYTES = 1 << 30
 _READ_TRIES = 3
 
 
-def load(path: Path, *, spec: Spec | None = None, seal: SealKey | None = None) -> Manifest:
+def load(
+    path: str | os.PathLike[str], *, spec: Spec | None = None, seal: SealKey | None = None
+) -> Manifest:
     """Load and check a manifest: format, schema version, integrity digest, hashing spec, and
     (format 2) that its files are there, of the size the index says. A keyed manifest of format
-    2 is read sealed unless ``seal`` opens it (``Manifest.unlock`` opens it later)."""
+    2 is read sealed unless ``seal`` opens it (``Manifest.unlock`` opens it later). ``path`` may
+    be a string (the Python API, README "Run it on Spark")."""
+    path = Path(path)
     for _ in range(_READ_TRIES):
         try:
             return parse(path, read(path), spec=spec, seal=seal)

@@ -52,7 +52,9 @@ def payload_for(manifest: Manifest, key: HashKey | None, *, windows: bool, batch
     if manifest.path is None or not manifest.digest:
         manifest = _saved(manifest)
     assert manifest.path is not None
-    return EnginePayload(manifest.digest, str(manifest.path), manifest.seal, key, windows, batch_chars)
+    # Absolute: an executor's working directory is not the driver's.
+    where = str(manifest.path.absolute())
+    return EnginePayload(manifest.digest, where, manifest.seal, key, windows, batch_chars)
 
 
 def _saved(manifest: Manifest) -> Manifest:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -319,7 +320,9 @@ def edit_manifest(root: Path) -> None:
 
 def newer_manifest(root: Path) -> None:
     text = manifest_path(root).read_text()
-    manifest_path(root).write_text(text.replace('"schema_version": 1', '"schema_version": 99', 1))
+    newer = re.sub(r'"schema_version": \d+', '"schema_version": 99', text, count=1)
+    assert newer != text
+    manifest_path(root).write_text(newer)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -143,8 +143,12 @@ def test_disk_full_is_a_clear_error_and_changes_nothing(project: Path) -> None:
     (project / "big.jsonl").write_text(golden_rows(60_000, "b"))  # its manifest outgrows the limit
     done = run(project, "register", "b", "big.jsonl", "--field", "question", preexec_fn=_limit_file_size)
     assert done.returncode == 2, done.stderr
-    assert "manifest.json" in done.stderr and "Traceback" not in done.stderr
+    # Format 2: the set's files are written before the index; the one that failed is named.
+    assert ".contam-guard/sets/b/" in done.stderr and "could not write" in done.stderr
+    assert "nothing was changed" in done.stderr and "Traceback" not in done.stderr
     assert manifest.read_bytes() == old
-    leftovers = [p.name for p in manifest.parent.iterdir() if p.name.endswith(".tmp")]
+    leftovers = [p.name for p in manifest.parent.rglob("*") if p.name.endswith(".tmp")]
     assert leftovers == []  # the failed temporary file is removed
+    assert not any(p.is_file() for p in (manifest.parent / "sets" / "b").rglob("*"))
     assert os.access(manifest, os.R_OK)
+    assert run(project, "verify").returncode == 0

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contam_guard.manifest import format1, store
 from contam_guard.text.hashing import digest
 
 GOLDEN = [
@@ -93,7 +94,12 @@ def fifo(root: Path, name: str | Path) -> None:
 
 def reseal(root: Path, change: Callable[[dict[str, object]], None]) -> None:
     """Edit the manifest's JSON, then recompute every digest (view, set, manifest) as an attacker
-    or a careless script would: only the content checks can catch what ``change`` did."""
+    or a careless script would: only the content checks can catch what ``change`` did.
+
+    The manifest is first written as format 1 (one JSON file holding every array, still read
+    until ``upgrade``); ``reseal_index`` does the same to the index of format 2."""
+    format1.save(root / MANIFEST, store.load(root / MANIFEST))
+    shutil.rmtree(root / MANIFEST.parent / "sets")
     raw = json.loads((root / MANIFEST).read_text())
     change(raw)
     golden = raw["sets"]["g"]
@@ -107,6 +113,15 @@ def reseal(root: Path, change: Callable[[dict[str, object]], None]) -> None:
         f"question={view['digest']}".encode(),
     )
     golden["history"][-1]["digest"] = golden["digest"]
+    raw.pop("digest")
+    raw["digest"] = digest(json.dumps(raw, sort_keys=True, separators=(",", ":")).encode())
+    (root / MANIFEST).write_text(json.dumps(raw, sort_keys=True, indent=2) + "\n")
+
+
+def reseal_index(root: Path, change: Callable[[dict[str, object]], None]) -> None:
+    """Edit the index of format 2 and recompute its digest (the binary files are left as they are)."""
+    raw = json.loads((root / MANIFEST).read_text())
+    change(raw)
     raw.pop("digest")
     raw["digest"] = digest(json.dumps(raw, sort_keys=True, separators=(",", ":")).encode())
     (root / MANIFEST).write_text(json.dumps(raw, sort_keys=True, indent=2) + "\n")
@@ -279,6 +294,16 @@ CASES = [
         lambda r: [reseal(r, negative_version) or "scan", "train.jsonl"],
         says=("sets.g.version",),
     ),
+    Case(
+        "format 2: a negative file item count, index digest recomputed: verify",
+        lambda r: [reseal_index(r, negative_file_items) or "verify"],
+        says=("sets.g.files.1.items", "greater than or equal to 0"),
+    ),
+    Case(
+        "format 2: a negative set version, index digest recomputed: scan",
+        lambda r: [reseal_index(r, negative_version) or "scan", "train.jsonl"],
+        says=("sets.g.version",),
+    ),
     # -- keys --
     Case(
         "verify with no key, keyed manifest (was 0)",
@@ -348,6 +373,7 @@ def test_init_keyed_without_the_key_writes_nothing(tmp_path: Path) -> None:
     done = cli(tmp_path, "init", "--keyed", env={b"CONTAM_GUARD_KEY": KEY.encode()})
     assert done.returncode == 0, done.stderr  # the positive control: the same command with the key
     assert sorted(p.name for p in (tmp_path / ".contam-guard").iterdir()) == [
+        ".gitattributes",
         ".gitignore",
         "contam-guard.yaml",
         "manifest.json",
