@@ -3,7 +3,8 @@
 The seed article's "GSM8K test, the other questions" row. It needs no text: the manifest holds
 each item's 5-gram and window hashes in order, which is all the engine reads, so the items are
 laid out as if they were training records and matched against the set itself, skipping each
-item's match with itself.
+item's match with itself. Template n-grams (``engine.templates``) count for nothing here either:
+items that share only their benchmark's header are not pairs.
 """
 
 from __future__ import annotations
@@ -87,3 +88,18 @@ def self_match(name: str, golden: GoldenSet, view_name: str) -> ScanResult:
             )
         )
     return result
+
+
+def template_note(name: str, golden: GoldenSet, view_name: str) -> str:
+    """What ``dupes`` says of a view's template n-grams (counts, never text): items that share
+    only them are not listed as pairs."""
+    label = f"{name}:{view_name}"
+    if golden.templates is None:
+        return f"{label}: template n-grams not marked (registered before they were: register it again)"
+    marks = golden.views[view_name].templates
+    if not marks.ngrams:
+        return f"{label}: no template n-grams (none in more than {golden.templates.share:.2%} of items)"
+    return (
+        f"{label}: {marks.ngrams} template 5-grams, the most common in {marks.top} of {golden.items} "
+        "items; runs made of them alone are not counted as shared"
+    )

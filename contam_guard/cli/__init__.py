@@ -132,6 +132,26 @@ def register(
             show_default=False,
         ),
     ] = None,
+    template_share: Annotated[  # issue 14.2: template n-grams
+        float | None,
+        typer.Option(
+            "--template-share",
+            min=0.0,
+            max=0.999999,
+            help="An n-gram in more than this share of the set's items (and in --template-min-items) "
+            "is template: runs of it alone are ignored. Default 0.01, or the set's.",
+            show_default=False,
+        ),
+    ] = None,
+    template_min_items: Annotated[
+        int | None,
+        typer.Option(
+            "--template-min-items",
+            min=1,
+            help="... and in at least this many items. Default 5, or the set's.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Hash a golden test set into the manifest (a new version when its content changed)."""
     from contam_guard.commands import register as register_cmd
@@ -139,7 +159,17 @@ def register(
     config, fields = _config(where.config), field or []
     _exit(
         register_cmd.register(
-            config, name, files or [], fields, id_field, where.manifest, n=n, benchmark=benchmark, rules=rules
+            config,
+            name,
+            files or [],
+            fields,
+            id_field,
+            where.manifest,
+            n=n,
+            benchmark=benchmark,
+            rules=rules,
+            template_share=template_share,
+            template_min_items=template_min_items,
         )
     )
 

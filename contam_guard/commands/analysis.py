@@ -9,7 +9,7 @@ from contam_guard.analysis import DEFAULT_NS, sweep, sweep_csv
 from contam_guard.atomic import write_bytes, write_text
 from contam_guard.commands.common import load_manifest
 from contam_guard.config import LoadedConfig, Rules, with_rule_overrides
-from contam_guard.dupes import self_match
+from contam_guard.dupes import self_match, template_note
 from contam_guard.engine.scanner import ScanResult
 from contam_guard.errors import ConfigError, ContamGuardError, ExitCode, ManifestError
 from contam_guard.overlap_guard import check_sweep
@@ -98,6 +98,7 @@ def run_dupes(
     rules = loaded.config.rules
     for view_name in views:
         result = self_match(name, golden, view_name)
+        console.info(template_note(name, golden, view_name))  # issue 14.2
         report = evaluate(result, rules, exit_zero=True)
         _write_sweep(
             result, rules, ns, f"{name}:{view_name} against its own other items", csv_path, plot_path

@@ -64,6 +64,7 @@ COLUMNS = [
     "palm",
     "llama2",
     "gpt4",
+    "template",
     "digest",
 ]
 
@@ -90,6 +91,7 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     "",
                     "",
                     "",
+                    "",
                     s.digest[:12],
                 ]
             )
@@ -108,8 +110,18 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                 sizes = [set_bytes, view, f"{view_bytes:,}" if view_bytes is not None else "—"]
                 gpt3 = str(counts["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else "")  # issue 14
                 short_counts = [gpt3, str(counts["palm"]), str(counts["llama2"]), gpt4]
+                marks = golden.views[view].templates
+                template = f"{marks.ngrams} ({marks.top})" if golden.templates is not None else "not marked"
                 rows.append(
-                    [name, str(golden.version), str(golden.items), *sizes, *short_counts, golden.digest[:12]]
+                    [
+                        name,
+                        str(golden.version),
+                        str(golden.items),
+                        *sizes,
+                        *short_counts,
+                        template,
+                        golden.digest[:12],
+                    ]
                 )
             if not golden.has_windows:
                 rules = ",".join(golden.rules)
@@ -117,6 +129,12 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     f"{name}: registered for {rules}: no window hashes stored, so gpt4 cannot see it "
                     f"(to store them: contam-guard register {name} FILE... --rules {rules},gpt4)"
                 )
+    if not manifest.sealed and manifest.set_names:
+        footer.append(
+            "template: the view's template 5-grams (in brackets: how many items the most common is in); "
+            "runs of them alone are ignored (contam-guard register NAME FILE... --template-share, "
+            "--template-min-items)"
+        )
     if store.is_format1(manifest):
         size = path.stat().st_size
         footer.append(f"{path}: format 1 (one JSON file, {size:,} bytes); `contam-guard upgrade` converts it")

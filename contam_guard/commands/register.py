@@ -7,11 +7,12 @@ from pathlib import Path
 
 from contam_guard.commands.common import load_manifest, manifest_display
 from contam_guard.config import LoadedConfig
+from contam_guard.engine.templates import TemplateSettings
 from contam_guard.errors import ContamGuardError, ExitCode, InputError, ManifestError
 from contam_guard.keys import key_for
 from contam_guard.manifest import names, store
 from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import all_rules, is_derived, uses_windows
+from contam_guard.manifest.model import GoldenSet, all_rules, is_derived, uses_windows
 from contam_guard.reporting import console
 from contam_guard.rules import gpt3
 
@@ -60,6 +61,8 @@ def register(
     n: int | None = None,
     benchmark: str | None = None,
     rules: str | None = None,
+    template_share: float | None = None,
+    template_min_items: int | None = None,
 ) -> int:
     path = manifest_path or loaded.manifest_path
     if not name.strip() or name != name.strip():
@@ -94,17 +97,33 @@ def register(
         previous = manifest.sets.get(name)
         if chosen is None and previous is not None:
             chosen = previous.rules  # a set keeps the rules it was registered for
+        templates = None  # the set's own settings, else the defaults (build_set)
+        if template_share is not None or template_min_items is not None:
+            before = previous.templates if previous is not None and previous.templates else TemplateSettings()
+            templates = TemplateSettings(
+                template_share if template_share is not None else before.share,
+                template_min_items if template_min_items is not None else before.min_items,
+            )
         try:
             golden = build_set(
-                sources, fields or [None], id_field, key, previous, manifest.spec.text(), rules=chosen
+                sources,
+                fields or [None],
+                id_field,
+                key,
+                previous,
+                manifest.spec.text(),
+                rules=chosen,
+                templates=templates,
             )
         except InputError as exc:
             raise without_golden_text(exc) from None
         golden = gpt3.with_set_n(golden, n, previous)  # issue 14: the set's own GPT-3 N
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
         store.save(path, updated)
-    if previous is not None and previous.digest == golden.digest:
+    if previous is not None and previous.digest == golden.digest and previous.templates == golden.templates:
         console.info(f"{name}: unchanged (version {golden.version}, {golden.items} items)")
+    elif previous is not None and previous.digest == golden.digest:
+        console.info(f"{name}: unchanged content (version {golden.version}); template n-grams marked again")
     else:
         stored = "" if uses_windows(golden.rules) else " (no window hashes: not registered for gpt4)"
         console.info(
@@ -114,4 +133,19 @@ def register(
         )
     if golden.n is not None:
         console.info(f"{name}: the GPT-3 rule's N for this set is {golden.n} words")
+    console.info(f"{name}: {template_line(golden)}")
     return ExitCode.CLEAN
+
+
+def template_line(golden: GoldenSet) -> str:
+    """What registration marked as template (counts only, never text)."""
+    settings = golden.templates
+    if settings is None:
+        return "template n-grams: not marked (registered before they were; register it again)"
+    rule = f"in more than {settings.share:.2%} of items and at least {settings.min_items}"
+    parts = []
+    for view_name in sorted(v for v in golden.views if not is_derived(v)):  # derived: never marked
+        marks = golden.views[view_name].templates
+        shared = f", the most common in {marks.top} items" if marks.ngrams else ""
+        parts.append(f"{view_name}: {marks.ngrams}{shared}")
+    return f"template 5-grams ({rule}): " + "; ".join(parts)

@@ -16,7 +16,7 @@ prefilter: a one-pass build that pays for itself within a few megabytes of input
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from contam_guard.engine import table
 from contam_guard.engine.arrays import sorted_unique
+from contam_guard.engine.templates import TemplateLookup, TemplateMarks
 from contam_guard.errors import ManifestError
 from contam_guard.manifest.model import Manifest, View
 from contam_guard.manifest.packed import PackedTable, width_for
@@ -240,6 +241,9 @@ class ManifestIndex:
     windows: Postings
     spec: TextSpec = CURRENT
     """The normalisation the manifest was hashed with: text is hashed under it to be compared."""
+    templates: TemplateLookup = field(default_factory=TemplateLookup)
+    """Each word position's longest template n-gram (``engine.templates``): runs made only of
+    template words are ignored by the matcher and the statistics."""
 
     @property
     def items(self) -> int:
@@ -293,6 +297,11 @@ class ManifestIndex:
         view_gram_base = np.concatenate([gram_base, [int(gram_counts.sum())]])[first_items]
         items = int(item_target.size)
         per_view = np.array([int(v.window_counts.sum()) for v in views], dtype=np.int64)
+        word_base = np.cumsum(word_counts) - word_counts
+        marks = [
+            (_marks_of(v), v.word_counts, word_base[t.first_item : t.first_item + t.items])
+            for t, v in zip(targets, views, strict=True)
+        ]
         gram_per_view = np.array([v.grams.count for v in views], dtype=np.int64)
         return cls(
             targets=targets,
@@ -300,14 +309,19 @@ class ManifestIndex:
             word_counts=word_counts,
             alnum_counts=alnum_counts,
             window_counts=window_counts,
-            word_base=np.cumsum(word_counts) - word_counts,
+            word_base=word_base,
             window_base=np.cumsum(window_counts) - window_counts,
             grams=Postings(
                 [v.grams for v in views], gram_per_view, first_items, items, gram_base, view_gram_base
             ),
             windows=Postings([_windows_of(v) for v in views], per_view, first_items, items),
             spec=spec,
+            templates=TemplateLookup(marks),
         )
+
+
+def _marks_of(view: View) -> Callable[[], TemplateMarks]:
+    return lambda: view.templates
 
 
 _EMPTY = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)

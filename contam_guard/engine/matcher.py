@@ -6,8 +6,10 @@ article's definition). A shared run of r >= 5 words is exactly r - 4 consecutive
 5-grams on one diagonal (test position - record position constant), so the engine looks up
 every 5-gram of the batch in the manifest's postings, sorts the hits by (item, record,
 diagonal, position) and reads the runs off as stretches of consecutive positions. Everything
-word-based follows from R: GPT-3's longest run is max R, PaLM's found 8-grams are the i with
-R[i] >= 8, Llama 2's covered words the union of [i, i + R[i]) with R[i] >= 10.
+word-based follows from R: GPT-3's longest run is max R, PaLM's found 8-grams the union of
+[i, i + R[i] - 7) with R[i] >= 8 (the i with R[i] >= 8), Llama 2's covered words the union of
+[i, i + R[i]) with R[i] >= 10. A run that is one template n-gram of the item
+(``engine.templates``) is left out of R before any of it.
 
 For GPT-4's rule, the record's 50-character windows (alnum view) are looked up the same way;
 h counts the item's window positions found.
@@ -164,6 +166,13 @@ def match_hits(
 def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
     record, j = hits.record, hits.at
     item, i = index.grams.item_of(hits.posting), index.grams.position_of(hits.posting)  # manifest 2
+    if index.templates.marked:
+        # Template words are not shared words (``engine.templates``): a 5-gram made only of them
+        # is no hit, so a run is cut at them, before any sorting (a benchmark's header shared
+        # with every record of a corpus would otherwise give items x records hits to sort).
+        shared = ~index.templates.within(index.word_base[item] + i, GRAM_N)
+        if not bool(shared.all()):
+            record, j, item, i = record[shared], j[shared], item[shared], i[shared]
     diagonal = j - i
     order = lex_order((i, diagonal, record, item))
     item, record, i, j, diagonal = item[order], record[order], i[order], j[order], diagonal[order]
@@ -174,6 +183,16 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     run_id = np.cumsum(new_run) - 1
     run_last = np.concatenate([np.flatnonzero(new_run)[1:] - 1, [i.size - 1]]) if i.size else i
     value = i[run_last][run_id] - i + GRAM_N
+    # ... and trimmed of the template words it begins or ends with (a 5-gram reaching into
+    # them); what is left is the run, and one left with fewer than 5 words is no run.
+    if index.templates.marked:
+        at = index.word_base[item] + i
+        heads = np.flatnonzero(new_run)
+        start, end = index.templates.trim(at[heads], at[heads] + value[heads])
+        start, end = start[run_id], end[run_id]
+        kept = (at >= start) & (end - at >= GRAM_N)
+        value = (end - at)[kept]
+        item, record, i, j, diagonal = item[kept], record[kept], i[kept], j[kept], diagonal[kept]
     np.maximum.at(totals.run, index.word_base[item] + i, value)
 
     # R per (item, record, i): the best diagonal at each position.
@@ -191,7 +210,9 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     rows = np.flatnonzero(is_best)
     best_row = np.full(pairs, value.size, dtype=np.int64)
     np.minimum.at(best_row, pair_id[rows], rows)
-    ngrams8 = np.bincount(pair_id[value >= 8], minlength=pairs).astype(np.int64)
+    # The 8-grams inside the counted runs: [i, i + R - 7) (a run's template words count with it).
+    runs8 = value >= 8
+    ngrams8 = union_lengths(pair_id[runs8], i[runs8], (i + value - 7)[runs8], pairs)
     long_runs = value >= 10
     covered = union_lengths(pair_id[long_runs], i[long_runs], (i + value)[long_runs], pairs)
     starts = np.flatnonzero(pair_new)

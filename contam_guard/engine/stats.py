@@ -36,6 +36,8 @@ class ItemStats:
     """h: those windows found in some scanned record."""
     runs: tuple[IntArray, IntArray, IntArray] | None = field(default=None, compare=False, repr=False)
     """(item, position, R) of every word position with R > 0, for ``covered`` at another run length."""
+    template: tuple[IntArray, IntArray] | None = field(default=None, compare=False, repr=False)
+    """(item, position) of every template word (``engine.templates``): not counted as covered."""
     _covered: dict[int, IntArray] = field(default_factory=dict, compare=False, repr=False)
     reword: RewordStats | None = field(default=None, compare=False, repr=False)
     """Issue 15: the rewording rules' per-item numbers (``reword.scan_pass``), when they ran."""
@@ -48,10 +50,7 @@ class ItemStats:
             raise ValueError("these statistics keep no runs: only the coverage at 10 words is known")
         if min_run not in self._covered:
             item, position, run = self.runs
-            long_runs = run >= min_run
-            self._covered[min_run] = union_lengths(
-                item[long_runs], position[long_runs], (position + run)[long_runs], self.words.size
-            )
+            self._covered[min_run] = _covered(item, position, run, min_run, self.words.size, self.template)
         return self._covered[min_run]
 
 
@@ -67,19 +66,61 @@ def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
     position = at - index.word_base[position_item]
     longest = np.zeros(items, dtype=np.int64)
     np.maximum.at(longest, position_item, run)
-    found8 = np.bincount(position_item[run >= 8], minlength=items).astype(np.int64)
-    long_runs = run >= 10
-    covered = union_lengths(position_item[long_runs], position[long_runs], (position + run)[long_runs], items)
+    words, ngrams8 = index.word_counts, np.maximum(index.word_counts - 7, 0)
+    found = run >= 8
+    template = None
+    if index.templates.marked:
+        # Template words (``engine.templates``) count for nothing: PaLM's share is over the
+        # 8-grams without one, Llama 2's over the other words (a whole templated item copied
+        # scores as its header-stripped copy does).
+        flat = index.templates.words
+        owner = np.searchsorted(index.word_base + index.word_counts, flat, side="right").astype(np.int64)
+        template = (owner, flat - index.word_base[owner])
+        words = words - np.bincount(owner, minlength=items)
+        base, end = index.word_base[owner], index.word_base[owner] + index.word_counts[owner] - 7
+        low, high = np.maximum(flat - 7, base), np.minimum(flat + 1, end)
+        some = high > low
+        ngrams8 = ngrams8 - union_lengths(owner[some], low[some], high[some], items)
+        found &= index.templates.words_in(at, at + 8) == 0
+    found8 = np.bincount(position_item[found], minlength=items).astype(np.int64)
+    covered = _covered(position_item, position, run, 10, items, template)
     # Manifest 2: the found windows' items, from the tables (only the found ones are read).
     found_items = index.windows.item_of(np.flatnonzero(totals.window_found))
     hits = np.bincount(found_items, minlength=items).astype(np.int64)
     return ItemStats(
-        words=index.word_counts,
+        words=words,
         longest_run=longest,
-        ngrams8=np.maximum(index.word_counts - 7, 0),
+        ngrams8=ngrams8,
         ngrams8_found=found8,
         covered_l10=covered,
         windows=index.window_counts,
         window_hits=hits,
         runs=(position_item, position, run),
+        template=template,
     )
+
+
+def _covered(
+    item: IntArray,
+    position: IntArray,
+    run: IntArray,
+    min_run: int,
+    items: int,
+    template: tuple[IntArray, IntArray] | None,
+) -> IntArray:
+    """Words inside runs of at least ``min_run`` words, per item, template words left out
+    (rows sorted by item and position)."""
+    long_runs = run >= min_run
+    item, start, end = item[long_runs], position[long_runs], (position + run)[long_runs]
+    covered = union_lengths(item, start, end, items)
+    if template is None or item.size == 0:
+        return covered
+    # A template word is covered when the furthest-reaching run starting at or before it, in
+    # its item, reaches past it.
+    owner, at = template
+    span = int(max(int(end.max()), int(at.max()) if at.size else 0)) + 1
+    key, word = item * span + start, owner * span + at
+    reach = np.maximum.accumulate(item * span + end)
+    row = np.searchsorted(key, word, side="right") - 1
+    inside = (row >= 0) & (reach[np.maximum(row, 0)] > word)
+    return covered - np.bincount(owner[inside], minlength=items).astype(np.int64)

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from contam_guard.engine.templates import TemplateSettings
 from contam_guard.errors import InputError
 from contam_guard.manifest.digests import golden_set_digest
 from contam_guard.manifest.model import (
@@ -57,6 +58,7 @@ def build_set(
     previous: GoldenSet | None,
     spec: TextSpec = CURRENT,
     rules: tuple[str, ...] | None = None,
+    templates: TemplateSettings | None = None,
 ) -> GoldenSet:
     """Read, normalise (under ``spec``, the manifest's) and hash every field of every golden
     file into a new set entry, for ``rules`` (default: every rule; window hashes only when one
@@ -64,7 +66,12 @@ def build_set(
 
     ``previous`` is the set as registered before: if the content is unchanged the result is
     identical to it (same version); otherwise the version goes up by one and the history grows.
+    Template n-grams are marked under ``templates`` (default: the previous set's settings, else
+    ``TemplateSettings()``); new settings on unchanged content keep the version, and the set's
+    files are written again with the new marks.
     """
+    if templates is None:
+        templates = previous.templates if previous is not None and previous.templates else TemplateSettings()
     rules = tuple(sorted(rules)) if rules is not None else all_rules()
     windows = uses_windows(rules)
     views: dict[str, View] = {}
@@ -78,8 +85,11 @@ def build_set(
             ids, files = view_ids, [GoldenFile(path=s.display, items=c) for s, c in zip(sources, counts)]
         elif view_ids != ids:
             raise InputError(sources[0].display, f"field {field!r} gives a different item list")
-        views[field or AUTO_VIEW] = hash_view(field or AUTO_VIEW, texts, key, spec, windows=windows)
+        views[field or AUTO_VIEW] = hash_view(
+            field or AUTO_VIEW, texts, key, spec, windows=windows, templates=templates
+        )
         # issue 15: the rewording rules' derived views, for a set registered for those rules
+        # (never template-marked: no GPT-3/PaLM/Llama 2 rule reads them)
         views.update(build_derived(field or AUTO_VIEW, texts, key, spec, rules=rules))
     set_digest = set_digest_of(ids, id_field, views, rules)
     if previous is not None and previous.digest == set_digest:
@@ -96,7 +106,8 @@ def build_set(
             history=previous.history,
             rules=rules,
             n=previous.n,
-            stored=previous.stored,
+            templates=templates,
+            stored=previous.stored if previous.templates == templates else None,
         )
     version = previous.version + 1 if previous is not None else 1
     history = [*previous.history] if previous is not None else []
@@ -110,6 +121,7 @@ def build_set(
         views=views,
         history=history,
         rules=rules,
+        templates=templates,
     )
 
 

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from pydantic import ValidationError
 
 from contam_guard import lfs
+from contam_guard.engine.templates import TemplateMarks, TemplateSettings
 from contam_guard.errors import HashKeyError, ManifestError
 from contam_guard.manifest import binfile, checks, names
 from contam_guard.manifest.binfile import RESTORE_FILE
@@ -58,15 +59,25 @@ class ChangedError(Exception):
     """A file does not hold what the index says: replaced while the manifest was being read."""
 
 
+def _body(index: Index, exclude: set[str] | None = None) -> dict[str, Any]:
+    """The index as JSON; a set without template settings has no ``templates`` key (an index
+    written before they existed keeps its digest)."""
+    body = index.model_dump(mode="json", exclude=exclude)
+    for entry in body["sets"].values():
+        if entry.get("templates", 0) is None:
+            del entry["templates"]
+    return body
+
+
 def index_digest(index: Index) -> str:
-    body = index.model_dump(mode="json", exclude={"digest"})
+    body = _body(index, {"digest"})
     return digest(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 
 def dumps_index(index: Index) -> str:
     """The index's canonical text: sorted keys, two-space indent, trailing newline."""
     sealed = index.model_copy(update={"digest": index_digest(index)})
-    return json.dumps(sealed.model_dump(mode="json"), sort_keys=True, indent=2) + "\n"
+    return json.dumps(_body(sealed), sort_keys=True, indent=2) + "\n"
 
 
 def ids_digest(ids: Sequence[str]) -> str:
@@ -307,6 +318,9 @@ def _golden(files: Files, name: str, entry: SetEntry, seal: SealKey | None) -> G
         history=entry.history,
         rules=tuple(meta.rules),
         n=meta.n,
+        templates=(
+            TemplateSettings(meta.templates.share, meta.templates.min_items) if meta.templates else None
+        ),
         stored=StoredSet(files.root.resolve(), entry, meta.ids_digest, files),
     )
 
@@ -384,7 +398,8 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         count = int(np.maximum(word_counts - (GRAM_N - 1), 0).sum())
         read = files.reader(view.file) if seal is None else None
         grams = table_of(header, arrays, "grams", count, count, display, read)
-        return ViewData(word_counts, alnum_counts, grams, None)
+        marks = templates_of(header, arrays, count, display)
+        return ViewData(word_counts, alnum_counts, grams, None, templates=marks)
 
     def load_windows() -> PackedTable:
         header, arrays = _parsed(files, str(view.windows), view.digest, seal, "windows")
@@ -403,6 +418,27 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         has_windows=has_windows,
     )
     return view_of
+
+
+def templates_of(
+    header: dict[str, Any], arrays: dict[str, NDArray[Any]], grams: int, display: str
+) -> TemplateMarks:
+    """The view's template marks (none in a file written before they existed), checked: the
+    engine indexes its arrays with them."""
+    at, run, counts = arrays.get("templates.at"), arrays.get("templates.run"), header.get("templates")
+    if at is None and run is None and counts is None:
+        return TemplateMarks.none()
+    if (
+        at is None
+        or run is None
+        or not isinstance(counts, dict)
+        or not all(type(counts.get(k)) is int and counts[k] >= 0 for k in ("ngrams", "top"))
+        or at.size != run.size
+        or (at.size and (int(at[-1]) >= grams or bool((np.diff(at.astype(np.int64)) <= 0).any())))
+        or (run.size and int(run.min()) < GRAM_N)
+    ):
+        raise binfile.damaged(display, "its template marks do not match its 5-grams")
+    return TemplateMarks(at.astype(np.int64), run.astype(np.int64), counts["ngrams"], counts["top"])
 
 
 def table_of(

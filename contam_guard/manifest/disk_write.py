@@ -34,7 +34,7 @@ from contam_guard.manifest.disk import (
 )
 from contam_guard.manifest.model import GoldenSet, Ids, Manifest, View, is_derived
 from contam_guard.manifest.packed import PackedTable
-from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
+from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, TemplateEntry, ViewEntry
 from contam_guard.manifest.sealing import SealKey
 
 
@@ -130,7 +130,9 @@ def _entry_for(
         writes[ids_rel] = _sealed(ids_file(golden.ids, ids_sum), ids_rel, ids_sum, seal)
         for view_name, view in golden.views.items():
             main, window = rels[view_name]
-            writes[main] = _sealed(view_file(view, golden.items), main, view.digest, seal)
+            # a derived view (issue 15, "~") is read by no rule that honours template marks
+            marked = golden.templates is not None and not is_derived(view_name)
+            writes[main] = _sealed(view_file(view, golden.items, marked=marked), main, view.digest, seal)
             if window is not None:
                 writes[window] = _sealed(windows_file(view, golden.items), window, view.digest, seal)
         data = {rel: _described(blob) for rel, blob in writes.items()}
@@ -150,6 +152,11 @@ def _entry_for(
         },
         ids_digest=ids_sum,
         n=golden.n,
+        templates=(
+            TemplateEntry(share=golden.templates.share, min_items=golden.templates.min_items)
+            if golden.templates is not None
+            else None
+        ),
     )
     common: dict[str, Any] = dict(
         version=golden.version,
@@ -216,15 +223,21 @@ def ids_file(ids: Sequence[str], expected: str) -> bytes:
     )
 
 
-def view_file(view: View, items: int) -> bytes:
-    """A view's counts and 5-gram table."""
+def view_file(view: View, items: int, *, marked: bool = False) -> bytes:
+    """A view's counts and 5-gram table (and its template marks, for a set that has them)."""
     data = view.data
     arrays: dict[str, tuple[str, NDArray[Any]]] = {
         "words": (binfile.smallest_dtype(data.words), data.words),
         "alnum": (binfile.smallest_dtype(data.alnum), data.alnum),
         **_table_arrays("grams", data.grams),
     }
-    header = {"kind": "view", "items": items, "digest": view.digest, "grams": _shape(data.grams)}
+    header: dict[str, Any] = {"kind": "view", "items": items, "digest": view.digest}
+    header["grams"] = _shape(data.grams)
+    if marked:
+        marks = data.templates
+        arrays["templates.at"] = (binfile.smallest_dtype(marks.at), marks.at)
+        arrays["templates.run"] = (binfile.smallest_dtype(marks.run), marks.run)
+        header["templates"] = {"ngrams": marks.ngrams, "top": marks.top}
     return binfile.encode(header, arrays)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
+from contam_guard.engine.templates import TemplateMarks, TemplateSettings
 from contam_guard.manifest.digests import tables_digest
 from contam_guard.manifest.packed import PackedTable, width_for
 from contam_guard.rules import RULES
@@ -122,6 +123,8 @@ class ViewData:
     """The 5-gram hashes in item order, when known without decoding (just hashed)."""
     item_windows: NDArray[np.uint64] | None = None
     """The window hashes in item order, when known (just hashed, or read from format 1)."""
+    templates: TemplateMarks = field(default_factory=TemplateMarks.none)
+    """The template marks (``engine.templates``; none for a set registered without them)."""
 
     @classmethod
     def from_items(
@@ -130,6 +133,7 @@ class ViewData:
         alnum: IntArray,
         grams: NDArray[np.uint64],
         windows: NDArray[np.uint64] | None,
+        templates: TemplateMarks | None = None,
     ) -> ViewData:
         """The view of per-item arrays (hashes concatenated in item order): the tables are built."""
         gram_table = PackedTable.build(
@@ -141,7 +145,8 @@ class ViewData:
                 np.arange(words.size, dtype=np.uint64), np.maximum(alnum - (WINDOW_CHARS - 1), 0)
             )
             window_table = PackedTable.build(windows, owner, width_for(max(words.size - 1, 0)))
-        return cls(words, alnum, gram_table, window_table, grams, windows)
+        marks = templates if templates is not None else TemplateMarks.none()
+        return cls(words, alnum, gram_table, window_table, grams, windows, marks)
 
 
 class View:
@@ -200,6 +205,11 @@ class View:
     @property
     def grams(self) -> PackedTable:
         return self.data.grams
+
+    @property
+    def templates(self) -> TemplateMarks:
+        """The view's template marks (``engine.templates``)."""
+        return self.data.templates
 
     @cached_property
     def windows(self) -> PackedTable | None:
@@ -338,6 +348,9 @@ class GoldenSet:
     rules: tuple[str, ...] = field(default_factory=all_rules)
     """The rules the set was registered for: window hashes are stored only for a rule that
     reads them (GPT-4's)."""
+    templates: TemplateSettings | None = None
+    """When an n-gram of the set is template (None: registered before templates were marked;
+    nothing is)."""
     stored: Any = field(default=None, compare=False, repr=False)
     """How the set lies on disk (``store.py``), when it was read from a manifest of format 2:
     saving it there again leaves its files untouched."""

@@ -70,6 +70,14 @@ class ViewEntry(_Frozen):
     """The window table (None: a set not registered for a rule that reads windows)."""
 
 
+class TemplateEntry(_Frozen):
+    """When the set's n-grams are template (``engine.templates``): in more than ``share`` of its
+    items and in at least ``min_items``. The marks are in its views' files."""
+
+    share: float = Field(ge=0.0, lt=1.0)
+    min_items: int = Field(ge=1, le=2**31 - 1)
+
+
 class SetMeta(_Frozen):
     """What a keyed manifest seals of each set."""
 
@@ -80,6 +88,8 @@ class SetMeta(_Frozen):
     ids_digest: str
     n: SetN | None = None
     """The set's own GPT-3 N (issue 14; not content: it changes neither version nor files)."""
+    templates: TemplateEntry | None = None
+    """None: registered before template n-grams were marked."""
 
     @model_serializer(mode="wrap")
     def _without_default_n(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
@@ -101,6 +111,7 @@ class SetEntry(_Frozen):
     views: dict[str, ViewEntry] | None = None
     ids_digest: str | None = None
     n: SetN | None = None
+    templates: TemplateEntry | None = None
     sealed: str | None = None
     """Base64 of the sealed ``SetMeta`` (keyed manifests); the fields above are then null."""
 
@@ -115,9 +126,9 @@ class SetEntry(_Frozen):
         clear = (self.files, self.rules, self.views, self.ids_digest)
         if self.sealed is None and any(part is None for part in clear):
             raise ValueError("a set needs files, rules and views (or sealed metadata)")
-        shown = (*clear, self.id_field, self.n)
+        shown = (*clear, self.id_field, self.n, self.templates)
         if self.sealed is not None and any(part is not None for part in shown):
-            raise ValueError("a sealed set shows no files, rules, views, id field or N")
+            raise ValueError("a sealed set shows no files, rules, views, id field, N or template settings")
         for view in (self.views or {}).values():
             for rel in (view.file, view.windows):
                 if rel is not None and rel not in self.data:
@@ -137,6 +148,7 @@ class SetEntry(_Frozen):
             views=self.views,
             ids_digest=self.ids_digest,
             n=self.n,
+            templates=self.templates,
         )
 
 

@@ -5,21 +5,28 @@ from __future__ import annotations
 import numpy as np
 
 from contam_guard.engine.batching import batches
+from contam_guard.engine.templates import TemplateSettings, find_templates
 from contam_guard.manifest.digests import item_order_digest
 from contam_guard.manifest.model import View, ViewData
 from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import HashKey
+from contam_guard.text.hashing import GRAM_N, HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
 
 _BATCH_CHARS = 1 << 20
 
 
 def hash_view(
-    field: str, texts: list[str], key: HashKey | None, spec: TextSpec = CURRENT, *, windows: bool = True
+    field: str,
+    texts: list[str],
+    key: HashKey | None,
+    spec: TextSpec = CURRENT,
+    *,
+    windows: bool = True,
+    templates: TemplateSettings | None = None,
 ) -> View:
     """The view of ``texts`` (one per item) hashed under ``spec`` (and ``key``, when keyed);
     without ``windows`` (a set not registered for GPT-4's rule), no window hashes (the alnum
-    lengths are kept)."""
+    lengths are kept); with ``templates``, its template n-grams marked (``engine.templates``)."""
     words, alnum, grams, found = [], [], [], []
     for batch in batches(texts, _BATCH_CHARS, len):
         # the windows are hashed even when not stored: their pass gives the alnum lengths,
@@ -34,8 +41,11 @@ def hash_view(
     alnum_counts = np.concatenate(alnum).astype(np.int64)
     gram_hashes = np.concatenate(grams).astype(np.uint64)
     window_hashes = np.concatenate(found).astype(np.uint64) if windows else None
+    marks = None
+    if templates is not None:
+        marks = find_templates(gram_hashes, np.maximum(word_counts - (GRAM_N - 1), 0), templates)
     return View(
         field,
         item_order_digest(field, word_counts, alnum_counts, gram_hashes, window_hashes),
-        ViewData.from_items(word_counts, alnum_counts, gram_hashes, window_hashes),
+        ViewData.from_items(word_counts, alnum_counts, gram_hashes, window_hashes, marks),
     )

@@ -7,7 +7,9 @@ example length in words", at least 8 on non-synthetic tasks and at most 13.
 
 Here: fires when the longest shared run (max R[i]) is at least ``n`` (default 13). With
 ``n: auto``, N is the set's 5th-percentile item length in words (nearest rank), clipped to
-8..13. Items shorter than N words cannot fire ("too short for the rule to see").
+8..13. Items shorter than N words cannot fire ("too short for the rule to see"). Runs are
+trimmed of the template words they begin and end with (``engine.templates``): a record sharing
+only a benchmark's header with the item shares no run.
 
 A set may carry its own N (``GoldenSet.n``: ``register --n``), which wins over the setting for
 that set's items. A set written without spaces (spec ``words-v3``: each Han, kana, Thai, ...

@@ -10,7 +10,8 @@ tokens (a token count of 10 is not a word count of 10), and it has no skip-gram 
 allowed a matched span to differ in up to four positions), so it can only under-count against
 a skip-gram version. Covered words are the union of [i, i + R[i]) wherever R[i] >= ``min_run``
 (10). ``dirty`` at >= 0.80, ``not clean`` at >= 0.20; the rule fires on the level named by
-``fire_on`` (default ``dirty``).
+``fire_on`` (default ``dirty``). Template words (``engine.templates``) are left out of both
+counts, and runs are trimmed of those they begin and end with.
 
 Worked example (seed article, test item 0 against its number-swapped copy): 40 of its 52
 words lie in runs of 10 or more, 77%: not clean, not dirty.

@@ -6,7 +6,8 @@ question, prompt, or target were seen at least once" in the training data.
 
 Here: the denominator is the item's 8-grams (words - 7); an 8-gram counts as seen when it
 occurs in any scanned record, i.e. R[i] >= 8 at its start. Fires when the share is at least
-``threshold`` (0.70). Items under 8 words have no 8-grams and cannot fire.
+``threshold`` (0.70). Items under 8 words have no 8-grams and cannot fire. 8-grams holding a
+template word (``engine.templates``) are left out of both counts.
 
 Worked example (seed article, test item 0 against its number-swapped copy): 19 of its 45
 8-grams are found, 42% < 70%: the rule does not fire.

@@ -84,6 +84,9 @@ class GoldenNgrams:
         span = n - GRAM_N + 1
         keys = hash_grams(sequence, span)
         inside = owner[: keys.size] == owner[span - 1 :] if keys.size else np.zeros(0, dtype=np.bool_)
+        if keys.size and index.templates.marked:  # issue 14.2: an n-gram with a template word
+            start = index.word_base[owner[: keys.size]] + grams.position[order][: keys.size]
+            inside &= index.templates.words_in(start, start + n) == 0  # is not golden for scrub
         keys, owner = keys[inside], owner[: inside.size][inside]
         unique, inverse = np.unique(keys, return_inverse=True)
         pairs = np.unique(inverse.astype(np.int64) * max(index.items, 1) + owner)

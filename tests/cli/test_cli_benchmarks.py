@@ -238,7 +238,9 @@ def test_mmlu_choices_are_one_view_of_a_list_field(cli: Runner, project: Path) -
         for k in range(6)
     ]
     _cache_hub_dataset("cais/mmlu", "all", "test", rows)
-    result = cli("register", "mmlu", "--benchmark", "mmlu")
+    # Six synthetic items share all but their number: every shared 5-gram would be template
+    # (issue 14.2, tests/templates) and the run cut to 11 words; this test is about the view.
+    result = cli("register", "mmlu", "--benchmark", "mmlu", "--template-min-items", "7")
     assert result.code == 0, result.output
     golden = store.load(MANIFEST).sets["mmlu"]
     assert sorted(base_views(golden.views)) == ["choices", "question"] and golden.items == 6
