@@ -104,6 +104,7 @@ def make_handler(behaviour: Behaviour) -> type[BaseHTTPRequestHandler]:
                 behaviour.in_flight += 1
                 behaviour.most_in_flight = max(behaviour.most_in_flight, behaviour.in_flight)
                 tries = behaviour.attempts[body["prompt"]] = behaviour.attempts.get(body["prompt"], 0) + 1
+            self.counted = True
             try:
                 time.sleep(behaviour.delay)
                 if self.path != "/v1/completions":
@@ -124,11 +125,19 @@ def make_handler(behaviour: Behaviour) -> type[BaseHTTPRequestHandler]:
                 else:
                     self.send(200, echo(body["prompt"]))
             finally:
+                self.leave()
+
+        def leave(self) -> None:
+            """The request is no longer in flight: counted before the answer is written, since a
+            client may send its next request as soon as it has read this one's answer."""
+            if getattr(self, "counted", False):
+                self.counted = False
                 with behaviour.lock:
                     behaviour.in_flight -= 1
 
         def send(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
             data = json.dumps(payload).encode()
+            self.leave()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
