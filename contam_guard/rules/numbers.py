@@ -20,7 +20,7 @@ longest run is 17 words; masked, the two are the same 52 words, so the run is 52
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import Field
@@ -62,8 +62,16 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     """Fires where the longest masked run reaches n; each pair reaching it is its own finding."""
     run = runs(stats)
     bar = np.full(run.size, settings.n, dtype=np.int64)
-    explain = [f"longest shared run with numbers masked {r} words >= N = {settings.n}" for r in run.tolist()]
+    explain = [f"longest {_detail(r, settings.n)}" for r in run.tolist()]
     return RuleResult(NAME, run >= bar, run.astype(np.float64), explain, pair_bar=bar)
+
+
+def _detail(value: float, bar: float) -> str:
+    return f"shared run with numbers masked {int(value)} words >= N = {int(bar)}"
+
+
+def _pair_run(pair: Any) -> float:
+    return float(pair.numbers_run)
 
 
 def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
@@ -85,9 +93,9 @@ RULE = Rule(
     columns=(NAME,),
     sweep=_sweep,
     per_pair=True,
-    pair_value=lambda pair: float(pair.numbers_run),
-    pair_detail=lambda value, bar: f"shared run with numbers masked {int(value)} words >= N = {int(bar)}",
-    columns_csv=(Column("numbers_run", runs, lambda pair: float(pair.numbers_run), "masked run {} words"),),
+    pair_value=_pair_run,
+    pair_detail=_detail,
+    columns_csv=(Column("numbers_run", runs, _pair_run, "masked run {} words"),),
     config="""\
   # numbers (issue 15): GPT-3's rule with every number (digits, fractions, %, number words)
   # one placeholder word: catches copies with changed numbers. n: 5..

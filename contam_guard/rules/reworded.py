@@ -28,7 +28,7 @@ finished a season of 22 matches. Its wins exceeded its losses by 8 ..." shares o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import Field
@@ -67,8 +67,16 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     """Fires where some record's score reaches the threshold; each such pair is a finding."""
     score = scores(stats)
     bar = np.full(score.size, settings.threshold, dtype=np.float64)
-    explain = [f"reworded score {s:.3f} >= {settings.threshold:.2f}" for s in score.tolist()]
+    explain = [_detail(s, settings.threshold) for s in score.tolist()]
     return RuleResult(NAME, (score >= bar) & _seen(stats), score, explain, pair_bar=bar)
+
+
+def _detail(value: float, bar: float) -> str:
+    return f"reworded score {value:.3f} >= {bar:.2f}"
+
+
+def _pair_score(pair: Any) -> float:
+    return float(pair.reworded)
 
 
 def _sees(index: ManifestIndex, settings: Settings) -> BoolArray:
@@ -90,11 +98,9 @@ RULE = Rule(
     columns=(NAME,),
     sweep=_sweep,
     per_pair=True,
-    pair_value=lambda pair: float(pair.reworded),
-    pair_detail=lambda value, bar: f"reworded score {value:.3f} >= {bar:.2f}",
-    columns_csv=(
-        Column("reworded_score", scores, lambda pair: float(pair.reworded), "reworded score {}", 3),
-    ),
+    pair_value=_pair_score,
+    pair_detail=_detail,
+    columns_csv=(Column("reworded_score", scores, _pair_score, "reworded score {}", 3),),
     config="""\
   # reworded (issue 15): a record saying an item in other words (IDF-weighted overlap of
   # content words and numbers). threshold: 0..1

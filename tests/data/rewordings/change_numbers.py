@@ -17,31 +17,11 @@ import random
 import re
 from pathlib import Path
 
+from contam_guard.reword.numbers import CARDINALS
+
 HERE = Path(__file__).resolve().parent
 GSM8K_TEST = HERE.parents[2] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"
-WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
+WORDS = list(CARDINALS[:21])  # zero .. twenty
 PATTERN = re.compile(r"\d+|\b(?:" + "|".join(WORDS) + r")\b", re.IGNORECASE)
 
 
