@@ -23,7 +23,6 @@ engine's index; ``contam-guard upgrade`` and re-registering rebuild them.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Collection, Mapping, Sequence
 from typing import TypeVar
 
@@ -35,6 +34,7 @@ from contam_guard.manifest.model import DERIVED_MARK, View, ViewData, is_derived
 from contam_guard.reword.content import CONTENT_SPEC, content_words
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.numbers import MASK_SPEC, mask_words
+from contam_guard.reword.words import normalised_words
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
 
@@ -54,18 +54,6 @@ def derived_name(view: str, kind: str) -> str:
 def base_views(views: Mapping[str, V]) -> dict[str, V]:
     """The registered views only (no derived ones)."""
     return {name: view for name, view in views.items() if not is_derived(name)}
-
-
-_ASCII_REMOVED = str.maketrans("", "", string.punctuation)
-
-
-def normalised_words(text: str, spec: TextSpec) -> list[str]:
-    """``spec.words(text)``; for ASCII text by a shortcut that gives the same words under every
-    spec (ASCII's punctuation and symbols are ``string.punctuation``; NFKC, case folding and
-    format characters change no ASCII text beyond lowercasing), several times faster."""
-    if text.isascii():
-        return text.translate(_ASCII_REMOVED).lower().split()
-    return spec.words(text)
 
 
 def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], list[list[str]]]:

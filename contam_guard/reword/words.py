@@ -42,6 +42,6 @@ def normalised_words(text: str, spec: TextSpec) -> list[str]:
 
 
 def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], list[list[str]]]:
-    """Per text: its number-masked words, and its content features (as ``views.word_lists``)."""
+    """Per text: its number-masked words, and its content features (as ``views.word_lists``, in one pass)."""
     both = [masked_and_content(normalised_words(text, spec)) for text in texts]
     return [masked for masked, _ in both], [content for _, content in both]

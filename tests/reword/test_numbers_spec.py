@@ -10,7 +10,7 @@ import pytest
 
 from contam_guard.reword.content import content_words
 from contam_guard.reword.numbers import mask_words
-from contam_guard.reword.views import normalised_words
+from contam_guard.reword.words import normalised_words
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
 
 MASKED = [

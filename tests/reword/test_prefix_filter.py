@@ -27,13 +27,12 @@ from contam_guard.reword.content import content_words
 from contam_guard.reword.hashing import unigrams_of
 from contam_guard.reword.index import RewordIndex, Table
 from contam_guard.reword.matching import RECORD_SHARE, REPORT_FLOOR, Prefixes, reworded_scores, windows
-from contam_guard.reword.views import normalised_words
+from contam_guard.reword.words import normalised_words
 from contam_guard.rules.reworded import Settings
 from contam_guard.text.normalise import CURRENT
-from tests.helpers import write_jsonl
+from tests.helpers import GSM8K, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
-GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
 DEV = REPO / "tests" / "data" / "rewordings"
 THRESHOLD = Settings().threshold
 Pairs = list[tuple[int, int, float]]
