@@ -211,6 +211,11 @@ def read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         return list(reader.fieldnames or []), list(reader)
 
 
+
+def endpoint(url: str) -> tuple[str, ...]:
+    """The options that point the probe at the loopback server."""
+    return ("--backend", "openai", "--model", "tiny", "--base-url", url)
+
 def test_every_score_matches_the_hand_computation(
     tmp_path: Path, cli: Runner, server: Callable[..., tuple[str, Behaviour]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -224,12 +229,7 @@ def test_every_score_matches_the_hand_computation(
         golden,
         "--id-field",
         "id",
-        "--backend",
-        "openai",
-        "--model",
-        "tiny",
-        "--base-url",
-        url,
+        *endpoint(url),
         "--api-key-env",
         "LOOPBACK_KEY",
         "--reference",
@@ -297,12 +297,7 @@ def test_auroc_and_mann_whitney_by_hand(
         golden,
         "--id-field",
         "id",
-        "--backend",
-        "openai",
-        "--model",
-        "tiny",
-        "--base-url",
-        url,
+        *endpoint(url),
         "--labels",
         labels,
         "--methods",
@@ -344,12 +339,7 @@ def test_a_server_that_does_not_echo_is_a_clear_error(
     done = cli(
         "probe",
         golden,
-        "--backend",
-        "openai",
-        "--model",
-        "tiny",
-        "--base-url",
-        url,
+        *endpoint(url),
         "--api-key-env",
         "LOOPBACK_KEY",
         "--items-csv",
@@ -406,12 +396,7 @@ def test_minkpp_is_refused_before_any_request(
     done = cli(
         "probe",
         golden,
-        "--backend",
-        "openai",
-        "--model",
-        "tiny",
-        "--base-url",
-        url,
+        *endpoint(url),
         "--methods",
         "mink,minkpp",
     )
@@ -430,12 +415,7 @@ def test_an_unset_key_variable_is_refused(
     done = cli(
         "probe",
         golden,
-        "--backend",
-        "openai",
-        "--model",
-        "tiny",
-        "--base-url",
-        url,
+        *endpoint(url),
         "--api-key-env",
         "NO_SUCH_KEY_VAR",
     )
