@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,22 @@ from contam_guard.keys import unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, View
 from contam_guard.readers import ReadOptions, Record, read_records
+
+REPO = Path(__file__).resolve().parents[1]
+GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
+"""GSM8K as ../shared/data/gsm8k holds it (read there, never copied into the project)."""
+needs_gsm8k = [
+    pytest.mark.gsm8k,
+    pytest.mark.skipif(not (GSM8K / "train.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}"),
+]
+"""``pytestmark`` of a module that reads GSM8K: it skips with a reason where GSM8K is absent."""
+
+
+def benchmark_module(name: str) -> Any:
+    """``benchmarks.<name>``: benchmarks/ is a folder of the repository, not an installed package."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 @dataclass(frozen=True)

@@ -5,23 +5,13 @@ Reads ../shared/data/gsm8k (never copied into the project); skips with a reason 
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 
-import pytest
+from tests.helpers import GSM8K, benchmark_module, needs_gsm8k
 
-ROOT = Path(__file__).resolve().parents[1]
-GSM8K = ROOT.parent / "shared" / "data" / "gsm8k"
-pytestmark = [
-    pytest.mark.gsm8k,
-    pytest.mark.skipif(not (GSM8K / "train.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}"),
-]
-
-if str(ROOT) not in sys.path:  # benchmarks/ is a folder of the repo, not an installed package
-    sys.path.insert(0, str(ROOT))
-corpus = importlib.import_module("benchmarks.corpus")
+pytestmark = needs_gsm8k
+corpus = benchmark_module("corpus")
 
 
 def test_same_arguments_give_the_same_bytes(tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import GSM8K
+
 ROOT = Path(__file__).resolve().parents[2]
-GSM8K = ROOT.parent / "shared" / "data" / "gsm8k"
 pytestmark = [
     pytest.mark.gsm8k,
     pytest.mark.skipif(not (GSM8K / "test.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}"),

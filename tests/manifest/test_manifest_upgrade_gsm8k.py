@@ -19,8 +19,8 @@ import pytest
 from contam_guard.cli import main
 from contam_guard.manifest import format1, store
 from contam_guard.manifest.model import Manifest, Spec
+from tests.helpers import GSM8K
 
-GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"
 pytestmark = [
     pytest.mark.gsm8k,
     pytest.mark.skipif(not (GSM8K / "test.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}"),

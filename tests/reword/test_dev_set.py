@@ -18,10 +18,9 @@ import numpy as np
 import pytest
 
 from contam_guard.cli import main
-from tests.helpers import load_manifest
+from tests.helpers import GSM8K, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
-GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
 DEV = REPO / "tests" / "data" / "rewordings"
 KEY = "a-fixed-test-secret-for-the-rewording-rules-0123456789"
 pytestmark = [

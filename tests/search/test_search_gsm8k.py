@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
 from contam_guard.search.build import build
 from contam_guard.search.query import SearchIndex
 from contam_guard.text.normalise import words
+from tests.helpers import GSM8K
 
-GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"
 pytestmark = [
     pytest.mark.gsm8k,
     pytest.mark.slow,  # about 15 s: normalising GSM8K train for the brute force, building its index
