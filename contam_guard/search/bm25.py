@@ -3,7 +3,7 @@
 tantivy (the Rust search library behind Quickwit, with Python bindings) keeps an on-disk,
 memory-mapped index of immutable segments: documents are added in a bounded writer heap,
 deleted by query, and searched with BM25 without loading the index. Its terms here are the
-hex of the rules' word hashes (``tokens.word_hashes``), split on spaces by tantivy's whitespace
+hex of the rules' word hashes (``text.features.words_of``), split on spaces by tantivy's whitespace
 tokenizer, so ranking uses exactly the words an exact search and the rules see.
 """
 

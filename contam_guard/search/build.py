@@ -27,7 +27,7 @@ from contam_guard.readers import ReadOptions, read_records
 from contam_guard.search import store
 from contam_guard.search.bm25 import Bm25Writer, body
 from contam_guard.search.exact import ShardWriter
-from contam_guard.search.tokens import word_hashes
+from contam_guard.text.features import words_of
 from contam_guard.text.normalise import CURRENT, TextSpec, spec_named
 from contam_guard.walk import data_files
 
@@ -221,12 +221,12 @@ class _Builder:
         """Hash the batch into the shard and the BM25 index."""
         if not self.owners:
             return
-        words = word_hashes(self.texts, self.spec)
-        self.shard.add_words(words.hashes, np.diff(words.bounds))
+        words = words_of(self.texts, self.spec)
+        self.shard.add_words(words.hashes, np.diff(words.record_words))
         text = body(words.hashes)
         first = 0
         for record, file_no, n_segments in self.owners:
-            lo, hi = int(words.bounds[first]), int(words.bounds[first + n_segments])
+            lo, hi = int(words.record_words[first]), int(words.record_words[first + n_segments])
             self.bm25.add(self.shard_no, record, file_no, text[17 * lo : 17 * hi])
             first += n_segments
         self.summary.words += int(words.hashes.size)

@@ -25,7 +25,7 @@ import pydivsufsort
 from numpy.typing import NDArray
 
 from contam_guard.search.store import SearchIndexError
-from contam_guard.search.tokens import IntArray
+from contam_guard.text.features import IntArray
 from contam_guard.text.hashing import HashArray
 
 SEPARATOR = 0

@@ -13,7 +13,7 @@ from contam_guard.search import store
 from contam_guard.search.bm25 import Bm25Searcher
 from contam_guard.search.exact import Shard
 from contam_guard.search.snippets import Snippet, snippet
-from contam_guard.search.tokens import word_hashes
+from contam_guard.text.features import words_of
 from contam_guard.text.hashing import HashArray
 from contam_guard.text.normalise import TextSpec, spec_named
 
@@ -87,7 +87,7 @@ class SearchIndex:
         self.bm25 = Bm25Searcher(self.generation / "bm25")
 
     def _words(self, query: str) -> HashArray:
-        hashes = word_hashes([query], self.spec).hashes
+        hashes = words_of([query], self.spec).hashes
         if hashes.size == 0:
             raise ConfigError(f"the query {query[:80]!r} has no words once normalised (punctuation only?)")
         return hashes
@@ -139,7 +139,7 @@ class SearchIndex:
 
     def records_holding(self, text: str) -> int:
         """How many live training records hold ``text``'s normalised words as a phrase."""
-        hashes = word_hashes([text], self.spec).hashes
+        hashes = words_of([text], self.spec).hashes
         if hashes.size == 0:
             return 0
         total = 0

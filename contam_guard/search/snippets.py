@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contam_guard.reporting.redact import redact as mask
-from contam_guard.search.tokens import word_hashes
+from contam_guard.text.features import words_of
 from contam_guard.text.hashing import HashArray
 from contam_guard.text.normalise import TextSpec
 
@@ -46,7 +46,7 @@ def snippet(
 ) -> Snippet:
     """A window of ``text`` holding the phrase of words [a, b) (exact search), or the first of
     the query's ``terms`` with every term in the window marked (BM25)."""
-    words = word_hashes([text], spec)
+    words = words_of([text], spec)
     starts, ends, hashes = words.start, words.end, words.hashes
     total = int(hashes.size)
     if total == 0:

@@ -129,10 +129,28 @@ class TextFeatures:
         return offsets
 
 
-def extract_features(
-    texts: Sequence[str], *, key: HashKey | None = None, windows: bool = True, spec: TextSpec = CURRENT
-) -> TextFeatures:
-    """Normalise ``texts`` (one record each) under ``spec`` and hash them."""
+@dataclass(frozen=True)
+class Words:
+    """The hashed, unkeyed normalised words of a batch of records: ``hashes[w]`` and its span
+    ``start[w]``..``end[w]`` (characters in its record); ``record_words[r]`` is the index of
+    record r's first word (one more entry). What the other passes need of the batch comes along:
+    its code points, where each record starts in them, the spec's tables, and the records the
+    reference path did (``special``, with their ``parts`` in versions 2 and up)."""
+
+    hashes: HashArray
+    start: IntArray
+    end: IntArray
+    record_words: IntArray
+    codepoints: NDArray[np.uint32]
+    record_start: IntArray
+    tables: CodepointTables
+    special: IntArray
+    parts: list[list[located.Piece]] | None
+
+
+def words_of(texts: Sequence[str], spec: TextSpec = CURRENT) -> Words:
+    """The words of ``texts`` (one record each) under ``spec``: the compiled pass for most
+    records, the reference path for the flagged ones, merged in record order."""
     tables = tables_for(spec)
     n = len(texts)
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
@@ -142,15 +160,24 @@ def extract_features(
     codepoints = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     codepoints = codepoints.astype(np.uint32, copy=False)
 
-    word_record, word_start, word_end, word_hash, flagged = _words(codepoints, record_start, tables)
+    record, start, end, hashes, flagged = _words(codepoints, record_start, tables)
     special = np.flatnonzero(flagged)
     parts = [located.pieces(texts[r]) for r in special.tolist()] if spec.version >= 2 else None
     if special.size:
         reference = _words_reference(texts, special, spec, parts)
-        word_record, word_start, word_end, word_hash = _merge(
-            (word_record, word_start, word_end, word_hash), reference
-        )
-    record_words = np.searchsorted(word_record, np.arange(n + 1)).astype(np.int64)
+        record, start, end, hashes = _merge((record, start, end, hashes), reference)
+    record_words = np.searchsorted(record, np.arange(n + 1)).astype(np.int64)
+    return Words(hashes, start, end, record_words, codepoints, record_start, tables, special, parts)
+
+
+def extract_features(
+    texts: Sequence[str], *, key: HashKey | None = None, windows: bool = True, spec: TextSpec = CURRENT
+) -> TextFeatures:
+    """Normalise ``texts`` (one record each) under ``spec`` and hash them."""
+    found = words_of(texts, spec)
+    n, tables, codepoints, record_start = len(texts), found.tables, found.codepoints, found.record_start
+    special, parts = found.special, found.parts
+    record_words, word_start, word_end, word_hash = found.record_words, found.start, found.end, found.hashes
 
     gram_hash = np.zeros(word_hash.size, dtype=np.uint64)
     grams = hash_grams(word_hash)
