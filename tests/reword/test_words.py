@@ -9,9 +9,36 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.reword.views import word_lists as register_word_lists
+from contam_guard.reword.content import _features
+from contam_guard.reword.numbers import mask_words
 from contam_guard.reword.words import normalised_words, word_lists
 from contam_guard.text.normalise import SPECS, TextSpec, is_ignorable
+
+
+def reference_content(words: list[str]) -> list[str]:
+    """Content features word by word, as the rule defines them (each number's value, a content
+    word's stem and the pair of a number with the content word after it), without the scan's
+    per-word cache or its one-pass merge with masking."""
+    out: list[str] = []
+    last: str | None = None
+    for word in words:
+        is_number, number, inside, stem = _features(word)
+        if is_number:
+            last = number
+            out += [number] if number is not None else []
+            continue
+        out += inside
+        if stem is not None:
+            out += [stem, *([f"{last}~{stem}"] if last is not None else [])]
+            last = None
+    return out
+
+
+def register_word_lists(texts: list[str], spec: TextSpec) -> tuple[list[list[str]], list[list[str]]]:
+    """The reference: the spec's own words (``TextSpec.words``), masked and featured word by word."""
+    normalised = [spec.words(text) for text in texts]
+    return [mask_words(words) for words in normalised], [reference_content(words) for words in normalised]
+
 
 # ASCII words, punctuation and spaces; and what the reference path exists for: NBSP, ideographic
 # space, zero-width space and joiner, soft hyphen, BOM, combining marks, ligatures, full-width
