@@ -184,14 +184,6 @@ class TemplateLookup:
         """Whether each flat span [flat, flat + width) is made only of template words."""
         return np.asarray(self.words_in(flat, flat + width) == width)
 
-    def is_word(self, flat: IntArray) -> NDArray[np.bool_]:
-        """Whether each flat position is a template word."""
-        words = self._blocks[0]
-        if words.size == 0:
-            return np.zeros(flat.size, dtype=np.bool_)
-        where = np.minimum(np.searchsorted(words, flat), words.size - 1)
-        return np.asarray(words[where] == flat)
-
     def trim(self, start: IntArray, end: IntArray) -> tuple[IntArray, IntArray]:
         """Each flat span [start, end) without the template words it begins and ends with
         (``start >= end`` after: nothing is left)."""

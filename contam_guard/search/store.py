@@ -72,10 +72,6 @@ class Meta(BaseModel):
     files: list[FileEntry] = []
     shards: list[ShardEntry] = []
 
-    @property
-    def corpus_bytes(self) -> int:
-        return sum(f.size for f in self.files if f.live)
-
 
 def generation_dir(root: Path) -> Path:
     """The live generation of the index at ``root``; ``SearchIndexError`` when there is none."""
