@@ -37,12 +37,18 @@ def run_pass(
     if not enabled & {numbers.NAME, reworded.NAME}:
         return []
     index = RewordIndex.build(prepared.manifest, prepared.index)
+    # A set registered without these rules (`register --rules`) lacks their views by choice; only
+    # a set registered for them that lacks them (an older manifest) is worth a notice.
+    ours = enabled & {numbers.NAME, reworded.NAME}
+    meant = {name for name, golden in prepared.manifest.sets.items() if ours & set(golden.rules)}
     notices = [
         f"{t.label} was registered before the numbers and reworded rules, which cannot fire on its "
         f"items until it is registered again (`contam-guard register {t.set_name} ...` with the same "
         "files: unchanged content keeps its version)"
         for t in prepared.index.targets
-        if t.items and not (index.has_numbers[t.first_item] and index.has_words[t.first_item])
+        if t.items
+        and t.set_name in meant
+        and not (index.has_numbers[t.first_item] and index.has_words[t.first_item])
     ]
     number_settings = numbers.RULE.settings_of(rules)
     reworded_settings = reworded.RULE.settings_of(rules)

@@ -48,3 +48,21 @@ def test_old_set_notice_then_register_again(
     assert again.code == 0 and "unchanged (version 1" in again.out
     assert store.load(path).sets["lamps"].views.keys() == golden.views.keys()
     assert "WARN reworded" in cli("scan", "train.jsonl").out
+
+
+def test_a_set_registered_without_these_rules_gets_no_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Runner
+) -> None:
+    """`register --rules` without numbers and reworded leaves their views out by choice: a scan
+    does not tell the user to register again (it would change nothing)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
+    Path("golden.jsonl").write_text(json.dumps({"question": ITEM}) + "\n", encoding="utf-8")
+    Path("train.jsonl").write_text(json.dumps({"text": REWORDED}) + "\n", encoding="utf-8")
+    assert cli("init").code == 0
+    rules = ("--rules", "gpt3,palm,llama2")
+    assert cli("register", "lamps", "golden.jsonl", "--field", "question", *rules).code == 0
+    assert sorted(store.load(Path(".contam-guard/manifest.json")).sets["lamps"].views) == ["question"]
+    scan = cli("scan", "train.jsonl")
+    assert scan.code == 0 and "WARN reworded" not in scan.out
+    assert "registered before" not in scan.err
