@@ -9,10 +9,5 @@ from __future__ import annotations
 
 from contam_guard.rules import RULES
 
-RULE_CHOICES: tuple[str, ...] = (
-    *RULES,
-    *(name for name in ("numbers", "reworded") if name not in RULES),
-    "any",
-)
-"""``--rule``: the registered rules, the two rewording rules (which an items CSV of a
-contam-guard that has them carries), and ``any``."""
+RULE_CHOICES: tuple[str, ...] = (*RULES, "any")
+"""``--rule``: a registered rule, or ``any`` (flagged by any of them)."""
