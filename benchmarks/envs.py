@@ -16,6 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment of a measured child: this one, as a user's shell would have it.
+
+    ``PYTHONDONTWRITEBYTECODE`` is dropped: with it set, a package run from its source tree (an
+    editable install, as here) is compiled from source by every process, a fifth of a second that
+    no user of a pip-installed wheel pays (pip compiles the bytecode when it installs). Without
+    it the first run writes the bytecode and every later run reads it, as a user's would.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **extra}
+
+
 def cache_root() -> Path:
     default = Path.home() / ".cache" / "contam-guard-bench"
     return Path(os.environ.get("CONTAM_GUARD_BENCH_CACHE", default))

@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.corpus import GSM8K
+from benchmarks.envs import child_env
 from benchmarks.golden_sets import GoldenSets, write_sets
 from benchmarks.measure import Sample, run_step
 
-ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+ENV = child_env(COLUMNS="200", NO_COLOR="1")
 ENV.pop("CONTAM_GUARD_KEY", None)
 ITEMS = 100_000
 SETS = 20

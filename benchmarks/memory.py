@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -33,9 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.corpus import GSM8K
+from benchmarks.envs import child_env
 from benchmarks.measure import Sample, run_step
 
-ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+ENV = child_env(COLUMNS="200", NO_COLOR="1")
 CASES = ("files", "deep", "heavy")
 
 

@@ -11,7 +11,6 @@ from ``--help``, so the suite runs against whatever the working tree has and say
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from benchmarks.context import Context, read_json
 from benchmarks.corpus import ScaleFile
+from benchmarks.envs import child_env
 from benchmarks.measure import Job, Verdict
 
 CLI = Path(sys.executable).with_name("contam-guard")
@@ -27,7 +27,7 @@ TOOL = "contam-guard"
 GPT3 = ("--only", "gpt3")
 BASELINE = "scan --only gpt3"
 JOBS_2 = "scan --only gpt3 --jobs 2"
-ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+ENV = child_env(COLUMNS="200", NO_COLOR="1")
 BENCH_KEY = "contam-guard-benchmark-key-" + "0123456789abcdef" * 2
 """A fixed, public secret: the keyed rows measure speed, nothing here needs hiding."""
 KEY_ENV = {**ENV, "CONTAM_GUARD_KEY": BENCH_KEY}

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from benchmarks.envs import child_env
 
 REPO = Path(__file__).resolve().parents[1]
 GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
@@ -44,7 +45,7 @@ def cli(project: Path, *args: str) -> tuple[int, float]:
         cwd=project,
         capture_output=True,
         text=True,
-        env={**os.environ, "NO_COLOR": "1"},
+        env=child_env(NO_COLOR="1"),
         check=False,
     )
     elapsed = time.perf_counter() - start
