@@ -120,6 +120,7 @@ def _changed(
     whole = [name for name in whole if excluded.why(root / name) is None]
     if not keep and not whole and not selection.same_commit:
         notices.append(f"no data file changed in {rng.describe()}: nothing to scan")
+
     def unreadable(exc: InputError) -> None:
         notices.append(f"unreadable, not scanned (--skip-unreadable): {exc}")
 

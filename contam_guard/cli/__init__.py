@@ -486,8 +486,11 @@ def probe(
     field: Annotated[
         list[str] | None,
         typer.Option(
-            "--field", metavar="PATH", help="Text field (repeatable: joined by newlines in this order; "
-            "default: the usual shapes' text).", show_default=False,
+            "--field",
+            metavar="PATH",
+            help="Text field (repeatable: joined by newlines in this order; "
+            "default: the usual shapes' text).",
+            show_default=False,
         ),
     ] = None,
     id_field: Annotated[str | None, typer.Option("--id-field", help="Field holding each item's id.")] = None,
@@ -498,7 +501,9 @@ def probe(
     methods: Annotated[
         str | None,
         typer.Option(
-            "--methods", metavar="M,M,...", help="Of loss,zlib,lowercase,mink,minkpp (default: every one "
+            "--methods",
+            metavar="M,M,...",
+            help="Of loss,zlib,lowercase,mink,minkpp (default: every one "
             "the backend can compute; minkpp needs transformers).",
         ),
     ] = None,
@@ -548,7 +553,8 @@ def index(
     field: Annotated[
         list[str] | None,
         typer.Option(
-            "--field", help="Index only this field (repeatable; default: every string).",
+            "--field",
+            help="Index only this field (repeatable; default: every string).",
             show_default=False,
         ),
     ] = None,

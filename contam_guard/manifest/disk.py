@@ -52,6 +52,7 @@ from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS, digest
 AAD = b"contam-guard manifest 2\0"
 SHAPE_KEYS = ("count", "bucket_bits", "payload_bits")
 TABLE_PARTS = ("units", "groups", "remainders", "payloads")
+ITEM_WEIGHTS = "item_weights"
 _CHUNK = 1 << 20
 
 
@@ -399,7 +400,8 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         read = files.reader(view.file) if seal is None else None
         grams = table_of(header, arrays, "grams", count, count, display, read)
         marks = templates_of(header, arrays, count, display)
-        return ViewData(word_counts, alnum_counts, grams, None, templates=marks)
+        weights = weights_of(arrays, items, display)
+        return ViewData(word_counts, alnum_counts, grams, None, templates=marks, item_weights=weights)
 
     def load_windows() -> PackedTable:
         header, arrays = _parsed(files, str(view.windows), view.digest, seal, "windows")
@@ -418,6 +420,17 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         has_windows=has_windows,
     )
     return view_of
+
+
+def weights_of(arrays: dict[str, NDArray[Any]], items: int, display: str) -> NDArray[np.float64] | None:
+    """A derived view's stored item weights (None: the view has none), checked."""
+    bits = arrays.get(ITEM_WEIGHTS)
+    if bits is None:
+        return None
+    weights = bits.view("<f8")
+    if weights.size != items or not bool(np.isfinite(weights).all()) or bool((weights < 0).any()):
+        raise binfile.damaged(display, "its item weights do not match the set's items")
+    return weights.astype(np.float64, copy=False)
 
 
 def templates_of(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 from pydantic import ValidationError
 
@@ -23,6 +24,7 @@ from contam_guard.errors import ManifestError
 from contam_guard.manifest import binfile, names
 from contam_guard.manifest.binfile import RESTORE_FILE
 from contam_guard.manifest.disk import (
+    ITEM_WEIGHTS,
     SHAPE_KEYS,
     DeferredIds,
     StoredSet,
@@ -233,6 +235,8 @@ def view_file(view: View, items: int, *, marked: bool = False) -> bytes:
     }
     header: dict[str, Any] = {"kind": "view", "items": items, "digest": view.digest}
     header["grams"] = _shape(data.grams)
+    if data.item_weights is not None:  # float64, stored as their bits (files hold unsigned arrays)
+        arrays[ITEM_WEIGHTS] = ("<u8", np.ascontiguousarray(data.item_weights, dtype="<f8").view("<u8"))
     if marked:
         marks = data.templates
         arrays["templates.at"] = (binfile.smallest_dtype(marks.at), marks.at)

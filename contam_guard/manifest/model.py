@@ -125,6 +125,10 @@ class ViewData:
     """The window hashes in item order, when known (just hashed, or read from format 1)."""
     templates: TemplateMarks = field(default_factory=TemplateMarks.none)
     """The template marks (``engine.templates``; none for a set registered without them)."""
+    item_weights: NDArray[np.float64] | None = None
+    """A derived ``~words`` view's item weights (``reword.weights``), stored at registration so
+    that a scan does not decode the feature table for them; None elsewhere, and in a view
+    written before they were stored (a scan then computes the same numbers)."""
 
     @classmethod
     def from_items(

@@ -231,7 +231,11 @@ class PackedTable:
 
     @cached_property
     def all_hashes(self) -> NDArray[np.uint64]:
-        """Every entry's hash, in sorted order (reads the whole table)."""
+        """Every entry's hash, in sorted order (reads the whole table; kept)."""
+        return self.decode_hashes()
+
+    def decode_hashes(self) -> NDArray[np.uint64]:
+        """Every entry's hash, in sorted order (reads the whole table; not kept)."""
         n = self.count
         if n == 0:
             return np.zeros(0, dtype=U64)
@@ -245,6 +249,10 @@ class PackedTable:
 
     @cached_property
     def all_payloads(self) -> NDArray[np.uint64]:
+        return self.decode_payloads()
+
+    def decode_payloads(self) -> NDArray[np.uint64]:
+        """Every entry's payload, in sorted order (reads the whole table; not kept)."""
         return self.payload_at(np.arange(self.count, dtype=np.int64))
 
     def lookup(self, queries: NDArray[np.uint64]) -> tuple[IntArray, IntArray]:

@@ -190,7 +190,8 @@ def _stem(word: str) -> str:
 
 
 _VALUES = {
-    word: str(value) for value, word in enumerate(CARDINALS[:21])  # zero .. twenty
+    word: str(value)
+    for value, word in enumerate(CARDINALS[:21])  # zero .. twenty
 } | {
     "thirty": "30",
     "forty": "40",

@@ -3,24 +3,38 @@
 Items are the n-gram engine's (``engine.index.ManifestIndex``: one per (set, view) and item),
 so the rewording rules' per-item numbers sit beside every other rule's. A target whose derived
 views are missing (a set registered before them) has no item the rules can see.
+
+Nothing is decoded to start (issue 13: a scan must not rebuild what registration stored). The
+masked 5-grams are searched as the engine searches its own (``engine.index.Postings``: in the
+stored tables for a small scan, through an in-memory hash table once a batch is large), and a
+view's content features in its stored window table, sorted by hash as the rule needs them. The
+whole-table numbers of a view (each feature's document frequency, each item's weight, the
+prefix filter of ``matching.Prefixes``) are decoded from that table the first time a scan
+needs them: in one linear pass, since the table is sorted already.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.manifest.model import Manifest
+from contam_guard.engine.index import ManifestIndex, Postings
+from contam_guard.manifest.model import Manifest, View
+from contam_guard.manifest.packed import PackedTable
 from contam_guard.reword.views import NUMBERS, WORDS, derived_name
+from contam_guard.reword.weights import idf, item_weights, runs, summed
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 U64 = NDArray[np.uint64]
+
+_EMPTY = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)
 
 
 @dataclass(frozen=True)
@@ -52,17 +66,75 @@ class Table:
         return query, entry
 
 
-@dataclass(frozen=True)
 class TargetWords:
-    """One (set, view)'s content features: the inverted index and each feature's IDF there."""
+    """One (set, view)'s content features: its stored table (feature hash -> item, sorted by
+    hash then item), searched where it lies; the whole-table arrays decoded on first use."""
 
-    first_item: int
-    items: int
-    postings: Table
-    """Feature hash -> (global item, IDF weight)."""
-    distinct: U64
-    """The distinct feature hashes, sorted, with ``df`` the items holding each."""
-    df: NDArray[np.float64]
+    def __init__(
+        self,
+        first_item: int,
+        items: int,
+        table: Callable[[], PackedTable],
+        stored_weights: Callable[[], FloatArray | None] = lambda: None,
+    ) -> None:
+        """``table``: how to read the view's feature table; ``stored_weights``: how to read the
+        item weights ``register`` stored (None: a view stored without them)."""
+        self.first_item = first_item
+        self.items = items
+        self._read = table
+        self._stored_weights = stored_weights
+
+    @cached_property
+    def table(self) -> PackedTable:
+        return self._read()
+
+    @property
+    def entries(self) -> int:
+        return self.table.count
+
+    def found(self, hashes: U64) -> tuple[IntArray, IntArray, FloatArray]:
+        """(query index, global item) of every stored entry equal to one of ``hashes``, by
+        query; and each hash's weight. Reads only the buckets the hashes fall in."""
+        query, entry = self.table.lookup(hashes)
+        df = np.bincount(query, minlength=hashes.size).astype(np.float64)
+        df[df == 0] = 0.5
+        item = self.table.payload_at(entry).astype(np.int64) + self.first_item
+        return query, item, idf(self.items, df)
+
+    # --- the whole table, decoded once -----------------------------------------------------
+
+    @cached_property
+    def _runs(self) -> tuple[BoolArray, IntArray, FloatArray]:
+        """``runs`` of the whole table, kept (for the prefix filter's arrays)."""
+        return runs(self.table.all_hashes)
+
+    @cached_property
+    def distinct(self) -> U64:
+        """The distinct feature hashes, sorted, with ``df`` the items holding each."""
+        return self.table.all_hashes[self._runs[0]]
+
+    @property
+    def df(self) -> FloatArray:
+        return self._runs[2]
+
+    @cached_property
+    def postings(self) -> Table:
+        """Feature hash -> (global item, IDF weight), in the table's order."""
+        _, number, df = self._runs
+        item = self.table.all_payloads.astype(np.int64) + self.first_item
+        return Table(self.table.all_hashes, item, idf(self.items, df[number]))
+
+    @cached_property
+    def item_weight(self) -> FloatArray:
+        """Per item of the view (local numbering): the sum of its features' weights
+        (``reword.weights``): as stored, else from the decoded table (let go after)."""
+        stored = self._stored_weights()
+        if stored is not None:
+            return stored
+        if "postings" in self.__dict__:
+            postings = self.postings
+            return summed(postings.item - self.first_item, postings.value.astype(np.float64), self.items)
+        return item_weights(self.table, self.items)
 
     def weights(self, hashes: U64) -> FloatArray:
         """ln(1 + N / df) of each hash; a feature no item has counts df = 1/2."""
@@ -79,7 +151,7 @@ class TargetWords:
             np.minimum(where, self.distinct.size - 1, out=where)
             known = self.distinct[where] == hashes
             df[known] = self.df[where[known]]
-        return where, known, np.log1p(self.items / df)
+        return where, known, idf(self.items, df)
 
 
 @dataclass(frozen=True)
@@ -91,64 +163,53 @@ class RewordIndex:
     content_words: IntArray
     """Per item: its distinct content words."""
     has_words: BoolArray
-    grams: Table
-    """Masked 5-gram hash -> (item, position)."""
+    grams: Postings
+    """The masked 5-grams of every target (a target without them: an empty table)."""
     words: list[TargetWords]
     """Per (set, view) with derived views: its content features."""
-    item_weight: FloatArray
-    """Per item: the sum of its content features' weights."""
 
     @classmethod
     def build(cls, manifest: Manifest, index: ManifestIndex) -> RewordIndex:
+        """The index over ``manifest``'s derived views: per-item counts read, nothing decoded."""
         items = index.items
         masked = np.zeros(items, dtype=np.int64)
         content = np.zeros(items, dtype=np.int64)
         has_numbers = np.zeros(items, dtype=np.bool_)
         has_words = np.zeros(items, dtype=np.bool_)
-        gram_parts: list[tuple[U64, IntArray, IntArray]] = []
+        gram_tables: list[PackedTable | Callable[[], PackedTable]] = []
         targets: list[TargetWords] = []
-        weight = np.zeros(items, dtype=np.float64)
         for target in index.targets:
             views = manifest.sets[target.set_name].views
             span = slice(target.first_item, target.first_item + target.items)
             numbers = views.get(derived_name(target.view, NUMBERS))
             if numbers is not None and numbers.word_counts.size == target.items:
-                counts = numbers.word_counts
-                masked[span], has_numbers[span] = counts, True
-                per_item = np.maximum(counts - (GRAM_N - 1), 0)
-                item = np.repeat(np.arange(target.items, dtype=np.int64), per_item) + target.first_item
-                position = np.arange(int(per_item.sum()), dtype=np.int64) - np.repeat(
-                    np.cumsum(per_item) - per_item, per_item
-                )
-                gram_parts.append((numbers.gram_hashes, item, position))
+                masked[span], has_numbers[span] = numbers.word_counts, True
+                gram_tables.append(numbers.grams)
+            else:
+                gram_tables.append(_EMPTY)
             words = views.get(derived_name(target.view, WORDS))
             if words is not None and words.alnum_counts.size == target.items:
-                per_item = np.maximum(words.alnum_counts - (WINDOW_CHARS - 1), 0)
-                content[span], has_words[span] = per_item, True
-                hashes = words.window_hashes
-                item = np.repeat(np.arange(target.items, dtype=np.int64), per_item) + target.first_item
-                # each item's features are distinct, so a feature's count is its df
-                distinct, inverse, df = np.unique(hashes, return_inverse=True, return_counts=True)
-                idf = np.log1p(target.items / df[inverse].astype(np.float64))
-                weight += np.bincount(item, weights=idf, minlength=items)
+                content[span] = np.maximum(words.alnum_counts - (WINDOW_CHARS - 1), 0)
+                has_words[span] = True
                 targets.append(
-                    TargetWords(
-                        target.first_item,
-                        target.items,
-                        Table.of(hashes, item, idf),
-                        distinct,
-                        df.astype(np.float64),
-                    )
+                    TargetWords(target.first_item, target.items, _windows_of(words), _weights_of(words))
                 )
-        grams = Table.of(*_joined(gram_parts))
-        return cls(items, masked, has_numbers, content, has_words, grams, targets, weight)
+        gram_counts = np.maximum(masked - (GRAM_N - 1), 0)
+        gram_base = np.cumsum(gram_counts) - gram_counts
+        first_items = np.array([t.first_item for t in index.targets], dtype=np.int64)
+        view_base = np.concatenate([gram_base, [int(gram_counts.sum())]])[first_items]
+        per_view = np.array(
+            [int(gram_counts[t.first_item : t.first_item + t.items].sum()) for t in index.targets],
+            dtype=np.int64,
+        )
+        grams = Postings(gram_tables, per_view, first_items, items, gram_base, view_base)
+        return cls(items, masked, has_numbers, content, has_words, grams, targets)
 
 
-def _joined(parts: list[tuple[U64, IntArray, IntArray]]) -> tuple[U64, IntArray, IntArray]:
-    if not parts:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return (
-        np.concatenate([p[0] for p in parts]).astype(np.uint64),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-    )
+def _weights_of(view: View) -> Callable[[], FloatArray | None]:
+    return lambda: view.data.item_weights
+
+
+def _windows_of(view: View) -> Callable[[], PackedTable]:
+    """How to read a derived view's feature table (empty for a view holding none)."""
+    return lambda: view.windows or _EMPTY

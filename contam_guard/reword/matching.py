@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,12 +33,12 @@ def longest_runs(grams: Grams, index: RewordIndex) -> tuple[IntArray, IntArray, 
     units = grams.first.size - 1
     unit = np.repeat(np.arange(units, dtype=np.int64), np.diff(grams.first))
     position = np.arange(grams.hashes.size, dtype=np.int64) - grams.first[unit]
-    query, entry = index.grams.lookup(grams.hashes)
+    query, posting = index.grams.lookup(grams.hashes, np.ones(grams.hashes.size, dtype=np.bool_))
     if query.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     u, up = unit[query], position[query]
-    item, ip = index.grams.item[entry], index.grams.value[entry].astype(np.int64)
+    item, ip = index.grams.item_of(posting), index.grams.position_of(posting)
     diagonal = up - ip
     order = np.lexsort((up, diagonal, item, u))
     u, item, diagonal, up = u[order], item[order], diagonal[order], up[order]
@@ -128,32 +129,58 @@ class Prefixes:
         return cls(target, floor, starts, postings.item[chosen], weight[chosen], rest, keys)
 
 
+DIRECT_FACTOR = 8
+"""A batch of Q feature hashes is scored against a view of E stored features directly (each
+hash looked up in the stored table, every pair sharing one scored) while ``Q * DIRECT_FACTOR <
+E``: a commit's few records never decode the view. Larger batches go through the view's
+``Prefixes``, built once (a sort of the whole view) and far fewer pairs to score. Both give the
+same pairs and scores, bit for bit (tests/reword/test_prefix_filter.py)."""
+
+
+class Scorer:
+    """How one (set, view)'s features are scored at ``floor``: directly, or through its
+    ``Prefixes`` once a batch is large enough to pay for them (``DIRECT_FACTOR``)."""
+
+    def __init__(self, target: TargetWords, floor: float, path: str = "auto") -> None:
+        """``path``: "auto", or "direct" / "prefixes" to force one (for the tests)."""
+        self.target = target
+        self.floor = floor
+        self.path = path
+
+    @cached_property
+    def prefixes(self) -> Prefixes:
+        return Prefixes.of(self.target, self.floor)
+
+    def uses_prefixes(self, queries: int) -> bool:
+        if self.path != "auto":
+            return self.path == "prefixes"
+        return "prefixes" in self.__dict__ or queries * DIRECT_FACTOR >= self.target.entries
+
+
 def reworded_scores(
-    hashes: NDArray[np.uint64], first: IntArray, index: RewordIndex, prefixes: Sequence[Prefixes]
+    hashes: NDArray[np.uint64], first: IntArray, scorers: Sequence[Scorer]
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """(unit, item) for every pair whose score
 
         c / (I + 0.5 * (U - c))
 
-    reaches its target's ``Prefixes.floor``, with the score: c the IDF-weighted size of what
-    they share, I the item's, U the unit's (so 0.5 (U - c) is half of what the unit adds);
+    reaches its target's floor (``Scorer.floor``), with the score: c the IDF-weighted size of
+    what they share, I the item's, U the unit's (so 0.5 (U - c) is half of what the unit adds);
     weights are ln(1 + N / df) within the item's set and view. 1 for a unit holding exactly
     the item's features. ``hashes[first[u]:first[u + 1]]`` are unit u's distinct feature hashes
     (sorted). Each score is computed exactly as over all pairs (same sums in the same order:
-    ``tests/reword/test_prefix_filter.py`` checks it against that reference)."""
+    ``tests/reword/test_prefix_filter.py`` checks both paths against that reference)."""
     units = first.size - 1
     unit = np.repeat(np.arange(units, dtype=np.int64), np.diff(first))
     out_unit, out_item, out_score = [], [], []
-    for p in prefixes:
-        target = p.target
-        if p.keys.size == 0 or hashes.size == 0:
+    for scorer in scorers:
+        if hashes.size == 0 or scorer.target.items == 0:
             continue
-        number, known, weight = target.numbered(hashes)
-        unit_weight = np.asarray(np.bincount(unit, weights=weight, minlength=units), np.float64)
-        u, item = _candidates(p, number, known, unit, unit_weight, index)
-        shared = _shared(p, u, item - target.first_item, unit, known, number, weight, units)
-        score = shared / (index.item_weight[item] + RECORD_SHARE * (unit_weight[u] - shared))
-        keep = score >= p.floor
+        if scorer.uses_prefixes(hashes.size):
+            u, item, score = _through_prefixes(scorer.prefixes, hashes, unit, units)
+        else:
+            u, item, score = _directly(scorer.target, scorer.floor, hashes, unit, units)
+        keep = score >= scorer.floor
         out_unit.append(u[keep])
         out_item.append(item[keep])
         out_score.append(score[keep])
@@ -162,13 +189,51 @@ def reworded_scores(
     return np.concatenate(out_unit), np.concatenate(out_item), np.concatenate(out_score)
 
 
+def _directly(
+    target: TargetWords, floor: float, hashes: NDArray[np.uint64], unit: IntArray, units: int
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """Every (unit, item) pair sharing a feature that may reach ``floor``, scored: the entries
+    are found by query, so each pair's shared weights are summed in the unit's (hash) order.
+
+    An item weighs at least what it shares (I >= c, also as rounded: the same positive weights
+    summed in the same order, with more of them), so c / (c + 0.5 (U - c)) bounds the score
+    without I: the pairs under the floor by it are dropped before any item's weight is read,
+    and a view whose pairs are all dropped is never decoded."""
+    query, item, weight = target.found(hashes)
+    unit_weight = np.asarray(np.bincount(unit, weights=weight, minlength=units), np.float64)
+    span = max(target.first_item + target.items, 1)
+    pairs, inverse = np.unique(unit[query] * span + item, return_inverse=True)
+    shared = np.asarray(np.bincount(inverse, weights=weight[query], minlength=pairs.size), np.float64)
+    u, item = pairs // span, pairs % span
+    own = unit_weight[u]
+    bound = shared / (shared + RECORD_SHARE * (own - shared))
+    may = bound >= floor * (1 - SLACK)
+    u, item, shared, own = u[may], item[may], shared[may], own[may]
+    if u.size == 0:
+        return u, item, shared
+    whole = target.item_weight[item - target.first_item]
+    return u, item, shared / (whole + RECORD_SHARE * (own - shared))
+
+
+def _through_prefixes(
+    p: Prefixes, hashes: NDArray[np.uint64], unit: IntArray, units: int
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """The pairs that may reach ``p.floor`` (``_candidates``), scored exactly."""
+    target = p.target
+    number, known, weight = target.numbered(hashes)
+    unit_weight = np.asarray(np.bincount(unit, weights=weight, minlength=units), np.float64)
+    u, item = _candidates(p, number, known, unit, unit_weight)
+    shared = _shared(p, u, item - target.first_item, unit, known, number, weight, units)
+    whole = target.item_weight[item - target.first_item]
+    return u, item, shared / (whole + RECORD_SHARE * (unit_weight[u] - shared))
+
+
 def _candidates(
     p: Prefixes,
     number: IntArray,
     known: NDArray[np.bool_],
     unit: IntArray,
     unit_weight: FloatArray,
-    index: RewordIndex,
 ) -> tuple[IntArray, IntArray]:
     """(unit, global item) of the pairs that share a prefix feature and whose bound reaches the
     floor: c is at most what they share of the prefix plus the item's rest (and at most I, U),
@@ -179,12 +244,12 @@ def _candidates(
     query = np.repeat(held, count)
     entry = np.repeat(lo, count) + np.arange(int(count.sum()), dtype=np.int64)
     entry -= np.repeat(np.cumsum(count) - count, count)
-    items = index.items
-    key = unit[query] * items + p.item[entry]
+    span = max(p.target.first_item + p.target.items, 1)
+    key = unit[query] * span + p.item[entry]
     pairs, inverse = np.unique(key, return_inverse=True)
     in_prefix = np.bincount(inverse, weights=p.weight[entry], minlength=pairs.size)
-    u, item = pairs // items, pairs % items
-    whole, own = index.item_weight[item], unit_weight[u]
+    u, item = pairs // span, pairs % span
+    whole, own = p.target.item_weight[item - p.target.first_item], unit_weight[u]
     bound = np.minimum(np.minimum(in_prefix + p.rest[item - p.target.first_item], whole), own)
     best = bound / (whole + RECORD_SHARE * (own - bound))
     keep = best >= p.floor * (1 - SLACK)

@@ -23,7 +23,7 @@ from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import (
     REPORT_FLOOR,
-    Prefixes,
+    Scorer,
     best_per_pair,
     longest_runs,
     reworded_scores,
@@ -96,14 +96,14 @@ def run(
     """Match every string of ``records`` against the derived views."""
     stats = RewordStats.empty(index)
     best: dict[tuple[int, str, int], Hit] = {}
-    prefixes = (
+    scorers = (
         []
         if bars.reworded is None
-        else [Prefixes.of(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
+        else [Scorer(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
     )
     units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
     for batch in batches(units, batch_chars, lambda u: len(u.text)):
-        _batch(stats, batch, spec, key, bars, prefixes, best)
+        _batch(stats, batch, spec, key, bars, scorers, best)
     stats.hits = sorted(best.values(), key=lambda h: (h.item, h.source, h.record))
     return stats
 
@@ -114,7 +114,7 @@ def _batch(
     spec: TextSpec,
     key: HashKey | None,
     bars: Bars,
-    prefixes: Sequence[Prefixes],
+    scorers: Sequence[Scorer],
     best: dict[tuple[int, str, int], Hit],
 ) -> None:
     index = stats.index
@@ -131,7 +131,7 @@ def _batch(
         owner, start, end = windows(sizes)
         lists = [content[u][s:e] for u, s, e in zip(owner.tolist(), start.tolist(), end.tolist())]
         hashes, first = unigrams_of(lists, key)
-        window, item, score = reworded_scores(hashes, first, index, prefixes)
+        window, item, score = reworded_scores(hashes, first, scorers)
         unit, item, score = best_per_pair(owner[window], item, score, index.items)
         np.maximum.at(stats.reworded, item, score)
         keep = score >= bars.reworded

@@ -24,6 +24,7 @@ engine's index; ``contam-guard upgrade`` and re-registering rebuild them.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import numpy as np
@@ -34,6 +35,7 @@ from contam_guard.manifest.model import DERIVED_MARK, View, ViewData, is_derived
 from contam_guard.reword.content import CONTENT_SPEC, content_words
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.numbers import MASK_SPEC, mask_words
+from contam_guard.reword.weights import item_weights
 from contam_guard.reword.words import normalised_words
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
 from contam_guard.text.normalise import CURRENT, TextSpec
@@ -90,9 +92,12 @@ def build_derived(
         alnum = np.where(counts > 0, counts + WINDOW_CHARS - 1, 0).astype(np.int64)
         empty = np.zeros(0, dtype=np.uint64)
         # the features stand where windows are (one per "window"; their item is the payload)
-        out[derived_name(view, WORDS)] = _view(
-            view, zeros, alnum, empty, features.astype(np.uint64) if features.size else None
-        )
+        windows = features.astype(np.uint64) if features.size else None
+        data = ViewData.from_items(zeros, alnum, empty, windows)
+        if data.windows is not None:  # stored, so that a scan does not decode the table for them
+            data = replace(data, item_weights=item_weights(data.windows, items))
+        words_view = View(view, item_order_digest(view, zeros, alnum, empty, windows), data)
+        out[derived_name(view, WORDS)] = words_view
     return out
 
 

@@ -30,6 +30,7 @@ from contam_guard.rules.base import (
     Action,
     BoolArray,
     Column,
+    Explanations,
     FloatArray,
     IntArray,
     Rule,
@@ -62,7 +63,7 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     """Fires where the longest masked run reaches n; each pair reaching it is its own finding."""
     run = runs(stats)
     bar = np.full(run.size, settings.n, dtype=np.int64)
-    explain = [f"longest {_detail(r, settings.n)}" for r in run.tolist()]
+    explain = Explanations(run.size, lambda i: f"longest {_detail(int(run[i]), settings.n)}")
     return RuleResult(NAME, run >= bar, run.astype(np.float64), explain, pair_bar=bar)
 
 

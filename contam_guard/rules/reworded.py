@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import Field
 
-from contam_guard.rules.base import BoolArray, Column, FloatArray, Rule, RuleResult, RuleSettings
+from contam_guard.rules.base import (
+    BoolArray,
+    Column,
+    Explanations,
+    FloatArray,
+    Rule,
+    RuleResult,
+    RuleSettings,
+)
 
 if TYPE_CHECKING:
     from contam_guard.engine.index import ManifestIndex
@@ -67,7 +75,7 @@ def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> Rule
     """Fires where some record's score reaches the threshold; each such pair is a finding."""
     score = scores(stats)
     bar = np.full(score.size, settings.threshold, dtype=np.float64)
-    explain = [_detail(s, settings.threshold) for s in score.tolist()]
+    explain = Explanations(score.size, lambda i: _detail(float(score[i]), settings.threshold))
     return RuleResult(NAME, (score >= bar) & _seen(stats), score, explain, pair_bar=bar)
 
 

@@ -73,9 +73,9 @@ def _snippet_html(hit: Hit) -> str:
 
 def _results_html(result: Result) -> str:
     if result.mode == "exact":
-        head = f"<p id=\"summary\">{result.count} occurrences in {result.documents} records (exact).</p>"
+        head = f'<p id="summary">{result.count} occurrences in {result.documents} records (exact).</p>'
     else:
-        head = f"<p id=\"summary\">{len(result.hits)} records ranked by BM25.</p>"
+        head = f'<p id="summary">{len(result.hits)} records ranked by BM25.</p>'
     rows = []
     for hit in result.hits:
         where = f"{hit.file} record {hit.record}" + (f" line {hit.line}" if hit.line is not None else "")

@@ -41,7 +41,11 @@ class Snippet:
 
 
 def snippet(
-    text: str, spec: TextSpec, *, phrase: tuple[int, int] | None = None, terms: HashArray | None = None,
+    text: str,
+    spec: TextSpec,
+    *,
+    phrase: tuple[int, int] | None = None,
+    terms: HashArray | None = None,
     redact: bool = False,
 ) -> Snippet:
     """A window of ``text`` holding the phrase of words [a, b) (exact search), or the first of

@@ -29,6 +29,7 @@ from contam_guard.cli import main
 from contam_guard.commands.init import GITATTRIBUTES, GITIGNORE
 from contam_guard.config import DEFAULT_CONFIG_TEXT
 from contam_guard.manifest import binfile
+from contam_guard.manifest.disk import ITEM_WEIGHTS
 from contam_guard.manifest.model import GoldenFile, Ids, SetVersion, Spec
 from contam_guard.manifest.packed import Shape
 from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
@@ -137,6 +138,7 @@ def tool_vocabulary(typed: list[str], ids: list[str]) -> str:
         "contam-guard-manifest",
         "view windows ids offsets bytes units groups remainders payloads count bucket_bits payload_bits "
         "kind items digest arrays dtype length offset alnum words grams",
+        ITEM_WEIGHTS,
         DEFAULT_CONFIG_TEXT,
         GITATTRIBUTES,
         GITIGNORE,

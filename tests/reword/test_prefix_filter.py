@@ -1,9 +1,10 @@
-"""The reworded rule's prefix filter finds every pair at or over its floor, with the score the
+"""The reworded rule's two paths find every pair at or over its floor, with the score the
 all-pairs computation gives, bit for bit.
 
 ``reference_scores`` is the rule's first implementation, kept here as the slow reference: every
-(unit, item) pair sharing any feature is materialised and scored. The fast path
-(``matching.reworded_scores`` with ``matching.Prefixes``) must give exactly the pairs of the
+(unit, item) pair sharing any feature is materialised and scored, from the whole decoded view.
+Both paths of ``matching.reworded_scores`` (``Scorer``: the prefix filter, and the direct
+lookups in the stored table that a small scan takes) must give exactly the pairs of the
 reference whose score reaches the floor, with equal scores: on random texts over a small
 vocabulary (heavy overlaps, every score range) and on the development set and GSM8K's train
 split (question + answer) against GSM8K's test questions.
@@ -26,7 +27,7 @@ from contam_guard.manifest import store
 from contam_guard.reword.content import content_words
 from contam_guard.reword.hashing import unigrams_of
 from contam_guard.reword.index import RewordIndex, Table
-from contam_guard.reword.matching import RECORD_SHARE, REPORT_FLOOR, Prefixes, reworded_scores, windows
+from contam_guard.reword.matching import RECORD_SHARE, REPORT_FLOOR, Scorer, reworded_scores, windows
 from contam_guard.reword.words import normalised_words
 from contam_guard.rules.reworded import Settings
 from contam_guard.text.normalise import CURRENT
@@ -57,7 +58,8 @@ def reference_scores(
         u, item = pairs // index.items, pairs % index.items
         out_unit.append(u)
         out_item.append(item)
-        out_score.append(shared / (index.item_weight[item] + RECORD_SHARE * (unit_weight[u] - shared)))
+        whole = target.item_weight[item - target.first_item]
+        out_score.append(shared / (whole + RECORD_SHARE * (unit_weight[u] - shared)))
     if not out_unit:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
     return np.concatenate(out_unit), np.concatenate(out_item), np.concatenate(out_score)
@@ -83,17 +85,20 @@ def units_of(texts: Sequence[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64
     return unigrams_of(lists, None)
 
 
+PATHS = ("prefixes", "direct", "auto")
+
+
 def compared(
-    index: RewordIndex, texts: Sequence[str], floors: Sequence[float]
+    index: RewordIndex, texts: Sequence[str], floors: Sequence[float], path: str = "prefixes"
 ) -> dict[float, tuple[Pairs, Pairs]]:
-    """Per floor: (the reference's pairs at or over it, the fast path's pairs)."""
+    """Per floor: (the reference's pairs at or over it, the pairs of ``path``)."""
     hashes, first = units_of(texts)
     ru, ri, rs = reference_scores(hashes, first, index)
     out = {}
     for floor in floors:
         keep = rs >= floor
         expected = sorted(zip(ru[keep].tolist(), ri[keep].tolist(), rs[keep].tolist()))
-        u, i, s = reworded_scores(hashes, first, index, [Prefixes.of(t, floor) for t in index.words])
+        u, i, s = reworded_scores(hashes, first, [Scorer(t, floor, path) for t in index.words])
         out[floor] = expected, sorted(zip(u.tolist(), i.tolist(), s.tolist()))
     return out
 
@@ -105,9 +110,10 @@ VOCAB = [
 ]
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_texts_give_the_reference_pairs_at_every_floor(
-    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, seed: int, path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed)
 
@@ -120,7 +126,7 @@ def test_random_texts_give_the_reference_pairs_at_every_floor(
     # short and long strings (over 80 content words: several windows)
     texts = [text(1, 40) for _ in range(150)] + [text(90, 200) for _ in range(10)]
     floors = (0.05, 0.2, 0.3, THRESHOLD, 0.5, 0.8, 1.0)
-    for floor, (expected, got) in compared(index, texts, floors).items():
+    for floor, (expected, got) in compared(index, texts, floors, path).items():
         assert got == expected, floor
     assert len(compared(index, texts, (0.05,))[0.05][0]) > 1000  # the texts do overlap a lot
 
@@ -128,8 +134,9 @@ def test_random_texts_give_the_reference_pairs_at_every_floor(
 @pytest.mark.slow
 @pytest.mark.gsm8k
 @pytest.mark.skipif(not (GSM8K / "test.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}")
+@pytest.mark.parametrize("path", PATHS[:2])
 def test_dev_set_and_gsm8k_train_give_the_reference_pairs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     index = registered(tmp_path, GSM8K / "test.jsonl", "question", monkeypatch)
     texts = [
@@ -139,7 +146,7 @@ def test_dev_set_and_gsm8k_train_give_the_reference_pairs(
     ]
     with (GSM8K / "train.jsonl").open(encoding="utf-8") as lines:
         texts += [f"{row['question']} {row['answer']}" for row in map(json.loads, lines)]
-    for floor, (expected, got) in compared(index, texts, (THRESHOLD, REPORT_FLOOR)).items():
+    for floor, (expected, got) in compared(index, texts, (THRESHOLD, REPORT_FLOOR), path).items():
         assert got == expected, floor
         assert len(expected) > (150 if floor == THRESHOLD else 900)
 
