@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from contam_guard.errors import ConfigError
 from contam_guard.rules import RULES
 from contam_guard.rules.base import MAX_WORDS, RuleSettings
-from contam_guard.safe_read import decode_utf8, load_yaml, read_regular
+from contam_guard.safe_read import decode_utf8, load_yaml, read_regular, safe_loader
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -179,6 +178,8 @@ def _load_file(path: Path, root: Path) -> LoadedConfig:
     if path.suffix == ".toml":
         table = _pyproject_table(path)
         return LoadedConfig(_validate(table or {}, path), root, path)
+    import yaml  # noqa: PLC0415 (a project without a YAML config never loads PyYAML)
+
     text = _read_text(path)
     with contextlib.suppress(yaml.YAMLError):  # malformed YAML: load_yaml reports it with its line
         _check_depth(text, path)
@@ -193,18 +194,26 @@ def _load_file(path: Path, root: Path) -> LoadedConfig:
 def _check_depth(text: str, path: Path) -> None:
     """Refuse YAML nested deeper than ``MAX_CONFIG_DEPTH``: building it would recurse once per
     level (a RecursionError, exit 3). The event parser itself does not recurse."""
+    import yaml  # noqa: PLC0415
+
+    too_deep = f"nested more than {MAX_CONFIG_DEPTH} levels deep; the settings nest three"
     depth = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_CONFIG_DEPTH:
-                mark = event.start_mark
-                where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-                raise ConfigError(
-                    f"{where}: nested more than {MAX_CONFIG_DEPTH} levels deep; the settings nest three"
-                )
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=safe_loader()):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_CONFIG_DEPTH:
+                    where = f"{path}:{event.start_mark.line + 1}" if event.start_mark else str(path)
+                    raise ConfigError(f"{where}: {too_deep}")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        # libyaml's parser refuses 1,000 levels itself, scanning ahead of the events read here
+        if "nesting depth" in str(getattr(exc, "problem", "") or exc):
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+            raise ConfigError(f"{where}: {too_deep}") from None
+        raise
 
 
 def _pyproject_table(path: Path) -> dict[str, Any] | None:

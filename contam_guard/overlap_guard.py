@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contam_guard import git
 from contam_guard.commands.common import display_path
 from contam_guard.errors import ConfigError, ContamGuardError
 from contam_guard.manifest import store
@@ -134,6 +133,8 @@ def _changed_files(request: ScanRequest) -> dict[str, Path]:
     rng = request.changes
     if rng is None:
         return {}
+    from contam_guard import git  # noqa: PLC0415 (a scan of paths runs no git)
+
     try:
         root = git.repo_root(Path.cwd())
         if rng.staged:

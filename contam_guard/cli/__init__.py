@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from contam_guard import __version__
+from contam_guard.cli import process  # noqa: F401  (first: sets the process's defaults)
 from contam_guard.cli.options import (
     EngineName,
     Read,

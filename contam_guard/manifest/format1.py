@@ -23,6 +23,7 @@ from contam_guard.errors import ManifestError
 from contam_guard.manifest import checks
 from contam_guard.manifest.digests import encode_array
 from contam_guard.manifest.model import (
+    FORMAT1_SCHEMA,
     GoldenFile,
     GoldenSet,
     Manifest,
@@ -36,7 +37,7 @@ from contam_guard.manifest.model import (
 )
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS, digest
 
-SCHEMA = 1
+SCHEMA = FORMAT1_SCHEMA
 
 
 def decode_array(text: str, dtype: str) -> NDArray[Any]:

@@ -33,6 +33,8 @@ from contam_guard.text import normalise
 from contam_guard.text.hashing import GRAM_N, HASH_SPEC, HASH_SPECS, SIPHASH_SPEC, WINDOW_CHARS
 
 SCHEMA_VERSION = 2
+FORMAT1_SCHEMA = 1
+"""The schema version of format 1 (one JSON file: ``format1.py``), read until ``upgrade``."""
 """Manifest format 2: an index and binary files. Format 1 (one JSON file) is read, not written."""
 MANIFEST_FORMAT = "contam-guard-manifest"
 MAX_COUNT = 2**31 - 1

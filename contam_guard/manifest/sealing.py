@@ -23,11 +23,6 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from contam_guard.errors import ManifestError
 from contam_guard.manifest.binfile import RESTORE_FILE
 
@@ -53,6 +48,11 @@ class SealKey:
 
     @classmethod
     def derive(cls, secret: str, salt: str) -> SealKey:
+        # cryptography is imported by what uses it: only a keyed manifest does, and every
+        # scan of an unkeyed one would pay its import to start.
+        from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
+        from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: PLC0415
+
         material = HKDF(algorithm=hashes.SHA256(), length=64, salt=bytes.fromhex(salt), info=_INFO).derive(
             secret.encode("utf-8")
         )
@@ -60,6 +60,8 @@ class SealKey:
 
     def seal(self, plaintext: bytes, aad: bytes) -> bytes:
         """``SEALED``, the synthetic nonce, and the ciphertext with its tag."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+
         nonce = hmac.new(self.nonce, len(aad).to_bytes(8, "little") + aad + plaintext, hashlib.sha256)
         iv = nonce.digest()[:NONCE_BYTES]
         return SEALED + iv + AESGCM(self.aead).encrypt(iv, plaintext, aad)
@@ -73,6 +75,9 @@ class SealKey:
                 f"{display}: not a sealed file of a keyed manifest",
                 hint=f"restore it from version control (git checkout -- {display})",
             )
+        from cryptography.exceptions import InvalidTag  # noqa: PLC0415
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+
         start = len(SEALED)
         iv = bytes(view[start : start + NONCE_BYTES])
         try:

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from contam_guard.errors import ManifestError
-from contam_guard.manifest import checks, disk, disk_write, format1
-from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.manifest import checks, disk
+from contam_guard.manifest.model import FORMAT1_SCHEMA, Manifest, Spec
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.safe_read import decode_utf8, read_regular
 
@@ -59,7 +59,9 @@ def read(path: Path) -> str:
 def parse(path: Path, raw_text: str, *, spec: Spec | None = None, seal: SealKey | None = None) -> Manifest:
     """Check and build the manifest from its index's text (``path`` names it in errors)."""
     raw = checks.parse_json(path, raw_text)
-    if raw["schema_version"] == format1.SCHEMA:
+    if raw["schema_version"] == FORMAT1_SCHEMA:
+        from contam_guard.manifest import format1  # noqa: PLC0415 (read until `upgrade`)
+
         return format1.from_raw(path, raw, spec)
     return disk.from_index(path, raw, spec, seal)
 
@@ -67,11 +69,13 @@ def parse(path: Path, raw_text: str, *, spec: Spec | None = None, seal: SealKey 
 def save(path: Path, manifest: Manifest) -> None:
     """Write ``manifest`` in format 2: only what changed (its files, then its index); unchanged
     content leaves every file untouched."""
+    from contam_guard.manifest import disk_write  # noqa: PLC0415 (a scan writes no manifest)
+
     disk_write.write(path, manifest)
 
 
 def is_format1(manifest: Manifest) -> bool:
-    return manifest.schema_version == format1.SCHEMA
+    return manifest.schema_version == FORMAT1_SCHEMA
 
 
 # The lock is the operating system's, so it goes with its holder however that ends (a killed

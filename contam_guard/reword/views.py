@@ -14,7 +14,10 @@ under, each only when the set is registered for the rule that reads it (``regist
   counts are 0 (it has no 5-grams) and its alnum lengths are ``words + 49`` (0 for none), so
   that every view reads the same way in every manifest format (``verify`` checks the sizes).
   In format 2 the features are its window table (payload: the item), in a window file of its
-  own whatever GPT-4's rule; a derived view holding no window hash has no window file.
+  own whatever GPT-4's rule; a derived view holding no window hash has no window file. Its
+  view file also holds each item's weight (``reword.weights``: the sum of its features'
+  IDF), so that a scan reads them rather than decoding the table (a view written before they
+  were stored has them computed, the same numbers).
 
 Every hash goes through the manifest's key when it is keyed. Derived views are left out of the
 set's content digest (they are a function of the views it covers) and out of the n-gram

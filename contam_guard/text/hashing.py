@@ -25,7 +25,6 @@ from typing import Literal
 
 import numpy as np
 import xxhash
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from numpy.typing import NDArray
 
 from contam_guard import native
@@ -178,6 +177,10 @@ class HashKey:
             return native.siphash24(self._siphash, np.ascontiguousarray(hashes, dtype=U64))
         if hashes.size == 0:
             return hashes
+        # Imported here: only a manifest keyed with AES (before `upgrade`) needs it, and a
+        # commit hook should not pay its import on every start.
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: PLC0415
+
         blocks = np.zeros((hashes.size, 2), dtype="<u8")
         blocks[:, 0] = hashes
         encryptor = Cipher(algorithms.AES(self._aes), modes.ECB()).encryptor()

@@ -25,8 +25,7 @@ so a word is never a mark alone.
 from __future__ import annotations
 
 from functools import cache
-
-import regex
+from typing import Any
 
 UNSPACED_SCRIPTS = (
     "Han",
@@ -50,11 +49,24 @@ UNSPACED_SCRIPTS = (
 )
 """Unicode Script property values (``Scripts.txt``) of the scripts written without spaces."""
 
-_UNSPACED = regex.compile("[" + "".join(f"\\p{{sc={name}}}" for name in UNSPACED_SCRIPTS) + "]")
+FIRST_UNSPACED = "\u0e00"
+"""No character before Thai's block (U+0E00) is of those scripts (tests/text check each one)."""
+
+
+
+@cache
+def _unspaced() -> Any:
+    """The class of the letters of those scripts (compiled when first asked: the code point
+    tables answer for almost every character, and a scan should not import ``regex`` to start)."""
+    import regex  # noqa: PLC0415
+
+    return regex.compile("[" + "".join(f"\\p{{sc={name}}}" for name in UNSPACED_SCRIPTS) + "]")
 
 
 @cache
 def is_solo(ch: str) -> bool:
     """Whether the one character ``ch`` is a word on its own: a letter or digit (Python's
     ``str.isalnum()``) of a script written without spaces."""
-    return ch.isalnum() and _UNSPACED.match(ch) is not None
+    if ch < FIRST_UNSPACED:  # Latin, Greek, Cyrillic, Arabic, Indic ...: no regex to compile
+        return False
+    return ch.isalnum() and _unspaced().match(ch) is not None

@@ -20,7 +20,7 @@ from contam_guard.text import located, normalise
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import hash_grams, hash_words
 from contam_guard.text.normalise import V2, V3
-from contam_guard.text.scripts import UNSPACED_SCRIPTS, is_solo
+from contam_guard.text.scripts import FIRST_UNSPACED, UNSPACED_SCRIPTS, _unspaced, is_solo
 from contam_guard.text.tables import CodepointTables, tables_for
 
 WORDS_V3 = [
@@ -105,6 +105,16 @@ def test_the_scripts_are_unicodes_by_a_second_implementation() -> None:
     assert all(counts[SCRIPT_CODES[s]] > 30 for s in ("Han", "Hiragana", "Katakana", "Thai"))
     assert all(counts[SCRIPT_CODES[s]] > 30 for s in ("Lao", "Khmer", "Myanmar", "Tibetan"))
     assert not any(is_solo(ch) for ch in "한국어abcΩЖ١٢٣")
+
+
+def test_no_character_before_the_first_unspaced_block_is_of_those_scripts() -> None:
+    """``is_solo`` answers without ``regex`` below ``FIRST_UNSPACED``: the script class itself
+    must hold no letter or digit there (it holds two Bopomofo tone marks, U+02EA and U+02EB,
+    which are neither)."""
+    below = [chr(cp) for cp in range(ord(FIRST_UNSPACED)) if _unspaced().match(chr(cp))]
+    assert below == ["\u02ea", "\u02eb"]
+    assert not any(ch.isalnum() for ch in below)
+    assert _unspaced().match(FIRST_UNSPACED.replace("\u0e00", "\u0e01"))  # Thai ko kai: the first letter
 
 
 def test_marks_and_unassigned_code_points_are_never_words_of_their_own() -> None:
