@@ -17,10 +17,10 @@ import json
 import mmap
 import os
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -28,13 +28,14 @@ from numpy.typing import NDArray
 from pydantic import ValidationError
 
 from contam_guard import lfs
-from contam_guard.engine.templates import TemplateMarks, TemplateSettings
+from contam_guard.engine.templates import TemplateSettings
 from contam_guard.errors import HashKeyError, ManifestError
 from contam_guard.manifest import binfile, checks, names
 from contam_guard.manifest.binfile import RESTORE_FILE
+from contam_guard.manifest.disk_arrays import table_of, templates_of, weights_of
+from contam_guard.manifest.ids import DeferredIds, Ids
 from contam_guard.manifest.model import (
     GoldenSet,
-    Ids,
     Manifest,
     SetSummary,
     Spec,
@@ -44,15 +45,12 @@ from contam_guard.manifest.model import (
     is_derived,
     uses_windows,
 )
-from contam_guard.manifest.packed import PackedTable, Shape, WordPairs, width_for
+from contam_guard.manifest.packed import PackedTable
 from contam_guard.manifest.schema import DataFile, Index, SetEntry, SetMeta, ViewEntry
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS, digest
 
 AAD = b"contam-guard manifest 2\0"
-SHAPE_KEYS = ("count", "bucket_bits", "payload_bits")
-TABLE_PARTS = ("units", "groups", "remainders", "payloads")
-ITEM_WEIGHTS = "item_weights"
 _CHUNK = 1 << 20
 
 
@@ -326,34 +324,6 @@ def _golden(files: Files, name: str, entry: SetEntry, seal: SealKey | None) -> G
     )
 
 
-class DeferredIds(Sequence[str]):
-    """A set's ids, read from its file when first needed (their count is the index's)."""
-
-    def __init__(self, count: int, load: Callable[[], Ids]) -> None:
-        self._count = count
-        self._load = load
-        self._ids: Ids | None = None
-
-    @property
-    def ids(self) -> Ids:
-        if self._ids is None:
-            self._ids = self._load()
-        return self._ids
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        return self.ids[index]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.ids)
-
-
 def _ids(files: Files, rel: str, expected: str, items: int, seal: SealKey | None) -> Ids:
     display = files.display(rel)
     header, arrays = _parsed(files, rel, expected, seal, "ids")
@@ -420,80 +390,6 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         has_windows=has_windows,
     )
     return view_of
-
-
-def weights_of(arrays: dict[str, NDArray[Any]], items: int, display: str) -> NDArray[np.float64] | None:
-    """A derived view's stored item weights (None: the view has none), checked."""
-    bits = arrays.get(ITEM_WEIGHTS)
-    if bits is None:
-        return None
-    weights = bits.view("<f8")
-    if weights.size != items or not bool(np.isfinite(weights).all()) or bool((weights < 0).any()):
-        raise binfile.damaged(display, "its item weights do not match the set's items")
-    return weights.astype(np.float64, copy=False)
-
-
-def templates_of(
-    header: dict[str, Any], arrays: dict[str, NDArray[Any]], grams: int, display: str
-) -> TemplateMarks:
-    """The view's template marks (none in a file written before they existed), checked: the
-    engine indexes its arrays with them."""
-    at, run, counts = arrays.get("templates.at"), arrays.get("templates.run"), header.get("templates")
-    if at is None and run is None and counts is None:
-        return TemplateMarks.none()
-    if (
-        at is None
-        or run is None
-        or not isinstance(counts, dict)
-        or not all(type(counts.get(k)) is int and counts[k] >= 0 for k in ("ngrams", "top"))
-        or at.size != run.size
-        or (at.size and (int(at[-1]) >= grams or bool((np.diff(at.astype(np.int64)) <= 0).any())))
-        or (run.size and int(run.min()) < GRAM_N)
-    ):
-        raise binfile.damaged(display, "its template marks do not match its 5-grams")
-    return TemplateMarks(at.astype(np.int64), run.astype(np.int64), counts["ngrams"], counts["top"])
-
-
-def table_of(
-    header: dict[str, Any],
-    arrays: dict[str, NDArray[Any]],
-    name: str,
-    count: int,
-    payloads: int,
-    display: str,
-    read: Callable[[int, int], bytes] | None,
-) -> PackedTable:
-    """The checked table ``name`` of a file: ``count`` entries with payloads below ``payloads``
-    (its sizes agree with the counts, else the engine could index outside its arrays)."""
-    shape = header.get(name)
-    if not isinstance(shape, dict) or not all(type(shape.get(k)) is int for k in SHAPE_KEYS):
-        raise binfile.damaged(display, f"its {name} table has no valid shape")
-    parts = {part: arrays.get(f"{name}.{part}") for part in TABLE_PARTS}
-    if any(part is None for part in parts.values()):
-        raise binfile.damaged(display, f"its {name} table is incomplete")
-    pairs: dict[str, WordPairs] = {}
-    if read is not None:
-        for part in ("remainders", "payloads"):
-            pairs[part] = _pairs(read, header["arrays"][f"{name}.{part}"]["offset"])
-    table = PackedTable(Shape(**{k: shape[k] for k in SHAPE_KEYS}), **parts, pairs=pairs)  # type: ignore[arg-type]
-    problem = table.check()
-    if problem is None and (
-        table.count != count or table.shape.payload_bits != width_for(max(payloads - 1, 0))
-    ):
-        problem = "it does not match the view's counts"
-    if problem is not None:
-        raise binfile.damaged(display, f"its {name} table: {problem}")
-    return table
-
-
-def _pairs(read: Callable[[int, int], bytes], offset: int) -> WordPairs:
-    """Reads of words ``w`` and ``w + 1`` of the array at ``offset`` in a file."""
-
-    def pairs(words: NDArray[np.int64]) -> NDArray[np.uint64]:
-        data = b"".join(read(16, offset + 8 * w) for w in words.tolist())
-        return np.frombuffer(data, dtype="<u8").reshape(-1, 2).astype(np.uint64)
-
-    return pairs
 
 
 def check_files(manifest: Manifest) -> list[str]:

@@ -24,9 +24,6 @@ from contam_guard.errors import ManifestError
 from contam_guard.manifest import binfile, names
 from contam_guard.manifest.binfile import RESTORE_FILE
 from contam_guard.manifest.disk import (
-    ITEM_WEIGHTS,
-    SHAPE_KEYS,
-    DeferredIds,
     StoredSet,
     aad,
     dumps_index,
@@ -34,7 +31,9 @@ from contam_guard.manifest.disk import (
     ids_digest,
     meta_aad,
 )
-from contam_guard.manifest.model import GoldenSet, Ids, Manifest, View, is_derived
+from contam_guard.manifest.disk_arrays import ITEM_WEIGHTS, SHAPE_KEYS
+from contam_guard.manifest.ids import DeferredIds, Ids
+from contam_guard.manifest.model import GoldenSet, Manifest, View, is_derived
 from contam_guard.manifest.packed import PackedTable
 from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, TemplateEntry, ViewEntry
 from contam_guard.manifest.sealing import SealKey

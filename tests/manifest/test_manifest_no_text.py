@@ -29,8 +29,9 @@ from contam_guard.cli import main
 from contam_guard.commands.init import GITATTRIBUTES, GITIGNORE
 from contam_guard.config import DEFAULT_CONFIG_TEXT
 from contam_guard.manifest import binfile
-from contam_guard.manifest.disk import ITEM_WEIGHTS
-from contam_guard.manifest.model import GoldenFile, Ids, SetVersion, Spec
+from contam_guard.manifest.disk_arrays import ITEM_WEIGHTS
+from contam_guard.manifest.ids import Ids
+from contam_guard.manifest.model import GoldenFile, SetVersion, Spec
 from contam_guard.manifest.packed import Shape
 from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
 from contam_guard.text.hashing import GRAM_N
