@@ -182,9 +182,13 @@ def execute(loaded: LoadedConfig, request: ScanRequest, engine: Engine = scan_lo
         request.paths, request.changes, request.read, prepared.excluded, notices, request.skip_unreadable
     ) as found:
         result = engine(prepared, request, found)
-        from contam_guard.reword.step import run_pass  # issue 15: the rewording rules' pass
+        from contam_guard.reword.step import registered_before, run_pass  # issue 15: the rewording rules
 
-        notices += run_pass(prepared, request, found, result)
+        if result.reword is None:
+            notices += run_pass(prepared, request, found, result)
+        else:  # the engine ran the pass where it read the records (Spark's tasks)
+            rules = prepared.config.rules
+            notices += registered_before(prepared.manifest, prepared.index, result.reword.index, rules)
     return finish(prepared, request, result, notices)
 
 

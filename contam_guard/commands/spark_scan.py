@@ -48,6 +48,7 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
         from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
         from pyspark.sql import SparkSession  # noqa: PLC0415
 
+        from contam_guard.reword.step import PassSettings  # noqa: PLC0415
         from contam_guard.spark.engine import scan_sources  # noqa: PLC0415
         from contam_guard.spark.inputs import SparkSource, location  # noqa: PLC0415
         from contam_guard.spark.session import session  # noqa: PLC0415
@@ -75,6 +76,8 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
                 key=prepared.key,
                 windows=prepared.config.rules.windows,
                 batch_chars=prepared.config.scan.batch_chars,
+                # the rewording rules' pass runs in the same tasks (not on the driver after)
+                reword=PassSettings.of(prepared.config.rules),
             )
         finally:
             if started:

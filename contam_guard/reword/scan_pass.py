@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.engine.batching import batches
+from contam_guard.engine.scanner import Snippet
 from contam_guard.readers import ReadOptions, Record, detect_format, read_records
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.index import RewordIndex
@@ -60,6 +61,9 @@ class Hit:
     numbers_run: int
     reworded: float
     allowed_inline: bool
+    shown: Snippet | None = None
+    """The snippet already taken from ``text`` (a Spark task's hit, whose ``text`` is cut to
+    it); None: ``reword.step`` takes it from ``text``."""
 
 
 @dataclass
@@ -94,18 +98,38 @@ def run(
     batch_chars: int = 1 << 20,
 ) -> RewordStats:
     """Match every string of ``records`` against the derived views."""
-    stats = RewordStats.empty(index)
-    best: dict[tuple[int, str, int], Hit] = {}
-    scorers = (
-        []
-        if bars.reworded is None
-        else [Scorer(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
-    )
-    units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
-    for batch in batches(units, batch_chars, lambda u: len(u.text)):
-        _batch(stats, batch, spec, key, bars, scorers, best)
-    stats.hits = sorted(best.values(), key=lambda h: (h.item, h.source, h.record))
-    return stats
+    accumulator = Accumulator(index, spec, key, bars)
+    accumulator.add(records, batch_chars)
+    return accumulator.stats()
+
+
+class Accumulator:
+    """The pass over records given in any number of calls (a Spark task gives its partition's
+    batches): per item the maxima, per (item, record) the best hit. Maxima and best hits do not
+    depend on how the records were split, so partial passes merge (``keep``) into the one pass."""
+
+    def __init__(self, index: RewordIndex, spec: TextSpec, key: HashKey | None, bars: Bars) -> None:
+        self.spec = spec
+        self.key = key
+        self.bars = bars
+        self.scorers = (
+            []
+            if bars.reworded is None
+            else [Scorer(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
+        )
+        self._stats = RewordStats.empty(index)
+        self._best: dict[tuple[int, str, int], Hit] = {}
+
+    def add(self, records: Iterable[Record], batch_chars: int = 1 << 20) -> None:
+        """Match every string of ``records``."""
+        units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
+        for batch in batches(units, batch_chars, lambda u: len(u.text)):
+            _batch(self._stats, batch, self.spec, self.key, self.bars, self.scorers, self._best)
+
+    def stats(self) -> RewordStats:
+        """What was found so far, the hits by (item, source, record)."""
+        self._stats.hits = sorted(self._best.values(), key=lambda h: (h.item, h.source, h.record))
+        return self._stats
 
 
 def _batch(
@@ -142,23 +166,27 @@ def _batch(
 
 
 def _keep(best: dict[tuple[int, str, int], Hit], unit: _Unit, item: int, run: int, score: float) -> None:
+    record = unit.record
+    hit = Hit(item, record.source, record.index, record.line, unit.path, unit.text, run, score, record.allow)
+    keep(best, hit)
+
+
+def keep(best: dict[tuple[int, str, int], Hit], hit: Hit) -> None:
     """Keep the pair's best numbers run and score over its strings (the field and text shown are
     those of the string with the better (run, score))."""
-    record = unit.record
-    name = (item, record.source, record.index)
+    name = (hit.item, hit.source, hit.record)
     old = best.get(name)
     if old is None:
-        best[name] = Hit(
-            item, record.source, record.index, record.line, unit.path, unit.text, run, score, record.allow
-        )
+        best[name] = hit
         return
-    better = (run, score) > (old.numbers_run, old.reworded)
+    better = (hit.numbers_run, hit.reworded) > (old.numbers_run, old.reworded)
     best[name] = replace(
         old,
-        field=unit.path if better else old.field,
-        text=unit.text if better else old.text,
-        numbers_run=max(run, old.numbers_run),
-        reworded=max(score, old.reworded),
+        field=hit.field if better else old.field,
+        text=hit.text if better else old.text,
+        shown=hit.shown if better else old.shown,
+        numbers_run=max(hit.numbers_run, old.numbers_run),
+        reworded=max(hit.reworded, old.reworded),
     )
 
 

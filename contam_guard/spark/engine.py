@@ -7,7 +7,9 @@ The driver then gathers what is manifest-sized or contamination-sized, never cor
   row per test-item word and window;
 - the notable pairs (a run of 8+ words or a shared window), with split-local numbers that the
   split counts turn into file records and lines (``splits.py``);
-- the split counts themselves.
+- the split counts themselves;
+- when a rewording rule is on (issue 15), the same tasks run its pass on the same records:
+  their per-item maxima (aggregated by Spark) and their kept hits (``rewording.py``).
 
 From these it builds the ``ScanResult`` the local engine would have built, and the rules run on
 it through ``contam_guard.verdicts.evaluate``: the same code path, the same findings.
@@ -25,12 +27,14 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
-from contam_guard.config import Rules
+from contam_guard.config import MAX_PAIRS_PER_ITEM, Rules
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.scanner import PairRow, ScanResult, Snippet
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers.base import ReadOptions
+from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.step import PassSettings, add_pairs, registered_before
 from contam_guard.spark.failures import input_errors
 from contam_guard.spark.inputs import (
     InputPlan,
@@ -41,8 +45,19 @@ from contam_guard.spark.inputs import (
     sources_for,
 )
 from contam_guard.spark.payload import payload_for
+from contam_guard.spark.rewording import reword_stats
 from contam_guard.spark.splits import Offsets, SplitCount, resolve
-from contam_guard.spark.worker import FIELD, OUTPUT_SCHEMA, PAIR, RUN, SPLIT, WINDOW, count_task, scan_task
+from contam_guard.spark.worker import (
+    FIELD,
+    OUTPUT_SCHEMA,
+    PAIR,
+    REWORD_HIT,
+    RUN,
+    SPLIT,
+    WINDOW,
+    count_task,
+    scan_task,
+)
 from contam_guard.text.hashing import HashKey
 from contam_guard.verdicts import Report, evaluate
 
@@ -50,7 +65,13 @@ DEFAULT_BATCH_CHARS = 1 << 20
 DEFAULT_SOURCE = "dataframe"
 
 
-_ARROW_TYPES = {"tinyint": pa.int8(), "bigint": pa.int64(), "string": pa.string(), "boolean": pa.bool_()}
+_ARROW_TYPES = {
+    "tinyint": pa.int8(),
+    "bigint": pa.int64(),
+    "string": pa.string(),
+    "boolean": pa.bool_(),
+    "double": pa.float64(),
+}
 
 
 def to_arrow(frame: DataFrame) -> pa.Table:
@@ -132,15 +153,19 @@ def scan_frame(
     key: HashKey | None = None,
     windows: bool = True,
     batch_chars: int = DEFAULT_BATCH_CHARS,
+    reword: PassSettings | None = None,
 ) -> ScanResult:
-    """Scan an input frame (``inputs.py``) and gather the local engine's ``ScanResult``.
+    """Scan an input frame (``inputs.py``) and gather the local engine's ``ScanResult``; with
+    ``reword``, the rewording rules' pass runs in the same tasks and fills ``result.reword``.
 
     Raises the local readers' ``InputError`` (naming file:line) when a record is malformed.
     """
     spark = frame.sparkSession
     index = ManifestIndex.from_manifest(manifest)
     context = spark.sparkContext
-    payload = context.broadcast(payload_for(manifest, key, windows=windows, batch_chars=batch_chars))
+    payload = context.broadcast(
+        payload_for(manifest, key, windows=windows, batch_chars=batch_chars, reword=reword)
+    )
     plan_bc = context.broadcast(plan)
     # Cached: three small results are read off one pass over the data.
     out = frame.mapInArrow(scan_task(payload, plan_bc), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK)
@@ -148,12 +173,17 @@ def scan_frame(
         with input_errors(lambda error: resolve(error, plan, Offsets(_count_splits(frame, plan)))):
             # The first action runs the scan (and fills the cache); pairs and split counts come
             # back together, the totals through Spark's aggregation.
-            gathered = to_arrow(out.filter(sf.col("kind").isin(PAIR, SPLIT, FIELD)))
+            gathered = to_arrow(out.filter(sf.col("kind").isin(PAIR, SPLIT, FIELD, REWORD_HIT)))
         totals = _totals(out, index)
         kinds = gathered.column("kind")
         splits = _split_counts(gathered.filter(pc.equal(kinds, SPLIT)))
         pairs = gathered.filter(pc.equal(kinds, PAIR))
         census = gathered.filter(pc.equal(kinds, FIELD)).select(["file", "run"]).to_pylist()
+        reworded = None
+        if reword is not None:  # the rewording rules' numbers, from the same cached pass
+            hits = gathered.filter(pc.equal(kinds, REWORD_HIT))
+            words = RewordIndex.build(manifest, index)
+            reworded = reword_stats(out, hits, plan, Offsets(splits), words, to_arrow)
     finally:
         out.unpersist()
         payload.unpersist()
@@ -166,11 +196,18 @@ def scan_frame(
     result.skipped = list(plan.notices)
     result.records = sum(s.records for s in splits)
     result.chars = sum(s.chars for s in splits)
+    result.reword = reworded
     return result
 
 
-def _report(result: ScanResult, rules: Rules | None) -> Report:
-    return evaluate(result, rules or Rules())
+def _report(result: ScanResult, manifest: Manifest, rules: Rules) -> Report:
+    """The rules on ``result``, with the pairs only the rewording rules found (at most the CLI's
+    default number per item) and the CLI's notices for sets registered before them."""
+    add_pairs(result, MAX_PAIRS_PER_ITEM)
+    report = evaluate(result, rules)
+    if result.reword is not None:
+        report.notices += registered_before(manifest, result.index, result.reword.index, rules)
+    return report
 
 
 def scan_dataframe_report(
@@ -194,9 +231,12 @@ def scan_dataframe_report(
     frame, plan = dataframe_frame(
         df, text_col=text_col, record_col=record_col, source=source or DEFAULT_SOURCE
     )
-    windows = (rules or Rules()).windows
-    result = scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars)
-    return _report(result, rules)
+    rules = rules or Rules()
+    reword = PassSettings.of(rules)
+    result = scan_frame(
+        frame, plan, manifest, key=key, windows=rules.windows, batch_chars=batch_chars, reword=reword
+    )
+    return _report(result, manifest, rules)
 
 
 def scan_sources(
@@ -208,11 +248,15 @@ def scan_sources(
     key: HashKey | None = None,
     windows: bool = True,
     batch_chars: int = DEFAULT_BATCH_CHARS,
+    reword: PassSettings | None = None,
 ) -> ScanResult:
-    """Scan files already listed (``inputs.sources_for``, or the CLI's own walk)."""
+    """Scan files already listed (``inputs.sources_for``, or the CLI's own walk); ``reword``:
+    run the rewording rules' pass too (``scan_frame``)."""
     plan = plan_files(sources, read)
     frame, plan = file_frame(spark, plan)
-    return scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars)
+    return scan_frame(
+        frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars, reword=reword
+    )
 
 
 def _field_tuple(fields: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -241,8 +285,15 @@ def scan_files_report(
     line.
     """
     read = ReadOptions(fields=_field_tuple(fields), encoding=encoding, errors=errors)
-    windows = (rules or Rules()).windows
+    rules = rules or Rules()
     result = scan_sources(
-        spark, sources_for(paths), read, manifest, key=key, windows=windows, batch_chars=batch_chars
+        spark,
+        sources_for(paths),
+        read,
+        manifest,
+        key=key,
+        windows=rules.windows,
+        batch_chars=batch_chars,
+        reword=PassSettings.of(rules),
     )
-    return _report(result, rules)
+    return _report(result, manifest, rules)

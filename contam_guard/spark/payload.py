@@ -4,8 +4,9 @@ A manifest travels as the path of its index and the index's digest, nothing more
 worker reads it from there (format 2: maps its files, as the driver does, so every worker on a
 machine shares one copy in the page cache) and checks that the digest is the driver's, so a
 ``register`` between the driver's read and a worker's is an error, never a silent mix. Workers
-are reused between tasks and keep the ``ManifestIndex`` they built, keyed by the digest: a
-second scan with the same manifest in the same session builds nothing. The executors must see
+are reused between tasks and keep the ``ManifestIndex`` they built (and the rewording rules'
+``RewordIndex``), keyed by the digest: a second scan with the same manifest in the same session
+builds nothing. The executors must see
 the manifest's folder at the driver's path (local and local-cluster masters do; on a cluster,
 a shared file system).
 
@@ -26,6 +27,8 @@ from contam_guard.errors import ManifestError
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.sealing import SealKey
+from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.step import PassSettings
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
@@ -42,19 +45,28 @@ class EnginePayload:
     key: HashKey | None
     windows: bool
     batch_chars: int
+    reword: PassSettings | None = None
+    """The rewording rules' bars when one of them is on: the tasks run their pass too."""
 
 
 _SAVED: dict[int, tuple[Manifest, Path]] = {}
 
 
-def payload_for(manifest: Manifest, key: HashKey | None, *, windows: bool, batch_chars: int) -> EnginePayload:
+def payload_for(
+    manifest: Manifest,
+    key: HashKey | None,
+    *,
+    windows: bool,
+    batch_chars: int,
+    reword: PassSettings | None = None,
+) -> EnginePayload:
     """The payload of ``manifest`` (read from a file, or saved to a temporary one now)."""
     if manifest.path is None or not manifest.digest:
         manifest = _saved(manifest)
     assert manifest.path is not None
     # Absolute: an executor's working directory is not the driver's.
     where = str(manifest.path.absolute())
-    return EnginePayload(manifest.digest, where, manifest.seal, key, windows, batch_chars)
+    return EnginePayload(manifest.digest, where, manifest.seal, key, windows, batch_chars, reword)
 
 
 def _saved(manifest: Manifest) -> Manifest:
@@ -70,6 +82,8 @@ def _saved(manifest: Manifest) -> Manifest:
 
 
 _INDEXES: dict[str, ManifestIndex] = {}
+_MANIFESTS: dict[str, Manifest] = {}
+_REWORD: dict[str, RewordIndex] = {}
 _GOLDEN: dict[tuple[str, int], GoldenNgrams] = {}
 
 
@@ -78,6 +92,8 @@ def index_of(payload: EnginePayload) -> ManifestIndex:
     index = _INDEXES.get(payload.digest)
     if index is None:
         _INDEXES.clear()  # one manifest at a time: a worker never holds two indexes
+        _MANIFESTS.clear()
+        _REWORD.clear()
         _GOLDEN.clear()
         path = Path(payload.manifest_path)
         manifest = store.load(path, seal=payload.seal)
@@ -89,7 +105,18 @@ def index_of(payload: EnginePayload) -> ManifestIndex:
             )
         index = ManifestIndex.from_manifest(manifest)
         _INDEXES[payload.digest] = index
+        _MANIFESTS[payload.digest] = manifest
     return index
+
+
+def reword_index_of(payload: EnginePayload) -> RewordIndex:
+    """The rewording rules' index of the payload's manifest, built once per process (it reads
+    the per-item counts only; the views' tables are searched where they are mapped)."""
+    index = index_of(payload)
+    reword = _REWORD.get(payload.digest)
+    if reword is None:
+        reword = _REWORD[payload.digest] = RewordIndex.build(_MANIFESTS[payload.digest], index)
+    return reword
 
 
 def golden_of(payload: EnginePayload, n: int) -> GoldenNgrams:

@@ -11,7 +11,12 @@ pairs and snippets). What leaves the task (``OUTPUT_SCHEMA``, one ``kind`` per r
   and each window position found;
 - ``SPLIT``: each split's counts (lines, records, bytes, characters), for numbering and totals;
 - ``FIELD``: the fields read in a file (``run`` holds the path without list positions), for
-  the summary's census, as the local engine keeps it.
+  the summary's census, as the local engine keeps it;
+- ``REWORD_ITEM`` / ``REWORD_HIT``, when a rewording rule is on (issue 15; the payload's
+  ``reword``): the same records go through the local pass (``reword.scan_pass.Accumulator``) and
+  the task sends its per-item maxima, sparse (item in ``position``, numbers run in ``value``,
+  reworded score in ``score``), and its kept (item, record) hits with their snippet (the start of
+  the string, ``reword.step.snippet_of``; the allowlist key of the whole string in ``span``).
 """
 
 from __future__ import annotations
@@ -32,11 +37,13 @@ from contam_guard.engine.scanner import (
     scan_batch,  # the local engine's own batch step
 )
 from contam_guard.readers.base import Record
+from contam_guard.reword.scan_pass import Accumulator, Hit, RewordStats
+from contam_guard.reword.step import snippet_of
 from contam_guard.spark.inputs import InputPlan, canonical
-from contam_guard.spark.payload import EnginePayload, index_of
+from contam_guard.spark.payload import EnginePayload, index_of, reword_index_of
 from contam_guard.spark.records import RowReader, SplitCounter, is_blank
 
-PAIR, RUN, WINDOW, SPLIT, FIELD = 0, 1, 2, 3, 4
+PAIR, RUN, WINDOW, SPLIT, FIELD, REWORD_ITEM, REWORD_HIT = 0, 1, 2, 3, 4, 5, 6
 _TOTALS_CHUNK = 1 << 20
 
 _FIELDS: list[tuple[str, pa.DataType, st.DataType]] = [
@@ -62,6 +69,8 @@ _FIELDS: list[tuple[str, pa.DataType, st.DataType]] = [
     ("records", pa.int64(), st.LongType()),
     ("bytes", pa.int64(), st.LongType()),
     ("chars", pa.int64(), st.LongType()),
+    ("score", pa.float64(), st.DoubleType()),
+    ("span", pa.string(), st.StringType()),
 ]
 ARROW_SCHEMA = pa.schema([pa.field(name, arrow) for name, arrow, _ in _FIELDS])
 OUTPUT_SCHEMA = st.StructType([st.StructField(name, spark, True) for name, _, spark in _FIELDS])
@@ -91,6 +100,12 @@ class PartitionScan:
         self.splits: list[SplitCounter] = []
         self._split_at: dict[tuple[str, int], int] = {}
         self._keys: dict[str, str] = {}
+        reword = payload.reword
+        self.reword = (
+            None
+            if reword is None
+            else Accumulator(reword_index_of(payload), index.spec, payload.key, reword.bars(index.items))
+        )
 
     def _canonical(self, path: str) -> str:
         key = self._keys.get(path)
@@ -133,10 +148,14 @@ class PartitionScan:
         records = (record for batch in input_batches for record in self.records(batch))
         for batch in batches(records, self.payload.batch_chars, Record.size):
             scan_batch(self.result, batch, self.payload.key, self.payload.windows)
+            if self.reword is not None:  # the rewording rules' pass, on the same records
+                self.reword.add(batch, self.payload.batch_chars)
 
     def finish(self) -> Iterator[pa.RecordBatch]:
         if self.result.pairs:
             yield self._pairs(self.result.pairs)
+        if self.reword is not None:
+            yield from self._reworded(self.reword.stats())
         totals = self.result.totals
         run = np.flatnonzero(totals.run)
         for first in range(0, run.size, _TOTALS_CHUNK):
@@ -192,6 +211,47 @@ class PartitionScan:
                 "start": [p.snippet.start for p in pairs],
             },
             len(pairs),
+        )
+
+
+    def _reworded(self, stats: RewordStats) -> Iterator[pa.RecordBatch]:
+        """The pass's per-item maxima (items with a nonzero one) and its kept hits."""
+        found = np.flatnonzero((stats.numbers_run > 0) | (stats.reworded > 0))
+        for first in range(0, found.size, _TOTALS_CHUNK):
+            at = found[first : first + _TOTALS_CHUNK]
+            columns = {
+                "kind": np.full(at.size, REWORD_ITEM, np.int8),
+                "position": at,
+                "value": stats.numbers_run[at],
+                "score": stats.reworded[at],
+            }
+            yield _batch(columns, at.size)
+        if stats.hits:
+            yield self._hits(stats.hits)
+
+    def _hits(self, hits: list[Hit]) -> pa.RecordBatch:
+        splits = [self.splits[int(h.source)] for h in hits]
+        # Only the snippet leaves the task, not the whole string (a record may be a book).
+        snippets = [h.shown or snippet_of(h.text) for h in hits]
+        return _batch(
+            {
+                "kind": [REWORD_HIT] * len(hits),
+                "file": [s.file for s in splits],
+                "block": [s.block for s in splits],
+                "item": [h.item for h in hits],
+                "record": [h.record for h in hits],
+                "line": [h.line for h in hits],
+                "field": [h.field for h in hits],
+                "allow": [h.allowed_inline for h in hits],
+                "before": [s.before for s in snippets],
+                "run": [s.run for s in snippets],
+                "after": [s.after for s in snippets],
+                "start": [s.start for s in snippets],
+                "span": [s.span for s in snippets],
+                "value": [h.numbers_run for h in hits],
+                "score": [h.reworded for h in hits],
+            },
+            len(hits),
         )
 
 
