@@ -9,19 +9,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from contam_guard.config import Rules
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
+from contam_guard.engine.scanner import Source
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv, pairs_csv
-from contam_guard.verdicts import evaluate
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
 from contam_guard.spark import scan_files_report
 
-from .conftest import LOCAL, on_masters
+from .conftest import LOCAL, local_reference, on_masters
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -56,9 +53,8 @@ def test_spark_gsm8k_items_csv_is_byte_identical(
 
     on_spark = scan_files_report(spark, ["train.jsonl"], "question", manifest)
 
-    index = ManifestIndex.from_manifest(manifest)
-    result = scan(index, [Source(Path("train.jsonl"), "train.jsonl")], ReadOptions(fields=("question",)))
-    local = evaluate(result, Rules())
+    read = ReadOptions(fields=("question",))
+    local = local_reference(manifest, [Source(Path("train.jsonl"), "train.jsonl")], read)
     assert items_csv(on_spark) == items_csv(local)
     assert pairs_csv(on_spark) == pairs_csv(local)
     assert [(f.rule, f.item_id, f.detail, f.pairs) for f in on_spark.findings] == [

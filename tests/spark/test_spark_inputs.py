@@ -19,13 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.config import Rules
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
+from contam_guard.engine.scanner import Source
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions, read_records
-from contam_guard.verdicts import evaluate
 from contam_guard.walk import data_files
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
@@ -33,7 +30,7 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'co
 from contam_guard.spark import scan_files_report
 from contam_guard.spark.inputs import plan_files, sources_for
 
-from .conftest import LOCAL, on_masters
+from .conftest import LOCAL, local_reference, on_masters
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -228,8 +225,7 @@ def test_spark_scan_of_a_walked_folder_matches_local(
     walk = data_files([Path("data")])
     names = [p.as_posix() for p in walk.files]
     sources = [Source(Path(n), n) for n in names]
-    result = scan(ManifestIndex.from_manifest(manifest), sources, ReadOptions(fields=("text",)))
-    local = evaluate(result, Rules())
+    local = local_reference(manifest, sources, ReadOptions(fields=("text",)))
     assert [(f.rule, f.item_id, f.pairs) for f in on_spark.findings] == [
         (f.rule, f.item_id, f.pairs) for f in local.findings
     ]

@@ -15,9 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from contam_guard.commands import scan as scan_cmd
-from contam_guard.config import Rules, load_config
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
+from contam_guard.config import load_config
+from contam_guard.engine.scanner import Source
 from contam_guard.errors import InputError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
@@ -26,14 +25,14 @@ from contam_guard.pipeline import ScanRequest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.outputs import Outputs
 from contam_guard.reporting.tables import ITEM_COLUMNS, items_csv, pairs_csv
-from contam_guard.verdicts import Report, evaluate
+from contam_guard.verdicts import Report
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
 from contam_guard.commands import spark_scan
 from contam_guard.spark import items_frame, scan_dataframe, scan_dataframe_report, scan_files_report
 
-from .conftest import CLUSTER, LOCAL
+from .conftest import CLUSTER, LOCAL, local_reference
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -48,11 +47,10 @@ def manifest_of(project: Path) -> Manifest:
 
 
 def local_report(manifest: Manifest, names: list[str], field: str | None) -> Report:
-    """The local engine on files named relative to the current folder."""
-    index = ManifestIndex.from_manifest(manifest)
+    """The local engine (and the rewording rules' local pass) on files named relative to the
+    current folder."""
     read = ReadOptions(fields=() if field is None else (field,))
-    result = scan(index, [Source(Path(n), n) for n in names], read)
-    return evaluate(result, Rules())
+    return local_reference(manifest, [Source(Path(n), n) for n in names], read)
 
 
 def findings(report: Report, *, lines: bool = True) -> list[tuple[Any, ...]]:
@@ -78,6 +76,8 @@ def findings(report: Report, *, lines: bool = True) -> list[tuple[Any, ...]]:
                     p.window_hits,
                     p.snippet,
                     p.allowed_inline,
+                    p.numbers_run,
+                    p.reworded,
                 )
                 for p in f.pairs
             ),
@@ -259,8 +259,6 @@ def test_spark_scan_keyed_manifest_matches_local(
 
     on_spark = scan_files_report(spark, ["train.jsonl"], None, manifest, key=key)
 
-    index = ManifestIndex.from_manifest(manifest)
-    result = scan(index, [Source(Path("train.jsonl"), "train.jsonl")], ReadOptions(), key=key)
-    local = evaluate(result, Rules())
+    local = local_reference(manifest, [Source(Path("train.jsonl"), "train.jsonl")], ReadOptions(), key=key)
     assert_same(on_spark, local)
     assert local.failing

@@ -25,15 +25,13 @@ import venv
 from pathlib import Path
 from typing import Any
 
-from contam_guard.config import Rules
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
+from contam_guard.engine.scanner import Source
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv
-from contam_guard.verdicts import Report, evaluate
+from contam_guard.verdicts import Report
 
-from .conftest import CLUSTER, EXAMPLES, cli, needs_spark, scratch_spark_home
+from .conftest import CLUSTER, EXAMPLES, cli, local_reference, needs_spark, scratch_spark_home
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = ROOT / "contam_guard" / "spark" / "log4j2.properties"
@@ -114,10 +112,7 @@ def checkout_copy(folder: Path) -> Path:
 
 def local_report(job: Path) -> Report:
     manifest = store.load(job / ".contam-guard" / "manifest.json")
-    result = scan(
-        ManifestIndex.from_manifest(manifest), [Source(job / "train.jsonl", "train.jsonl")], ReadOptions()
-    )
-    return evaluate(result, Rules())
+    return local_reference(manifest, [Source(job / "train.jsonl", "train.jsonl")], ReadOptions())
 
 
 def written(folder: Path, suffix: str) -> list[str]:
