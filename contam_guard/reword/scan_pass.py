@@ -103,20 +103,32 @@ def run(
     return accumulator.stats()
 
 
+def scorers_for(index: RewordIndex, bars: Bars) -> list[Scorer]:
+    """The reworded rule's scorers of ``index`` at the floor ``bars`` need (none when it is off)."""
+    if bars.reworded is None:
+        return []
+    return [Scorer(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
+
+
 class Accumulator:
     """The pass over records given in any number of calls (a Spark task gives its partition's
     batches): per item the maxima, per (item, record) the best hit. Maxima and best hits do not
     depend on how the records were split, so partial passes merge (``keep``) into the one pass."""
 
-    def __init__(self, index: RewordIndex, spec: TextSpec, key: HashKey | None, bars: Bars) -> None:
+    def __init__(
+        self,
+        index: RewordIndex,
+        spec: TextSpec,
+        key: HashKey | None,
+        bars: Bars,
+        scorers: Sequence[Scorer] | None = None,
+    ) -> None:
+        """``scorers``: ``scorers_for(index, bars)`` kept from an earlier pass over the same
+        index (they keep what they decoded), or None for new ones."""
         self.spec = spec
         self.key = key
         self.bars = bars
-        self.scorers = (
-            []
-            if bars.reworded is None
-            else [Scorer(target, min(bars.reworded, REPORT_FLOOR)) for target in index.words]
-        )
+        self.scorers = scorers_for(index, bars) if scorers is None else scorers
         self._stats = RewordStats.empty(index)
         self._best: dict[tuple[int, str, int], Hit] = {}
 

@@ -6,7 +6,9 @@ matching or the rules is implemented twice:
 - the manifest (hashes only) is broadcast once as its canonical JSON text; each Python worker
   builds the ``ManifestIndex`` from it once and reuses it for every task (``payload.py``);
 - each partition is parsed with the local readers' rules and scanned in batches by the local
-  engine's own batch step (``worker.py``), in one ``mapInArrow`` pass;
+  engine's own batch step (``worker.py``), in one ``mapInArrow`` pass; when the numbers or
+  reworded rule is on, the same pass runs the rewording rules' local pass on the same records
+  (``rewording.py`` merges what the tasks found);
 - what comes back to the driver is manifest-sized (per-item totals, aggregated by Spark) or
   contamination-sized (notable pairs), never corpus-sized; the rules then run on the driver
   through ``contam_guard.verdicts.evaluate`` (``engine.py``);

@@ -167,7 +167,7 @@ def scan_frame(
         payload_for(manifest, key, windows=windows, batch_chars=batch_chars, reword=reword)
     )
     plan_bc = context.broadcast(plan)
-    # Cached: three small results are read off one pass over the data.
+    # Cached: the small results (and the rewording rules' maxima) are read off one pass over the data.
     out = frame.mapInArrow(scan_task(payload, plan_bc), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         with input_errors(lambda error: resolve(error, plan, Offsets(_count_splits(frame, plan)))):

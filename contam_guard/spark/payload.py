@@ -28,6 +28,8 @@ from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.matching import Scorer
+from contam_guard.reword.scan_pass import Bars, scorers_for
 from contam_guard.reword.step import PassSettings
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
@@ -84,6 +86,7 @@ def _saved(manifest: Manifest) -> Manifest:
 _INDEXES: dict[str, ManifestIndex] = {}
 _MANIFESTS: dict[str, Manifest] = {}
 _REWORD: dict[str, RewordIndex] = {}
+_SCORERS: dict[tuple[str, float | None], list[Scorer]] = {}
 _GOLDEN: dict[tuple[str, int], GoldenNgrams] = {}
 
 
@@ -94,6 +97,7 @@ def index_of(payload: EnginePayload) -> ManifestIndex:
         _INDEXES.clear()  # one manifest at a time: a worker never holds two indexes
         _MANIFESTS.clear()
         _REWORD.clear()
+        _SCORERS.clear()
         _GOLDEN.clear()
         path = Path(payload.manifest_path)
         manifest = store.load(path, seal=payload.seal)
@@ -117,6 +121,18 @@ def reword_index_of(payload: EnginePayload) -> RewordIndex:
     if reword is None:
         reword = _REWORD[payload.digest] = RewordIndex.build(_MANIFESTS[payload.digest], index)
     return reword
+
+
+def scorers_of(payload: EnginePayload, bars: Bars) -> list[Scorer]:
+    """The reworded rule's scorers, kept per process and threshold: a scorer keeps the prefix
+    filter it built for a large batch (a sort of the whole view), which every task would
+    otherwise build again."""
+    index = reword_index_of(payload)
+    floor = bars.reworded
+    scorers = _SCORERS.get((payload.digest, floor))
+    if scorers is None:
+        scorers = _SCORERS[(payload.digest, floor)] = scorers_for(index, bars)
+    return scorers
 
 
 def golden_of(payload: EnginePayload, n: int) -> GoldenNgrams:

@@ -40,7 +40,7 @@ from contam_guard.readers.base import Record
 from contam_guard.reword.scan_pass import Accumulator, Hit, RewordStats
 from contam_guard.reword.step import snippet_of
 from contam_guard.spark.inputs import InputPlan, canonical
-from contam_guard.spark.payload import EnginePayload, index_of, reword_index_of
+from contam_guard.spark.payload import EnginePayload, index_of, reword_index_of, scorers_of
 from contam_guard.spark.records import RowReader, SplitCounter, is_blank
 
 PAIR, RUN, WINDOW, SPLIT, FIELD, REWORD_ITEM, REWORD_HIT = 0, 1, 2, 3, 4, 5, 6
@@ -100,12 +100,11 @@ class PartitionScan:
         self.splits: list[SplitCounter] = []
         self._split_at: dict[tuple[str, int], int] = {}
         self._keys: dict[str, str] = {}
-        reword = payload.reword
-        self.reword = (
-            None
-            if reword is None
-            else Accumulator(reword_index_of(payload), index.spec, payload.key, reword.bars(index.items))
-        )
+        self.reword: Accumulator | None = None
+        if payload.reword is not None:
+            bars = payload.reword.bars(index.items)
+            scorers = scorers_of(payload, bars)
+            self.reword = Accumulator(reword_index_of(payload), index.spec, payload.key, bars, scorers)
 
     def _canonical(self, path: str) -> str:
         key = self._keys.get(path)
