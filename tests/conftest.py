@@ -38,6 +38,20 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(Path(contam_guard.__file__).parent, quiet=2)
 
 
+SPARK_TESTS = Path(__file__).parent / "spark"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the Spark tests stay
+    together on one worker: each master's session (tests/spark/conftest.py, session-scoped) then
+    starts once, not once per worker, and no two JVM clusters compete for the cores."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.path.is_relative_to(SPARK_TESTS):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Runner:
     """Run ``contam-guard ARGS`` in this process; returns exit code, stdout and stderr."""
