@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml csrc/native.c
 demo: $(STAMP)
 	bash examples/demo.sh
 
+# One pytest worker per core (pytest-xdist); tests/conftest.py keeps the Spark tests on one worker.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 	$(BIN)/ruff check contam_guard tests benchmarks
 	$(BIN)/mypy
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+import contam_guard
 from contam_guard.cli import main
 from tests.helpers import Result, Runner
 
@@ -18,6 +20,36 @@ from tests.helpers import Result, Runner
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile contam_guard's bytecode once, before any test runs.
+
+    Hundreds of tests run the CLI as a real process (``python -m contam_guard``), and each such
+    process imports some hundred of the package's modules. Where PYTHONDONTWRITEBYTECODE is set
+    (as on the project's machines and CI) no process writes the ``__pycache__`` files, so every
+    one of them compiled those modules from source again: minutes over the suite. Python still
+    reads ``.pyc`` files with that variable set, and checks each against its source's mtime and
+    size, so a module edited since is compiled afresh, never run stale. Only the ``-n`` workers'
+    controller compiles (a worker has ``workerinput``); the package's own folder is the one
+    imported, which is the sanitizer build's copy under ``make sanitize``.
+    """
+    if not hasattr(config, "workerinput"):
+        compileall.compile_dir(Path(contam_guard.__file__).parent, quiet=2)
+
+
+SPARK_TESTS = Path(__file__).parent / "spark"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the Spark tests stay
+    together on one worker: each master's session (tests/spark/conftest.py, session-scoped) then
+    starts once, not once per worker, and no two JVM clusters compete for the cores."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.path.is_relative_to(SPARK_TESTS):
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture

@@ -48,6 +48,14 @@ LOCAL = "local[2]"
 CLUSTER = "local-cluster[2,1,1024]"
 """Two workers of one core and 1 GiB each: an executor takes 1 GiB (the default), so it fits."""
 MASTERS = (LOCAL, CLUSTER)
+FAST_START_JVMS = {
+    "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1",
+    "spark.executor.defaultJavaOptions": "-XX:TieredStopAtLevel=1",
+}
+"""The JVMs compile with C1 alone (no C2): these tests' JVMs live seconds, too short for C2's
+optimised code to pay back its compiling, which took half of the Spark tests' CPU time on the
+2-core machine (274 s of CPU for tests/spark with C2, 130 s without). ``defaultJavaOptions`` are
+put before ``extraJavaOptions``, so contam-guard's own driver options (its log settings) stay."""
 
 
 def on_masters(*masters: str) -> pytest.MarkDecorator:
@@ -108,6 +116,7 @@ def spark(
             "spark.task.maxFailures": "1",
             "spark.local.dir": str(scratch / "local"),
             "spark.sql.warehouse.dir": str(scratch / "warehouse"),
+            **FAST_START_JVMS,
         },
     )
     assert spark.sparkContext.master == master  # not a session left over from the other master

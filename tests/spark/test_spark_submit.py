@@ -31,7 +31,7 @@ from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv
 from contam_guard.verdicts import Report
 
-from .conftest import CLUSTER, EXAMPLES, cli, local_reference, needs_spark, scratch_spark_home
+from .conftest import CLUSTER, EXAMPLES, FAST_START_JVMS, cli, local_reference, needs_spark, scratch_spark_home
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = ROOT / "contam_guard" / "spark" / "log4j2.properties"
@@ -174,7 +174,8 @@ def test_readme_spark_submit_example_runs_on_local_cluster(tmp_path: Path) -> No
     probe = subprocess.run([python, "-c", imports], cwd=tmp_path, capture_output=True, check=False)
     assert b"No module named 'contam_guard'" in probe.stderr  # the dependencies import, contam-guard not
     # The cluster's own settings (spark-defaults.conf), not the command's: which Python runs the
-    # driver (where contam-guard is installed) and the executors, scratch space, quiet logs.
+    # driver (where contam-guard is installed) and the executors, scratch space, quiet logs, and
+    # the JVMs' start-up settings of the other Spark tests (conftest.FAST_START_JVMS).
     spark_home = scratch_spark_home(tmp_path / "spark-home")
     (spark_home / "conf").mkdir()
     (spark_home / "conf" / "spark-defaults.conf").write_text(
@@ -183,6 +184,7 @@ def test_readme_spark_submit_example_runs_on_local_cluster(tmp_path: Path) -> No
         f"spark.local.dir {tmp_path / 'spark-local'}\n"
         "spark.ui.enabled false\n"
         f"spark.driver.extraJavaOptions -Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}\n"
+        + "".join(f"{name} {value}\n" for name, value in FAST_START_JVMS.items())
     )
     package_bin = Path(pyspark.__file__).parent / "bin"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "PYTHONPATH"))}
