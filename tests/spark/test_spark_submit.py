@@ -31,7 +31,15 @@ from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv
 from contam_guard.verdicts import Report
 
-from .conftest import CLUSTER, EXAMPLES, FAST_START_JVMS, cli, local_reference, needs_spark, scratch_spark_home
+from .conftest import (
+    CLUSTER,
+    EXAMPLES,
+    FAST_START_JVMS,
+    cli,
+    local_reference,
+    needs_spark,
+    scratch_spark_home,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = ROOT / "contam_guard" / "spark" / "log4j2.properties"
