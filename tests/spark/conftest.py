@@ -49,13 +49,14 @@ CLUSTER = "local-cluster[2,1,1024]"
 """Two workers of one core and 1 GiB each: an executor takes 1 GiB (the default), so it fits."""
 MASTERS = (LOCAL, CLUSTER)
 FAST_START_JVMS = {
-    "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1",
-    "spark.executor.defaultJavaOptions": "-XX:TieredStopAtLevel=1",
+    "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.executor.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
 }
-"""The JVMs compile with C1 alone (no C2): these tests' JVMs live seconds, too short for C2's
-optimised code to pay back its compiling, which took half of the Spark tests' CPU time on the
-2-core machine (274 s of CPU for tests/spark with C2, 130 s without). ``defaultJavaOptions`` are
-put before ``extraJavaOptions``, so contam-guard's own driver options (its log settings) stay."""
+"""The JVMs compile with C1 alone (no C2) and collect garbage in one thread: these tests' JVMs
+live seconds, too short for C2's optimised code or a parallel collector to pay back their threads'
+work, which took over half of the Spark tests' CPU time on the 2-core machine (tests/spark: about
+274 s of CPU with the defaults, 145 s with these). ``defaultJavaOptions`` come before
+``extraJavaOptions``, so contam-guard's own driver options (its log settings) stay."""
 
 
 def on_masters(*masters: str) -> pytest.MarkDecorator:
