@@ -314,7 +314,7 @@ class ManifestIndex:
             grams=Postings(
                 [v.grams for v in views], gram_per_view, first_items, items, gram_base, view_gram_base
             ),
-            windows=Postings([_windows_of(v) for v in views], per_view, first_items, items),
+            windows=Postings([windows_of(v) for v in views], per_view, first_items, items),
             spec=spec,
             templates=TemplateLookup(marks),
         )
@@ -324,12 +324,13 @@ def _marks_of(view: View) -> Callable[[], TemplateMarks]:
     return lambda: view.templates
 
 
-_EMPTY = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)
+EMPTY_TABLE = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)
+"""The table of a view that stores none (no windows; no derived view)."""
 
 
-def _windows_of(view: View) -> Callable[[], PackedTable]:
+def windows_of(view: View) -> Callable[[], PackedTable]:
     """How to read a view's window table (an empty table for a view stored without windows)."""
-    return lambda: view.windows or _EMPTY
+    return lambda: view.windows or EMPTY_TABLE
 
 
 def _ints(arrays: list[IntArray]) -> IntArray:

@@ -22,20 +22,17 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.engine.index import ManifestIndex, Postings
+from contam_guard.engine.index import EMPTY_TABLE, ManifestIndex, Postings, windows_of
 from contam_guard.manifest.model import Manifest, View
 from contam_guard.manifest.packed import PackedTable
 from contam_guard.reword.views import NUMBERS, WORDS, derived_name
-from contam_guard.reword.weights import idf, item_weights, runs, summed
+from contam_guard.reword.weights import idf, item_weights, runs
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 U64 = NDArray[np.uint64]
-
-_EMPTY = PackedTable.build(np.zeros(0, np.uint64), np.zeros(0, np.uint64), 1)
-
 
 @dataclass(frozen=True)
 class Table:
@@ -131,9 +128,6 @@ class TargetWords:
         stored = self._stored_weights()
         if stored is not None:
             return stored
-        if "postings" in self.__dict__:
-            postings = self.postings
-            return summed(postings.item - self.first_item, postings.value.astype(np.float64), self.items)
         return item_weights(self.table, self.items)
 
     def weights(self, hashes: U64) -> FloatArray:
@@ -186,13 +180,13 @@ class RewordIndex:
                 masked[span], has_numbers[span] = numbers.word_counts, True
                 gram_tables.append(numbers.grams)
             else:
-                gram_tables.append(_EMPTY)
+                gram_tables.append(EMPTY_TABLE)
             words = views.get(derived_name(target.view, WORDS))
             if words is not None and words.alnum_counts.size == target.items:
                 content[span] = np.maximum(words.alnum_counts - (WINDOW_CHARS - 1), 0)
                 has_words[span] = True
                 targets.append(
-                    TargetWords(target.first_item, target.items, _windows_of(words), _weights_of(words))
+                    TargetWords(target.first_item, target.items, windows_of(words), _weights_of(words))
                 )
         gram_counts = np.maximum(masked - (GRAM_N - 1), 0)
         gram_base = np.cumsum(gram_counts) - gram_counts
@@ -208,8 +202,3 @@ class RewordIndex:
 
 def _weights_of(view: View) -> Callable[[], FloatArray | None]:
     return lambda: view.data.item_weights
-
-
-def _windows_of(view: View) -> Callable[[], PackedTable]:
-    """How to read a derived view's feature table (empty for a view holding none)."""
-    return lambda: view.windows or _EMPTY

@@ -37,9 +37,6 @@ def item_weights(table: PackedTable, items: int) -> FloatArray:
     """Each item's weight, from its view's feature table (hash -> item; decoded, not kept)."""
     _, number, df = runs(table.decode_hashes())
     item = table.decode_payloads().astype(np.int64)
-    return summed(item, idf(items, df[number]), items)
-
-
-def summed(item: IntArray, weight: FloatArray, items: int) -> FloatArray:
-    """Per item, its entries' weights summed in entry order."""
+    weight = idf(items, df[number])
+    # bincount sums each item's weights in entry (hash) order
     return np.asarray(np.bincount(item, weights=weight, minlength=items), dtype=np.float64)

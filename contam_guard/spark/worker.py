@@ -21,7 +21,7 @@ pairs and snippets). What leaves the task (``OUTPUT_SCHEMA``, one ``kind`` per r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.scanner import (
     PairRow,
     ScanResult,
+    Snippet,
     scan_batch,  # the local engine's own batch step
 )
 from contam_guard.readers.base import Record
@@ -192,25 +193,28 @@ class PartitionScan:
             )
 
     def _pairs(self, pairs: list[PairRow]) -> pa.RecordBatch:
-        splits = [self.splits[int(p.source)] for p in pairs]
         return _batch(
             {
-                "kind": [PAIR] * len(pairs),
-                "file": [s.file for s in splits],
-                "block": [s.block for s in splits],
-                "item": [p.item for p in pairs],
-                "record": [p.record for p in pairs],
-                "line": [p.line for p in pairs],
-                "field": [p.field for p in pairs],
+                **self._placed(PAIR, pairs),
                 **{name: [getattr(p, name) for p in pairs] for name in PairRow.NUMBERS},
-                "allow": [p.allowed_inline for p in pairs],
-                "before": [p.snippet.before for p in pairs],
-                "run": [p.snippet.run for p in pairs],
-                "after": [p.snippet.after for p in pairs],
-                "start": [p.snippet.start for p in pairs],
+                **_snippet_columns([p.snippet for p in pairs]),
             },
             len(pairs),
         )
+
+    def _placed(self, kind: int, rows: Sequence[PairRow | Hit]) -> dict[str, list[Any]]:
+        """The columns every pair-like row has: where it lies (split-local) and its item."""
+        splits = [self.splits[int(r.source)] for r in rows]
+        return {
+            "kind": [kind] * len(rows),
+            "file": [s.file for s in splits],
+            "block": [s.block for s in splits],
+            "item": [r.item for r in rows],
+            "record": [r.record for r in rows],
+            "line": [r.line for r in rows],
+            "field": [r.field for r in rows],
+            "allow": [r.allowed_inline for r in rows],
+        }
 
 
     def _reworded(self, stats: RewordStats) -> Iterator[pa.RecordBatch]:
@@ -229,29 +233,27 @@ class PartitionScan:
             yield self._hits(stats.hits)
 
     def _hits(self, hits: list[Hit]) -> pa.RecordBatch:
-        splits = [self.splits[int(h.source)] for h in hits]
         # Only the snippet leaves the task, not the whole string (a record may be a book).
         snippets = [h.shown or snippet_of(h.text) for h in hits]
         return _batch(
             {
-                "kind": [REWORD_HIT] * len(hits),
-                "file": [s.file for s in splits],
-                "block": [s.block for s in splits],
-                "item": [h.item for h in hits],
-                "record": [h.record for h in hits],
-                "line": [h.line for h in hits],
-                "field": [h.field for h in hits],
-                "allow": [h.allowed_inline for h in hits],
-                "before": [s.before for s in snippets],
-                "run": [s.run for s in snippets],
-                "after": [s.after for s in snippets],
-                "start": [s.start for s in snippets],
+                **self._placed(REWORD_HIT, hits),
+                **_snippet_columns(snippets),
                 "span": [s.span for s in snippets],
                 "value": [h.numbers_run for h in hits],
                 "score": [h.reworded for h in hits],
             },
             len(hits),
         )
+
+
+def _snippet_columns(snippets: Sequence[Snippet]) -> dict[str, list[Any]]:
+    return {
+        "before": [s.before for s in snippets],
+        "run": [s.run for s in snippets],
+        "after": [s.after for s in snippets],
+        "start": [s.start for s in snippets],
+    }
 
 
 def _partition() -> int:
