@@ -127,6 +127,23 @@ def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LinePar
             raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
 
 
+def parsed_block(
+    block: bytes, parser: LineParser, first_line: int, first_record: int, first_offset: int
+) -> Iterator[Record]:
+    """Every non-blank line of ``block`` (whole lines) through ``parser``, numbered from
+    ``first_line`` and ``first_record`` (where the block lies in its input)."""
+    data = bytes(block)
+    start, line, index = 0, first_line, first_record
+    while start < len(data):
+        end = data.find(b"\n", start)  # lines end at \n only, as the line readers split them
+        end = len(data) if end < 0 else end + 1
+        raw = data[start:end]
+        if not raw.isspace():
+            yield parser.parse(raw, line=line, offset=first_offset + start, index=index)
+            index += 1
+        start, line = end, line + 1
+
+
 def read_line_blocks(
     path: Path,
     display: str,

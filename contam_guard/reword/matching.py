@@ -34,14 +34,24 @@ def longest_runs(grams: Grams, index: RewordIndex) -> tuple[IntArray, IntArray, 
     unit = np.repeat(np.arange(units, dtype=np.int64), np.diff(grams.first))
     position = np.arange(grams.hashes.size, dtype=np.int64) - grams.first[unit]
     query, posting = index.grams.lookup(grams.hashes, np.ones(grams.hashes.size, dtype=np.bool_))
-    if query.size == 0:
+    unit_of, item_of, run, _ = runs_from_hits(unit[query], position[query], posting, index)
+    return unit_of, item_of, run
+
+
+def runs_from_hits(
+    unit: IntArray, at: IntArray, posting: IntArray, index: RewordIndex
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """(unit, item, run, start) of every (unit, item) pair sharing a run of at least 5 masked
+    words, from its masked 5-grams found (``at``: the 5-gram's position in its unit): the longest
+    run and where it starts in the unit (the first such, in masked words)."""
+    if unit.size == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    u, up = unit[query], position[query]
+        return empty, empty, empty, empty
+    up = at
     item, ip = index.grams.item_of(posting), index.grams.position_of(posting)
     diagonal = up - ip
-    order = np.lexsort((up, diagonal, item, u))
-    u, item, diagonal, up = u[order], item[order], diagonal[order], up[order]
+    order = np.lexsort((up, diagonal, item, unit))
+    u, item, diagonal, up = unit[order], item[order], diagonal[order], up[order]
     new = np.ones(u.size, dtype=np.bool_)
     new[1:] = (
         (u[1:] != u[:-1])
@@ -50,12 +60,15 @@ def longest_runs(grams: Grams, index: RewordIndex) -> tuple[IntArray, IntArray, 
         | (up[1:] != up[:-1] + 1)
     )
     chain = np.cumsum(new) - 1
-    length = np.bincount(chain)  # a chain of c shared 5-grams is a run of c + 4 words
+    length = np.bincount(chain) + GRAM_N - 1  # a chain of c shared 5-grams is a run of c + 4 words
     starts = np.flatnonzero(new)
-    unit_of, item_of, run = best_per_pair(
-        u[starts], item[starts], (length + GRAM_N - 1).astype(np.float64), index.items
-    )
-    return unit_of, item_of, run.astype(np.int64)
+    u, item, start = u[starts], item[starts], up[starts]
+    # the longest run per (unit, item), the first in the unit among equals
+    order = np.lexsort((start, -length, item, u))
+    u, item, length, start = u[order], item[order], length[order], start[order]
+    first = np.ones(u.size, dtype=np.bool_)
+    first[1:] = (u[1:] != u[:-1]) | (item[1:] != item[:-1])
+    return u[first], item[first], length[first].astype(np.int64), start[first]
 
 
 def windows(sizes: IntArray) -> tuple[IntArray, IntArray, IntArray]:

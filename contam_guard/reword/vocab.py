@@ -18,13 +18,13 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.reword.content import features_of
 from contam_guard.reword.numbers import mask_word
-from contam_guard.text.features import Words
 from contam_guard.text.hashing import CHAR_BASE, LEN_MIX, fmix64, power_table
 from contam_guard.text.normalise import TextSpec
 
@@ -179,6 +179,20 @@ def _merged(a: Entries, b: Entries) -> Entries:
     return _rows(both, np.argsort(both.keys, kind="stable"))
 
 
+class WordSpans(Protocol):
+    """Words of several texts: each one's hash (unkeyed) and span in its text; text t's words
+    are ``record_words[t]:record_words[t + 1]`` (``text.features.TextFeatures``)."""
+
+    @property
+    def word_hash(self) -> U64: ...
+    @property
+    def word_start(self) -> I64: ...
+    @property
+    def word_end(self) -> I64: ...
+    @property
+    def record_words(self) -> I64: ...
+
+
 @dataclass(frozen=True)
 class Stream:
     """Hashes of several units, concatenated: unit u's are ``hashes[first[u]:first[u + 1]]``."""
@@ -255,17 +269,18 @@ def _pair_hashes(e: Entries, numbers: I64, stems: I64) -> U64:
     return _finish(raw, value_len + 1 + stem_len)
 
 
-def spell(texts: Sequence[str], words: Words, wanted: U64, spec: TextSpec) -> list[str]:
+def spell(texts: Sequence[str], words: WordSpans, wanted: U64, spec: TextSpec) -> list[str]:
     """The normalised words whose hashes are ``wanted`` (each found among ``words``, the words of
     ``texts``): each read off its span in its text (an ASCII span is the word once punctuation
     is dropped and letters lowered, as in every spec), or for the rare word whose span
     normalises to something else on its own, off the whole text's words."""
-    at = np.flatnonzero(np.isin(words.hashes, wanted))
-    hashes, first = np.unique(words.hashes[at], return_index=True)
+    at = np.flatnonzero(np.isin(words.word_hash, wanted))
+    hashes, first = np.unique(words.word_hash[at], return_index=True)
     at = at[first]
     unit = np.searchsorted(words.record_words, at, side="right") - 1
     spans = [
-        texts[u][s:e] for u, s, e in zip(unit.tolist(), words.start[at].tolist(), words.end[at].tolist())
+        texts[u][s:e]
+        for u, s, e in zip(unit.tolist(), words.word_start[at].tolist(), words.word_end[at].tolist())
     ]
     found = [
         span.translate(_ASCII_REMOVED).lower() if span.isascii() else _one(spec.words(span)) for span in spans

@@ -79,8 +79,11 @@ class TextFeatures:
         record_start: IntArray | None = None,
         tables: CodepointTables | None = None,
         alnum_fix: _AlnumFix | None = None,
+        word_hash: HashArray | None = None,
     ) -> None:
         self.n_records = n_records
+        self.word_hash = np.zeros(0, dtype=np.uint64) if word_hash is None else word_hash
+        """Each word's hash, unkeyed (what the rewording rules' vocabulary is keyed by)."""
         self.record_words = record_words
         self.word_start = word_start
         self.word_end = word_end
@@ -212,6 +215,7 @@ def extract_features(
         record_start=record_start,
         tables=tables,
         alnum_fix=fix,
+        word_hash=word_hash,
     )
 
 

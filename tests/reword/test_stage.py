@@ -17,7 +17,7 @@ from contam_guard.manifest import store
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.stage import CompiledStage, NumpyStage, StageResult, has_compiled_stage
 from contam_guard.reword.vocab import spell
-from contam_guard.text.features import words_of
+from contam_guard.text.features import extract_features
 from contam_guard.text.normalise import CURRENT
 from tests.helpers import write_jsonl
 
@@ -55,9 +55,9 @@ def text(rng: random.Random, low: int, high: int) -> str:
 
 
 def fed(stage: NumpyStage | CompiledStage, texts: list[str]) -> StageResult:
-    words = words_of(texts)
-    stage.add(spell(texts, words, stage.missing(words.hashes), CURRENT))
-    return stage.run(words.hashes, words.record_words)
+    words = extract_features(texts, windows=False)
+    stage.add(spell(texts, words, stage.missing(words.word_hash), CURRENT))
+    return stage.run(words.word_hash, words.record_words)
 
 
 def triples(result: StageResult) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, float]]]:

@@ -1,0 +1,305 @@
+"""The scan's running state: add records or blocks of lines, merge with another part, finish.
+
+An ``Accumulator`` holds what a scan has found so far (``ScanState``: every family's per-item
+totals, the listed pairs with the count of the others, and what was read) and the compiled
+machinery of its ``Scanner`` (the manifest's index, the prefilter, the rewording stage). Every
+engine drives the same two entry points:
+
+- ``add_records``: records read by any reader, or a library user's dicts and strings: hashed
+  once (``core.batch``) and seen by every family;
+- ``add_block``: a block of JSONL or text lines through the compiled prefilter, which proves
+  most lines clean without making a Python object of them; only the lines it cannot handle,
+  and those with a notable pair, are read in Python.
+
+Parts of a scan (``--jobs`` workers, Spark or Ray partitions) merge (``merge``): totals by
+maximum, pairs through a ``PairStore`` that lists the same pairs whatever order they arrive
+in, provided the inputs are registered in scan order first (``note_input``). The state pickles
+without the machinery (``ScanState``), so a worker sends back only what it found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.core.batch import Batch
+from contam_guard.core.families import COLUMN_NAMES, ngram
+from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.families.reword import RewordTotals
+from contam_guard.core.pairs import Pair, Snippet
+from contam_guard.engine import prefilter as line_status
+from contam_guard.engine.batching import batches
+from contam_guard.engine.pairs import PairStore
+from contam_guard.errors import InputError
+from contam_guard.readers.base import ReadOptions, Record, Segment
+from contam_guard.readers.blocks import LineBlock
+from contam_guard.readers.fields import KEY_MARK, general_path, record_from_object
+
+if TYPE_CHECKING:
+    from contam_guard.core.scanner import Scanner
+    from contam_guard.engine.prefilter import FilteredBlock
+
+IntArray = NDArray[np.int64]
+SNIPPET_CONTEXT = 60
+SNIPPET_CHARS = 200
+"""A passage shown for a rewording (no shared run to centre on) is cut to this length."""
+_FIELD_SAMPLE = 100
+"""Lines of each block parsed for the summary's census of fields (the filter reads the same
+strings without making Python objects of them)."""
+
+
+@dataclass
+class Census:
+    """What a scan read: the inputs in scan order, what was skipped and why, counts, fields."""
+
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    records: int = 0
+    chars: int = 0
+    asked: tuple[str, ...] = ()
+    """The ``--field`` paths read (empty: every string of every record)."""
+    fields: dict[str, set[str]] = field(default_factory=dict)
+    """Per input: the fields read (paths without list positions), as seen in the records parsed
+    in Python (all of them, or on the prefilter's path the first ones and the notable ones)."""
+
+    def count_fields(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.fields.setdefault(record.source, set()).update(
+                general_path(segment.path) for segment in record.segments
+            )
+
+    def merge(self, other: Census) -> None:
+        """Add a later part of the scan (its files come after this one's)."""
+        self.files += [name for name in other.files if name not in self.files]
+        self.skipped += other.skipped
+        self.records += other.records
+        self.chars += other.chars
+        for name, seen in other.fields.items():
+            self.fields.setdefault(name, set()).update(seen)
+
+    def fields_note(self, limit: int = 8) -> list[str]:
+        """What was read, for the summary: the ``--field`` paths, or per input (the first
+        ``limit``) the fields seen when every string was read."""
+        if self.asked:
+            return [f"fields read: {', '.join(self.asked)} (--field)"]
+        notes = []
+        for name in self.files[:limit]:
+            seen = sorted(general for general in self.fields.get(name, ()) if not general.endswith(KEY_MARK))
+            shown = ", ".join(path or "(the text)" for path in seen)
+            notes.append(f"{name}: every string read" + (f" (fields: {shown})" if shown else ""))
+        if len(self.files) > limit:
+            notes.append(f"... and {len(self.files) - limit} more file(s), every string read")
+        return notes
+
+
+@dataclass
+class ScanState:
+    """Everything a scan (or a part of one) found: picklable, mergeable."""
+
+    ngram: ngram.NgramTotals
+    reword: RewordTotals | None
+    store: PairStore
+    census: Census
+
+    def merge(self, other: ScanState) -> None:
+        self.ngram.merge(other.ngram)
+        if self.reword is not None and other.reword is not None:
+            self.reword.merge(other.reword)
+        for name in other.census.files:
+            self.store.file(name)
+        self.store.merge(other.store.pairs(), other.store.unlisted())
+        self.census.merge(other.census)
+
+
+class Accumulator:
+    """A scan in progress over one ``Scanner``'s manifest (see the module's docstring)."""
+
+    def __init__(self, scanner: Scanner, state: ScanState | None = None) -> None:
+        self.scanner = scanner
+        self.state = state if state is not None else scanner.empty_state()
+        self._next_index: dict[str, int] = {}
+        """Per input fed through ``add_records``: the number its next record gets."""
+
+    # --- inputs ---------------------------------------------------------------------------
+
+    def note_input(self, name: str) -> None:
+        """Register input ``name`` (in scan order) before any of its records arrive."""
+        self.state.store.file(name)
+
+    def read_input(self, name: str) -> None:
+        """Input ``name`` was read to its end: the summary names it."""
+        if name not in self.state.census.files:
+            self.state.census.files.append(name)
+
+    def skip_input(self, notice: str) -> None:
+        """An input was not read (or not to its end): say why in the summary."""
+        self.state.census.skipped.append(notice)
+
+    def add_records(
+        self,
+        records: Iterable[Record | Mapping[str, object] | str],
+        *,
+        source: str = "<records>",
+        options: ReadOptions | None = None,
+    ) -> None:
+        """Scan ``records``: ``Record``s from a reader, or dicts (every string read, as the
+        command line reads a JSONL record; ``options.fields`` to read only some) or strings,
+        numbered from 0 in the order given under the input name ``source``."""
+        read = options or ReadOptions()
+        self.state.census.asked = self.state.census.asked or read.fields
+        self.note_input(source)
+        numbered = _as_records(records, source, read, start=self._next_index.get(source, 0))
+        for batch in batches(numbered, self.scanner.batch_chars, Record.size):
+            self.add_batch(batch)
+
+    def add_batch(self, records: list[Record]) -> None:
+        """Scan one batch of records (a few MB of text at most: see ``Scanner.batch_chars``)."""
+        if not records:
+            return
+        for record in records:
+            self._next_index[record.source] = max(self._next_index.get(record.source, 0), record.index + 1)
+            self.note_input(record.source)
+        batch = self.scanner.batch(records)
+        census = self.state.census
+        census.records += len(records)
+        census.chars += batch.chars
+        census.count_fields(records)
+        rows = self.scanner.observe(batch, self.state)
+        self._list_pairs(batch, rows)
+
+    def add_block(self, block: LineBlock[FilteredBlock]) -> None:
+        """Scan a block of lines the prefilter read (``engine.prefilter``); lines it left to
+        the exact path are read here. If reading a line fails, what came before it in the block
+        is still scanned, then the ``InputError`` goes on."""
+        lines = block.lines
+        if block.first_record == 0 or not self.state.census.fields:
+            self._sample_fields(block)
+        exact: list[Record] = []
+        failure: InputError | None = None
+        limit = int(lines.status.size)
+        for k in np.flatnonzero(lines.status == line_status.EXACT).tolist():
+            try:
+                exact.append(block.record(k))
+            except InputError as exc:
+                limit, failure = k, exc
+                break
+        self._add_filtered(block, limit)
+        for batch in batches(iter(exact), self.scanner.batch_chars, Record.size):
+            self.add_batch(batch)
+        if failure is not None:
+            raise failure
+
+    def add_jsonl_block(
+        self,
+        block: bytes,
+        *,
+        source: str,
+        first_line: int = 1,
+        first_record: int = 0,
+        first_offset: int = 0,
+        options: ReadOptions | None = None,
+    ) -> None:
+        """Scan whole JSONL lines (``block``; the last may lack its newline) through the compiled
+        prefilter when it can read them, else line by line: line and record numbers count from
+        ``first_line`` and ``first_record`` (where the block starts in its input)."""
+        self.note_input(source)
+        self.scanner.add_jsonl_block(self, block, source, first_line, first_record, first_offset, options)
+
+    def merge(self, other: Accumulator | ScanState) -> Accumulator:
+        """Add another part of the same scan (its inputs after this one's): returns self."""
+        self.state.merge(other.state if isinstance(other, Accumulator) else other)
+        return self
+
+    # --- the prefilter's path -------------------------------------------------------------
+
+    def _sample_fields(self, block: LineBlock[FilteredBlock]) -> None:
+        status = block.lines.status
+        read = np.flatnonzero((status == line_status.CLEAN) | (status == line_status.HITS))
+        self.state.census.count_fields(block.record(int(k)) for k in read[:_FIELD_SAMPLE].tolist())
+
+    def _add_filtered(self, block: LineBlock[FilteredBlock], limit: int) -> None:
+        """Count the block's clean and hit lines before line ``limit``, accumulate their totals,
+        and list the pairs of the lines with a notable one (read again, exactly)."""
+        lines = block.lines
+        status = lines.status[:limit]
+        read = (status == line_status.CLEAN) | (status == line_status.HITS)
+        census = self.state.census
+        census.records += int(np.count_nonzero(read))
+        census.chars += int(lines.chars[:limit][read].sum())
+        notable = self.scanner.observe_block(block, limit, read, self.state)
+        if notable.size == 0:
+            return
+        records = [block.record(int(k)) for k in notable.tolist()]
+        census.count_fields(records)
+        for batch in batches(iter(records), self.scanner.batch_chars, Record.size):
+            hashed = self.scanner.batch(batch)
+            self._list_pairs(hashed, self.scanner.observe(hashed, None))
+
+    # --- pairs ----------------------------------------------------------------------------
+
+    def _list_pairs(self, batch: Batch, rows: list[FamilyRows]) -> None:
+        """Add every pair some family finds notable, with every family's numbers."""
+        span = max(self.scanner.index.items, 1)
+        keys = [r.record * span + r.item for r in rows]
+        listed = np.unique(np.concatenate([k[r.notable] for k, r in zip(keys, rows)]))
+        if listed.size == 0:
+            return
+        found = []
+        for k, r in zip(keys, rows):
+            order = np.argsort(k, kind="stable")
+            at = np.searchsorted(k[order], listed)
+            hit = at < k.size
+            hit[hit] = k[order][at[hit]] == listed[hit]
+            found.append((np.where(hit, order[np.minimum(at, max(k.size - 1, 0))], -1), r))
+        units = batch.units
+        for position, key in enumerate(listed.tolist()):
+            record = units.records[key // span]
+            numbers = dict.fromkeys(COLUMN_NAMES, 0.0)
+            where: Located | None = None
+            for row_of, r in found:
+                row = int(row_of[position])
+                if row < 0:
+                    continue
+                for name, values in r.numbers.items():
+                    numbers[name] = float(values[row])
+                where = where or r.locate(row)
+            unit = int(units.first_unit[key // span]) if where is None else where.unit
+            snippet = _snippet(units.texts[unit], where)
+            pair = Pair(key % span, record.source, record.index, record.line, units.paths[unit], numbers, snippet, record.allow)
+            self.state.store.add(pair)
+
+
+def _snippet(text: str, where: Located | None) -> Snippet:
+    """The located text with some context on each side (a rewording: its passage, cut)."""
+    if where is None or where.kind == "reworded":
+        start = 0 if where is None else where.start
+        shown = text[start : start + SNIPPET_CHARS]
+        from contam_guard.engine.pairs import run_span  # noqa: PLC0415
+
+        return Snippet("", shown, "…" if len(text) > start + SNIPPET_CHARS else "", start, run_span(text), "reworded")
+    start, end = where.start, where.end
+    return Snippet(
+        before=text[max(start - SNIPPET_CONTEXT, 0) : start],
+        run=text[start:end],
+        after=text[end : end + SNIPPET_CONTEXT],
+        start=start,
+        kind=where.kind,
+    )
+
+
+def _as_records(
+    items: Iterable[Record | Mapping[str, object] | str], source: str, options: ReadOptions, *, start: int
+) -> Iterator[Record]:
+    for index, item in enumerate(items, start):
+        if isinstance(item, Record):
+            yield item
+        elif isinstance(item, str):
+            yield Record(source, index, None, (Segment("", item),))
+        elif isinstance(item, Mapping):
+            yield record_from_object(dict(item), options, source=source, index=index, line=None, raw=None)
+        else:
+            raise InputError(source, f"record {index} is a {type(item).__name__}, not a dict or a str", line=None)

@@ -1,0 +1,68 @@
+"""A batch of records as every rule family sees it: its strings as units, hashed once.
+
+The normaliser and hasher run once per batch (``text.features.extract_features``: words, their
+hashes, 5-grams and 50-character windows); each family reads what it needs of the result, so a
+record is read and normalised once whatever rules are on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.readers.base import Record
+from contam_guard.text.features import TextFeatures, extract_features
+from contam_guard.text.hashing import HashKey
+from contam_guard.text.normalise import TextSpec
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Units:
+    """Records as units: each string of a record is hashed on its own (a run never spans two),
+    and ``first_unit[r]`` is record r's first unit (``first_unit[-1]`` the count)."""
+
+    records: list[Record]
+    texts: list[str]
+    paths: list[str]
+    first_unit: IntArray
+
+    @classmethod
+    def of(cls, records: list[Record]) -> Units:
+        counts = np.fromiter((len(r.segments) for r in records), dtype=np.int64, count=len(records))
+        first_unit = np.zeros(len(records) + 1, dtype=np.int64)
+        np.cumsum(counts, out=first_unit[1:])
+        texts = [segment.text for record in records for segment in record.segments]
+        paths = [segment.path for record in records for segment in record.segments]
+        return cls(records, texts, paths, first_unit)
+
+    @cached_property
+    def unit_record(self) -> IntArray:
+        """The record of each unit."""
+        return np.repeat(np.arange(len(self.records), dtype=np.int64), np.diff(self.first_unit))
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Records, their units, and the units' features under the manifest's spec and key."""
+
+    units: Units
+    features: TextFeatures
+    spec: TextSpec
+
+    @classmethod
+    def of(cls, records: list[Record], *, spec: TextSpec, key: HashKey | None, windows: bool) -> Batch:
+        units = Units.of(records)
+        return cls(units, extract_features(units.texts, key=key, windows=windows, spec=spec), spec)
+
+    @property
+    def records(self) -> list[Record]:
+        return self.units.records
+
+    @property
+    def chars(self) -> int:
+        return sum(len(text) for text in self.units.texts)

@@ -1,0 +1,118 @@
+"""The n-gram family: shared runs of words and shared 50-character windows.
+
+What GPT-3's, PaLM's and Llama 2's rules read (the longest shared run R[i] at every word
+position of an item, ``engine.matcher``) and GPT-4's (the item's windows found), per pair and,
+over everything scanned, per item (``NgramTotals``: mergeable, so that a scan split over
+processes adds up to one process's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.core.batch import Batch
+from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.pairs import Column
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
+from contam_guard.text.hashing import WINDOW_CHARS
+
+NAME = "ngram"
+NOTABLE_RUN = 8
+"""A pair is listed when it shares a run of this many words, or a window."""
+
+COLUMNS = (
+    Column("longest_run", "longest_run", lambda s: s.longest_run, "longest run {} words"),
+    Column("ngrams8_found", "ngrams8_found", lambda s: s.ngrams8_found, "{} 8-grams"),
+    Column("covered_l10", "tokens_covered_L10", lambda s: s.covered_l10, "{} words in runs of 10+"),
+    Column("window_hits", "sub50_hits", lambda s: s.window_hits, "{} windows"),
+)
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass
+class NgramTotals:
+    """Per item position over everything scanned: R[i], and each window posting found."""
+
+    totals: ItemTotals
+
+    @classmethod
+    def empty(cls, index: ManifestIndex) -> NgramTotals:
+        return cls(ItemTotals.empty(index))
+
+    def merge(self, other: NgramTotals) -> None:
+        at = np.flatnonzero(other.totals.run)
+        self.totals.run[at] = np.maximum(self.totals.run[at], other.totals.run[at])
+        self.totals.window_found[np.flatnonzero(other.totals.window_found)] = True
+
+    def __getstate__(self) -> dict[str, object]:
+        # Sparse: a small part of a scan touches a few of the manifest's positions.
+        at = np.flatnonzero(self.totals.run)
+        return {
+            "size": (self.totals.run.size, self.totals.window_found.size),
+            "run_at": at,
+            "run": self.totals.run[at],
+            "window_at": np.flatnonzero(self.totals.window_found),
+        }
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        runs, windows = state["size"]  # type: ignore[misc]
+        run = np.zeros(runs, dtype=np.int64)
+        run[state["run_at"]] = state["run"]  # type: ignore[index]
+        found = np.zeros(windows, dtype=np.bool_)
+        found[state["window_at"]] = True  # type: ignore[index]
+        self.totals = ItemTotals(run=run, window_found=found)
+
+
+def observe(batch: Batch, index: ManifestIndex, totals: NgramTotals | None) -> FamilyRows:
+    """The batch's pairs; ``totals`` updated unless None (records counted elsewhere already)."""
+    scratch = totals.totals if totals is not None else ItemTotals.empty(index)
+    table = match_batch(index, batch.features, scratch, groups=batch.units.first_unit)
+    return rows(table, batch)
+
+
+def observe_hits(index: ManifestIndex, grams: Hits, windows: Hits, records: int, totals: NgramTotals) -> PairTable:
+    """The pairs of ``records`` records from the prefilter's hits; ``totals`` updated."""
+    return match_hits(index, grams, windows, records, totals.totals)
+
+
+def notable(table: PairTable) -> NDArray[np.bool_]:
+    return np.asarray((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
+
+
+def rows(table: PairTable, batch: Batch) -> FamilyRows:
+    features, first_unit = batch.features, batch.units.first_unit
+    record_words = features.record_words[first_unit]
+    record_chars = features.record_chars[first_unit]
+
+    def locate(row: int) -> Located | None:
+        record = int(table.record[row])
+        longest = int(table.longest[row])
+        if longest >= 5:
+            first = int(record_words[record] + table.run_start[row])
+            unit = int(np.searchsorted(features.record_words, first, side="right")) - 1
+            end = int(features.word_end[first + longest - 1])
+            return Located(unit, int(features.word_start[first]), end, "run")
+        if table.window_hits[row] > 0:
+            first = int(record_chars[record] + table.window_at[row])
+            unit = int(np.searchsorted(features.record_chars, first, side="right")) - 1
+            start = int(features.char_offset[first])
+            return Located(unit, start, int(features.char_offset[first + WINDOW_CHARS - 1]) + 1, "window")
+        return None
+
+    return FamilyRows(
+        record=table.record,
+        item=table.item,
+        numbers={
+            "longest_run": table.longest,
+            "ngrams8_found": table.ngrams8_found,
+            "covered_l10": table.covered_l10,
+            "window_hits": table.window_hits,
+        },
+        notable=notable(table),
+        locate=locate,
+    )

@@ -1,0 +1,59 @@
+"""The one post-scan step: from a scan's state to its report (``Scanner.finish``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from contam_guard import native
+from contam_guard.allowlist import Allowlist, apply
+from contam_guard.core.accumulator import ScanState
+from contam_guard.core.families.reword import RewordStats
+from contam_guard.core.pairs import Snippet
+from contam_guard.core.result import ScanResult
+from contam_guard.engine.pairs import run_span
+from contam_guard.verdicts import Report, evaluate
+
+if TYPE_CHECKING:
+    from contam_guard.core.scanner import FinishOptions, Scanner
+
+
+def finish(scanner: Scanner, state: ScanState, options: FinishOptions) -> Report:
+    """Redaction, the rules, the records' markers and the allowlist."""
+    reword = None
+    if state.reword is not None and scanner.reword is not None:
+        reword = RewordStats(scanner.reword.reword_index, state.reword.numbers_run, state.reword.reworded)
+    result = ScanResult(
+        index=scanner.index,
+        totals=state.ngram.totals,
+        pairs=state.store.pairs(),
+        unlisted=state.store.unlisted(),
+        max_pairs=scanner.max_pairs,
+        reword=reword,
+        census=state.census,
+    )
+    if options.redact_pii:
+        result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
+    markers = options.use_allowlist and scanner.config.allowlist.markers
+    report = evaluate(result, scanner.rules, exit_zero=options.exit_zero, honour_markers=markers)
+    report.notices += scanner.notices + scanner.reword_notices() + native.take_notices()
+    report.allowlist = Allowlist(scanner.allowlist_path, {}) if scanner.allowlist_path else None
+    if options.use_allowlist and scanner.allowlist_path is not None:
+        report.allowlist = Allowlist.load(scanner.allowlist_path)
+        today = options.today or dt.date.today()
+        apply(report, report.allowlist, today, check_stale=options.check_stale, root=scanner.root)
+    return report
+
+
+def redacted(snippet: Snippet) -> Snippet:
+    """A training-side snippet with e-mail addresses, phone numbers, IPs and keys masked."""
+    from contam_guard.reporting.redact import redact  # noqa: PLC0415
+
+    return replace(
+        snippet,
+        before=redact(snippet.before),
+        run=redact(snippet.run),
+        after=redact(snippet.after),
+        span=snippet.span or run_span(snippet.run),  # the allowlist key of what was shared
+    )
