@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contam_guard.config import Rules
-from contam_guard.engine.scanner import ScanResult
+from contam_guard.core.result import ScanResult
 from contam_guard.engine.stats import FloatArray
 from contam_guard.rules import RULES
 

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from contam_guard.core.accumulator import Census
+from contam_guard.core.families import COLUMN_NAMES
+from contam_guard.core.families.ngram import NUMBERS, notable
+from contam_guard.core.pairs import Pair, Snippet
+from contam_guard.core.result import ScanResult
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
-from contam_guard.engine.scanner import NOTABLE_RUN, PairRow, ScanResult, Snippet
 from contam_guard.errors import ManifestError
 from contam_guard.manifest.model import GoldenSet, View
 from contam_guard.text.features import TextFeatures
@@ -70,21 +74,23 @@ def self_match(name: str, golden: GoldenSet, view_name: str) -> ScanResult:
     index = ManifestIndex.from_views([target], [view])
     totals = ItemTotals.empty(index)
     table = match_batch(index, features_from_view(view), totals, record_item=np.arange(golden.items))
-    result = ScanResult(index=index, totals=totals, files=[f"{name}:{view_name}"])
-    result.records = golden.items
-    notable = np.flatnonzero((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
-    for row in notable.tolist():
+    result = ScanResult(
+        index=index, totals=totals, census=Census(files=[f"{name}:{view_name}"], records=golden.items)
+    )
+    for row in np.flatnonzero(notable(table)).tolist():
         other = int(table.record[row])
+        numbers = dict.fromkeys(COLUMN_NAMES, 0.0) | {
+            c: float(table_column[row]) for c, table_column in NUMBERS(table).items()
+        }
         result.pairs.append(
-            PairRow.of(
-                table,
-                row,
-                source=f"{name}:{view_name} item {golden.ids[other]}",
-                record=other,
-                line=None,
-                field=view.field,
-                snippet=_NO_TEXT,
-                allowed_inline=False,
+            Pair(
+                int(table.item[row]),
+                f"{name}:{view_name} item {golden.ids[other]}",
+                other,
+                None,
+                view.field,
+                numbers,
+                _NO_TEXT,
             )
         )
     return result

@@ -90,6 +90,11 @@ def has_prefilter() -> bool:
     return hasattr(module(), "filter_jsonl")
 
 
+def pending_notices() -> list[str]:
+    """The notices about the kernels not yet shown (left for ``take_notices``)."""
+    return list(_notices)
+
+
 def take_notices() -> list[str]:
     """The notices about the kernels not yet shown (at most one), for the command line to show."""
     taken = list(_notices)

@@ -33,25 +33,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-import numpy as np
-from numpy.typing import NDArray
-
 from contam_guard import native
 from contam_guard.atomic import signals_held
-from contam_guard.config import MAX_PAIRS_PER_ITEM
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import ItemTotals
-from contam_guard.engine.pairs import PairStore, Unlisted
-from contam_guard.engine.scanner import PairRow, ScanResult, Source, scan
+from contam_guard.config import Config
+from contam_guard.core.accumulator import Accumulator, Census, ScanState
+from contam_guard.core.scanner import Scanner
+from contam_guard.engines.local import input_bytes, read_into
 from contam_guard.errors import ContamGuardError, ManifestError
-from contam_guard.keys import key_for, unlocked
+from contam_guard.keys import key_for
 from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
 from contam_guard.readers.opener import compression_of, open_binary, transcodes
+from contam_guard.sources import Source
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
@@ -180,38 +176,57 @@ def _count_window(span: Span) -> tuple[int, int]:
     return lines, blank
 
 
-_WORKER_STATE: dict[str, tuple[Manifest, ManifestIndex]] = {}
-"""The parent's manifest and index by its digest: set before the pool forks (so workers inherit
-them), or by ``_init_worker`` from the parent's files (spawned workers)."""
-
-
-def _init_worker(token: str, manifest_path: str, seal: SealKey | None, spawned: bool) -> None:
-    """A worker's start: leave Ctrl-C to the parent, and have the parent's manifest."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if token not in _WORKER_STATE and spawned:
-        # Manifest 2: a spawned worker maps the parent's files (it is given their path and the
-        # digest, never their content) and checks that they are still the ones it read. An
-        # error is kept for the worker's first task to raise: raised here, it would break the
-        # pool (BrokenProcessPool, a crash) instead of reaching the user as the message it is.
-        try:
-            manifest = store.load(Path(manifest_path), seal=seal)
-            if manifest.digest != token:
-                raise ManifestError(
-                    f"{manifest_path}: the manifest changed after the scan started (a register or "
-                    "remove ran meanwhile)",
-                    hint="run the scan again",
-                )
-            _WORKER_STATE[token] = (manifest, ManifestIndex.from_manifest(manifest))
-        except ContamGuardError as error:
-            _WORKER_ERROR[token] = error
-
-
+_WORKER_STATE: dict[str, Scanner] = {}
+"""The parent's scanner by its manifest's digest: set before the pool forks (so workers inherit
+it, its manifest mapped and its tables built), or by ``_init_worker`` (spawned workers)."""
 _WORKER_ERROR: dict[str, ContamGuardError] = {}
 """Why a spawned worker could not open the parent's manifest (raised by its tasks)."""
 
 
-def _worker_state(token: str) -> tuple[Manifest, ManifestIndex]:
+@dataclass(frozen=True)
+class ScannerSpec:
+    """How a spawned worker opens the parent's manifest as the parent did (never its content:
+    the files' path, the settings, the seal, and the digest to check they did not change)."""
+
+    token: str
+    manifest_path: str
+    seal: SealKey | None
+    config: Config
+    root: Path
+    max_pairs: int
+    large: bool
+
+
+def _init_worker(spec: ScannerSpec, spawned: bool) -> None:
+    """A worker's start: leave Ctrl-C to the parent, and have the parent's scanner."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if spec.token in _WORKER_STATE or not spawned:
+        return
+    # An error is kept for the worker's first task to raise: raised here, it would break the
+    # pool (BrokenProcessPool, a crash) instead of reaching the user as the message it is.
+    try:
+        manifest = store.load(Path(spec.manifest_path), seal=spec.seal)
+        if manifest.digest != spec.token:
+            raise ManifestError(
+                f"{spec.manifest_path}: the manifest changed after the scan started (a register or "
+                "remove ran meanwhile)",
+                hint="run the scan again",
+            )
+        scanner = Scanner(
+            manifest,
+            spec.config,
+            key_for(manifest, spec.config.key_env),
+            root=spec.root,
+            max_pairs=spec.max_pairs,
+        )
+        scanner.large = spec.large
+        _WORKER_STATE[spec.token] = scanner
+    except ContamGuardError as error:
+        _WORKER_ERROR[spec.token] = error
+
+
+def _worker_scanner(token: str) -> Scanner:
     if token in _WORKER_ERROR:
         raise _WORKER_ERROR[token]
     return _WORKER_STATE[token]
@@ -221,143 +236,77 @@ def _ready() -> None:
     """The task that starts the workers."""
 
 
-def _scan_chunk(
-    token: str,
-    key_env: str,
-    task: Task,
-    options: ReadOptions,
-    windows: bool,
-    batch_chars: int,
-    skip_unreadable: bool,
-    max_pairs: int,
-) -> ChunkResult:
-    """One task in a worker process, against the parent's manifest."""
-    manifest, index = _worker_state(token)
+def _scan_chunk(token: str, task: Task, options: ReadOptions, skip_unreadable: bool) -> ScanState:
+    """One task in a worker process, against the parent's manifest: what it found."""
+    acc = _worker_scanner(token).accumulator()
     read = replace(options, window=task[0].window)
-    key = key_for(manifest, key_env)
-    result = scan(
-        index,
-        [chunk.source for chunk in task],
-        read,
-        key=key,
-        windows=windows,
-        batch_chars=batch_chars,
-        skip_unreadable=skip_unreadable,
-        max_pairs=max_pairs,
-    )
-    run_at = np.flatnonzero(result.totals.run)
-    return ChunkResult(
-        run_at,
-        result.totals.run[run_at],
-        np.flatnonzero(result.totals.window_found),
-        result.pairs,
-        result.unlisted,
-        result.files,
-        result.skipped,
-        result.records,
-        result.chars,
-        result.fields,
-    )
-
-
-@dataclass(frozen=True)
-class ChunkResult:
-    """What a worker sends back: a ``ScanResult`` without the index (which the parent has, and
-    which would cost more to pickle than the whole scan of a small chunk), its totals as the
-    positions found (a one-line file finds a few of the manifest's word positions, and the dense
-    arrays are manifest-sized)."""
-
-    run_at: NDArray[np.int64]
-    """Positions of ``ItemTotals.run`` above 0 ..."""
-    run: NDArray[np.int64]
-    """... and their values."""
-    window_at: NDArray[np.int64]
-    """Positions of ``ItemTotals.window_found`` that are set."""
-    pairs: list[PairRow]
-    unlisted: dict[int, Unlisted]
-    files: list[str]
-    skipped: list[str]
-    records: int
-    chars: int
-    fields: dict[str, set[str]]
+    read_into(acc, [chunk.source for chunk in task], read, skip_unreadable=skip_unreadable)
+    return acc.state
 
 
 class _Merged:
-    """The chunks' results merged as they complete (in any order) into one process's result."""
+    """The tasks' results merged as they complete (in any order) into one accumulator; the
+    inputs read and skipped are put back in scan order at the end."""
 
-    def __init__(self, index: ManifestIndex, sources: list[Source], options: ReadOptions, max_pairs: int):
-        self.result = ScanResult(
-            index=index, totals=ItemTotals.empty(index), asked=options.fields, max_pairs=max_pairs
-        )
-        self.store = PairStore(max_pairs)
-        for source in sources:  # scan order ranks the files, as in one process
-            self.store.file(source.display)
-        self.files: dict[int, list[str]] = {}
-        self.skipped: dict[int, list[str]] = {}
+    def __init__(self, scanner: Scanner, sources: list[Source], options: ReadOptions):
+        self.acc = scanner.accumulator()
+        self.acc.state.census.asked = options.fields
+        for source in sources:  # scan order ranks the inputs, as in one process
+            self.acc.note_input(source.display)
+        self.censuses: dict[int, Census] = {}
 
-    def add(self, place: int, task: Task, part: ChunkResult) -> None:
-        totals, result = self.result.totals, self.result
-        totals.run[part.run_at] = np.maximum(totals.run[part.run_at], part.run)  # positions are unique
-        totals.window_found[part.window_at] = True
-        self.store.merge(part.pairs, part.unlisted)
-        result.records += part.records
-        result.chars += part.chars
-        for name, seen in part.fields.items():
-            result.fields.setdefault(name, set()).update(seen)
-        if part.skipped:
-            self.skipped[place] = part.skipped
-        if task[0].window is None or task[0].window.start == 0:  # name each file once
-            self.files[place] = part.files
+    def add(self, place: int, task: Task, part: ScanState) -> None:
+        self.acc.state.merge_found(part)
+        if task[0].window is not None and task[0].window.start != 0:  # name each input once
+            part.census.files = []
+        self.censuses[place] = part.census
 
-    def finish(self) -> ScanResult:
-        result = self.result
-        result.files = [name for place in sorted(self.files) for name in self.files[place]]
-        result.skipped = [notice for place in sorted(self.skipped) for notice in self.skipped[place]]
-        result.pairs = self.store.pairs()
-        result.unlisted = self.store.unlisted()
-        return result
+    def finish(self) -> Accumulator:
+        census = self.acc.state.census
+        for place in sorted(self.censuses):
+            census.merge(self.censuses[place])
+        return self.acc
 
 
 def scan_parallel(
-    manifest_path: Path,
-    key_env: str,
+    scanner: Scanner,
     sources: list[Source],
     options: ReadOptions,
     *,
     jobs: int,
-    windows: bool = True,
-    batch_chars: int = 1 << 20,
     min_window_bytes: int = MIN_WINDOW_BYTES,
     skip_unreadable: bool = False,
-    loaded: tuple[Manifest, ManifestIndex] | None = None,
-    max_pairs: int = MAX_PAIRS_PER_ITEM,
-) -> ScanResult:
-    """``scan`` over ``jobs`` processes; the same result as one process, in the same order, and
-    the same error when a chunk fails (the first in scan order).
-
-    ``loaded``: the manifest at ``manifest_path`` and its index, when the caller has them
-    already; the workers use exactly these (the file is not read again).
-    """
-    if loaded is None:
-        manifest = unlocked(store.load(manifest_path), key_env)
-        loaded = manifest, ManifestIndex.from_manifest(manifest)
-    manifest, index = loaded
+) -> Accumulator:
+    """``engines.local.scan_sources`` over ``jobs`` processes: the same result as one process,
+    in the same order, and the same error when a chunk fails (the first in scan order)."""
+    manifest = scanner.manifest
     token = manifest.digest or f"in-memory-{id(manifest)}"
-    # Manifest 2: the in-memory tables of a large scan are built once, here, and forked workers
-    # share them (built in each worker, they would cost memory and time once per worker).
-    if index.prefers_tables(sum(s.path.stat().st_size for s in sources if s.path.is_file()), windows=windows):
-        index.build_tables(windows=windows)
-    # On Linux, forked workers inherit the loaded manifest and its index (and every imported
-    # module): no start-up cost per worker. This process runs no threads at this point (no
-    # progress bar in parallel mode), which is what makes fork safe. Elsewhere: spawn, and each
-    # worker maps the manifest's files from their path (manifest 2).
-    _WORKER_STATE[token] = (manifest, index)
+    # The in-memory tables of a large scan (the prefilter's, the compiled rewording stage's) are
+    # built once, here, and forked workers share them (built in each worker, they would cost
+    # memory and time once per worker).
+    scanner.expect(input_bytes(sources))
+    if scanner.large:
+        scanner.index.build_tables(windows=scanner.windows)
+        _ = scanner.prefilter, scanner.reword
+    # On Linux, forked workers inherit the scanner (and every imported module): no start-up
+    # cost per worker. This process runs no threads at this point (no progress bar in parallel
+    # mode), which is what makes fork safe. Elsewhere: spawn, and each worker maps the
+    # manifest's files from their path.
+    _WORKER_STATE[token] = scanner
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
-    initargs = (token, str(manifest.path or manifest_path), manifest.seal, method != "fork")
-    merged = _Merged(index, sources, options, max_pairs)
+    spec = ScannerSpec(
+        token,
+        str(manifest.path or scanner.manifest_path),
+        manifest.seal,
+        scanner.config,
+        scanner.root,
+        scanner.max_pairs,
+        scanner.large,
+    )
+    merged = _Merged(scanner, sources, options)
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=initargs
+        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(spec, method != "fork")
     ) as pool:
         try:
             with signals_held():
@@ -368,12 +317,10 @@ def scan_parallel(
                 sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
             )
 
-            def submit(task: Task) -> Future[ChunkResult]:
-                scan_args = (options, windows, batch_chars, skip_unreadable, max_pairs)
-                return pool.submit(_scan_chunk, token, key_env, task, *scan_args)
+            def submit(task: Task) -> Future[ScanState]:
+                return pool.submit(_scan_chunk, token, task, options, skip_unreadable)
 
-            tasks = _tasks(chunks, min_window_bytes)
-            _run_tasks(tasks, submit, merged, IN_FLIGHT_PER_JOB * jobs)
+            _run_tasks(_tasks(chunks, min_window_bytes), submit, merged, IN_FLIGHT_PER_JOB * jobs)
         except BaseException:
             # An error or Ctrl-C: drop the chunks not yet started and wait for the running ones
             # only (at most a window per worker); the workers end with the pool, none is orphaned.
@@ -415,7 +362,7 @@ def _size(path: Path) -> int:
 
 def _run_tasks(
     tasks: Iterator[tuple[int, Task]],
-    submit: Callable[[Task], Future[ChunkResult]],
+    submit: Callable[[Task], Future[ScanState]],
     merged: _Merged,
     limit: int,
 ) -> None:
@@ -424,7 +371,7 @@ def _run_tasks(
     When tasks fail, the error raised is that of the first in scan order, as in one process:
     the tasks before it still run (one process reads them first), those after it do not start.
     """
-    in_flight: dict[Future[ChunkResult], tuple[int, Task]] = {}
+    in_flight: dict[Future[ScanState], tuple[int, Task]] = {}
     failure: tuple[int, Exception] | None = None
 
     def collect() -> None:

@@ -8,7 +8,7 @@ golden file.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from contam_guard.commands.common import display_path
 from contam_guard.config import LoadedConfig
-from contam_guard.engine.scanner import Source
 from contam_guard.errors import GitError, InputError
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
@@ -25,6 +24,26 @@ if TYPE_CHECKING:
     # Imported where used: a plain scan needs no git, and every module is start-up time a
     # pre-commit hook pays.
     from contam_guard import git
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input of a scan: a file, the name reports give it, and (for a git range) the lines
+    to read."""
+
+    path: Path
+    display: str
+    """The name shown in reports (relative to where the user ran the command)."""
+    lines: frozenset[int] | None = None
+    """When set, only records starting on these 1-based lines are scanned (the lines a git diff
+    adds); record numbers and line numbers stay those of the whole file."""
+
+
+def check_readable(sources: Iterable[Source]) -> None:
+    """Fail early, before any work, on a path that does not exist."""
+    for source in sources:
+        if not source.path.exists() and not source.path.is_symlink():
+            raise InputError(source.display, "no such file or directory")
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from contam_guard.config import Rules
+from contam_guard.core.pairs import Pair
+from contam_guard.core.result import ScanResult
 from contam_guard.engine.index import Target
 from contam_guard.engine.pairs import Unlisted, run_span
-from contam_guard.engine.scanner import PairRow, ScanResult
 from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
 from contam_guard.rules import RULES
@@ -29,7 +31,7 @@ ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"
 
 
-def span_digest(pair: PairRow) -> str:
+def span_digest(pair: Pair) -> str:
     """Digest of the normalised words of the training-side shared run of ``pair``
     (``engine.pairs.run_span``; taken before any redaction of the snippet)."""
     return pair.snippet.span or run_span(pair.snippet.run)
@@ -44,7 +46,7 @@ class Finding:
     item_id: str
     test_index: int
     detail: str
-    pairs: tuple[PairRow, ...]
+    pairs: tuple[Pair, ...]
     allowed: bool = False
     """Set when every contributing record carries the inline allow marker, or a reviewed
     allowlist entry marks the finding a false positive."""
@@ -116,6 +118,11 @@ class Report:
     in_training: dict[str, int] = field(default_factory=dict)
     """``scan --index``: the training records of the index holding each pair's shared run (by
     ``span_digest``)."""
+    environment: list[str] = field(default_factory=list)
+    """What a reader should know about the machine, not the data (the numpy kernels in use):
+    shown by the command line, never written into a review (same data, same review)."""
+    allowlist: Any = None
+    """The allowlist the findings were checked against (``allowlist.Allowlist``; None: none)."""
 
     @property
     def failing(self) -> list[Finding]:
@@ -126,6 +133,11 @@ class Report:
         if self.failing and not self.exit_zero:
             return ExitCode.CONTAMINATED
         return ExitCode.CLEAN
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """What the command line exits with: 1 for a failing finding (unless ``exit_zero``), else 0."""
+        return self.return_code
 
 
 def _marked(finding: Finding) -> Finding:
@@ -149,7 +161,7 @@ def evaluate(
     actions = {name: str(rules.of(name).action) for name in outcomes}
     report = Report(result, stats, exit_zero=exit_zero, actions=actions)
 
-    by_item: dict[int, list[PairRow]] = defaultdict(list)
+    by_item: dict[int, list[Pair]] = defaultdict(list)
     for pair in result.pairs:
         by_item[pair.item].append(pair)
     for name, outcome in outcomes.items():
@@ -164,7 +176,7 @@ def evaluate(
                 item_id=target.ids[local],
                 test_index=int(target.test_index[local]),
             )
-            pairs = sorted(by_item[item], key=lambda p: (-p.longest_run, -p.window_hits, p.source, p.record))
+            pairs = sorted(by_item[item], key=lambda p: (tuple(-v for v in p.rank()), p.source, p.record))
             unlisted = result.unlisted.get(item)
             if outcome.pair_bar is not None:  # decided per pair: each pair reaching the bar
                 rule = RULES[name]  # issue 15: a rule's own pair value (default: the shared run)

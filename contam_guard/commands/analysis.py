@@ -9,8 +9,8 @@ from contam_guard.analysis import DEFAULT_NS, sweep, sweep_csv
 from contam_guard.atomic import write_bytes, write_text
 from contam_guard.commands.common import load_manifest
 from contam_guard.config import LoadedConfig, Rules, with_rule_overrides
+from contam_guard.core.result import ScanResult
 from contam_guard.dupes import self_match, template_note
-from contam_guard.engine.scanner import ScanResult
 from contam_guard.errors import ConfigError, ContamGuardError, ExitCode, ManifestError
 from contam_guard.overlap_guard import check_sweep
 from contam_guard.pipeline import ScanRequest, execute

@@ -17,12 +17,12 @@ from contam_guard import overlap_guard
 from contam_guard.commands.common import display_path, load_manifest
 from contam_guard.config import LoadedConfig, ScrubSettings
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, check_readable
 from contam_guard.errors import ConfigError
 from contam_guard.keys import key_for
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
 from contam_guard.scrub import Job, ScrubOptions, ScrubStats, apply, plan, scrub_format
+from contam_guard.sources import Source, check_readable
 
 
 @dataclass(frozen=True)

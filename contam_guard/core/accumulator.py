@@ -106,13 +106,19 @@ class ScanState:
     census: Census
 
     def merge(self, other: ScanState) -> None:
+        """Add a later part of the scan (its inputs after this one's)."""
+        self.merge_found(other)
+        self.census.merge(other.census)
+
+    def merge_found(self, other: ScanState) -> None:
+        """Add another part's totals and pairs (in any order: the store ranks inputs by the
+        order they were noted in, ``Accumulator.note_input``), but not its census."""
         self.ngram.merge(other.ngram)
         if self.reword is not None and other.reword is not None:
             self.reword.merge(other.reword)
         for name in other.census.files:
             self.store.file(name)
         self.store.merge(other.store.pairs(), other.store.unlisted())
-        self.census.merge(other.census)
 
 
 class Accumulator:
@@ -246,31 +252,40 @@ class Accumulator:
         span = max(self.scanner.index.items, 1)
         keys = [r.record * span + r.item for r in rows]
         listed = np.unique(np.concatenate([k[r.notable] for k, r in zip(keys, rows)]))
-        if listed.size == 0:
-            return
-        found = []
-        for k, r in zip(keys, rows):
-            order = np.argsort(k, kind="stable")
-            at = np.searchsorted(k[order], listed)
-            hit = at < k.size
-            hit[hit] = k[order][at[hit]] == listed[hit]
-            found.append((np.where(hit, order[np.minimum(at, max(k.size - 1, 0))], -1), r))
+        where = [_rows_of(k, listed) for k in keys]  # per family, the row of each listed pair
         units = batch.units
         for position, key in enumerate(listed.tolist()):
             record = units.records[key // span]
             numbers = dict.fromkeys(COLUMN_NAMES, 0.0)
-            where: Located | None = None
-            for row_of, r in found:
+            located: Located | None = None
+            for family, row_of in zip(rows, where):
                 row = int(row_of[position])
-                if row < 0:
-                    continue
-                for name, values in r.numbers.items():
-                    numbers[name] = float(values[row])
-                where = where or r.locate(row)
-            unit = int(units.first_unit[key // span]) if where is None else where.unit
-            snippet = _snippet(units.texts[unit], where)
-            pair = Pair(key % span, record.source, record.index, record.line, units.paths[unit], numbers, snippet, record.allow)
-            self.state.store.add(pair)
+                if row >= 0:
+                    numbers.update((name, float(values[row])) for name, values in family.numbers.items())
+                    located = located or family.locate(row)
+            unit = int(units.first_unit[key // span]) if located is None else located.unit
+            snippet = _snippet(units.texts[unit], located)
+            self.state.store.add(
+                Pair(
+                    key % span,
+                    record.source,
+                    record.index,
+                    record.line,
+                    units.paths[unit],
+                    numbers,
+                    snippet,
+                    record.allow,
+                )
+            )
+
+
+def _rows_of(keys: IntArray, wanted: IntArray) -> IntArray:
+    """The row of ``keys`` holding each of ``wanted`` (-1 where none does)."""
+    if keys.size == 0:
+        return np.full(wanted.size, -1, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    at = np.minimum(np.searchsorted(keys[order], wanted), keys.size - 1)
+    return np.where(keys[order][at] == wanted, order[at], -1)
 
 
 def _snippet(text: str, where: Located | None) -> Snippet:
@@ -280,7 +295,9 @@ def _snippet(text: str, where: Located | None) -> Snippet:
         shown = text[start : start + SNIPPET_CHARS]
         from contam_guard.engine.pairs import run_span  # noqa: PLC0415
 
-        return Snippet("", shown, "…" if len(text) > start + SNIPPET_CHARS else "", start, run_span(text), "reworded")
+        return Snippet(
+            "", shown, "…" if len(text) > start + SNIPPET_CHARS else "", start, run_span(text), "reworded"
+        )
     start, end = where.start, where.end
     return Snippet(
         before=text[max(start - SNIPPET_CONTEXT, 0) : start],
@@ -302,4 +319,6 @@ def _as_records(
         elif isinstance(item, Mapping):
             yield record_from_object(dict(item), options, source=source, index=index, line=None, raw=None)
         else:
-            raise InputError(source, f"record {index} is a {type(item).__name__}, not a dict or a str", line=None)
+            raise InputError(
+                source, f"record {index} is a {type(item).__name__}, not a dict or a str", line=None
+            )

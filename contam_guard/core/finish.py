@@ -37,7 +37,8 @@ def finish(scanner: Scanner, state: ScanState, options: FinishOptions) -> Report
         result.pairs = [replace(p, snippet=redacted(p.snippet)) for p in result.pairs]
     markers = options.use_allowlist and scanner.config.allowlist.markers
     report = evaluate(result, scanner.rules, exit_zero=options.exit_zero, honour_markers=markers)
-    report.notices += scanner.notices + scanner.reword_notices() + native.take_notices()
+    report.notices += scanner.notices + scanner.reword_notices()
+    report.environment = native.pending_notices()
     report.allowlist = Allowlist(scanner.allowlist_path, {}) if scanner.allowlist_path else None
     if options.use_allowlist and scanner.allowlist_path is not None:
         report.allowlist = Allowlist.load(scanner.allowlist_path)

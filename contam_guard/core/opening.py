@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contam_guard import native
 from contam_guard.config import MANIFEST_NAME, load_config, with_rule_overrides
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
@@ -47,7 +46,7 @@ def manifest_notices(path: Path, manifest: Manifest) -> list[str]:
     notices = [] if manifest.sets else ["no golden sets are registered: nothing to match against"]
     if not manifest.spec.is_current(keyed=manifest.key_check is not None):
         notices.append(old_spec_notice(path, manifest))
-    return notices + native.take_notices()
+    return notices
 
 
 def old_spec_notice(path: Path, manifest: Manifest) -> str:

@@ -9,7 +9,7 @@ instead of naming statistics one by one.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -45,12 +45,15 @@ class Column:
 
     name: str
     """Its key in ``Pair.numbers``, the JSON review and the Spark frames."""
-    csv: str
-    """Its header in ``--pairs-csv`` and ``--items-csv``."""
+    key: str
+    """Its name in every output: the CSVs' header, the JSON review's key, SARIF's property, the
+    Spark frames' column."""
     item: Callable[[ItemStats], NDArray[np.generic]]
     """The per-item value (over everything scanned)."""
     label: str
     """How a review shows it, ``{}`` standing for the value (``"masked run {} words"``)."""
+    title: str
+    """What it is, in a few words (the HTML review's term)."""
     decimals: int = 0
     """0: an integer; otherwise a float rounded to this many decimals."""
 
@@ -76,8 +79,6 @@ class Pair:
     numbers: Mapping[str, float]
     snippet: Snippet
     allowed_inline: bool = False
-    extra: Mapping[str, object] = field(default_factory=dict, compare=False)
-    """Engine-specific bookkeeping (never shown), e.g. a split-local record before renumbering."""
 
     def value(self, column: str) -> float:
         return float(self.numbers.get(column, 0))

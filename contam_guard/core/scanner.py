@@ -34,7 +34,6 @@ from contam_guard.core.batch import Batch
 from contam_guard.core.families import ngram
 from contam_guard.core.families.base import FamilyRows
 from contam_guard.core.families.reword import RewordFamily, RewordSettings, RewordTotals
-from contam_guard.engine import prefilter as line_status
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import Hits
 from contam_guard.engine.pairs import PairStore
@@ -228,7 +227,9 @@ class Scanner:
         if self.prefilter is not None and lines is not None:
             view = memoryview(block)
             acc.add_block(
-                LineBlock(view, self.prefilter.filter(view, lines), first_line, first_offset, first_record, parser)
+                LineBlock(
+                    view, self.prefilter.filter(view, lines), first_line, first_offset, first_record, parser
+                )
             )
             return
         from contam_guard.readers.blocks import parsed_block  # noqa: PLC0415

@@ -26,7 +26,7 @@ from contam_guard.text.hashing import digest
 from contam_guard.text.normalise import V1, words
 
 if TYPE_CHECKING:
-    from contam_guard.engine.scanner import PairRow
+    from contam_guard.core.pairs import Pair
 
 RunKey = tuple[str, int, bool]
 """(span digest of the shared run, its length in words, the record's allow marker)."""
@@ -83,9 +83,10 @@ class Unlisted:
         return [Unlisted(tuple(group)) for _, group in sorted(groups.items())]
 
 
-_Entry = tuple[tuple[int, int, int, int], int, "PairRow"]
-"""A kept pair in an item's heap: (how telling, arrival, pair). How telling: (longest run,
-window hits, -file rank, -record), so the heap's root is the pair to give up first."""
+_Entry = tuple[tuple[float, ...], int, "Pair"]
+"""A kept pair in an item's heap: (how telling, arrival, pair). How telling: ``Pair.rank`` (the
+longest run, the windows, the masked run, the reworded score), then -input rank and -record, so
+the heap's root is the pair to give up first."""
 
 
 class PairStore:
@@ -111,10 +112,10 @@ class PairStore:
         """The scan-order rank of file ``name``, registering it if new."""
         return self._files.setdefault(name, len(self._files))
 
-    def add(self, pair: PairRow) -> None:
+    def add(self, pair: Pair) -> None:
         """Keep ``pair`` if it is among its item's ``limit`` most telling so far; count the
         one it displaces (or itself) among the unlisted."""
-        rank = (pair.longest_run, pair.window_hits, -self.file(pair.source), -pair.record)
+        rank = (*pair.rank(), -self.file(pair.source), -pair.record)
         entry: _Entry = (rank, -next(self._arrival), pair)
         kept = self._kept.setdefault(pair.item, [])
         if self.limit == 0:
@@ -127,7 +128,7 @@ class PairStore:
             entry = heapq.heapreplace(kept, entry)
         self._count(entry[2])
 
-    def _count(self, pair: PairRow) -> None:
+    def _count(self, pair: Pair) -> None:
         run = pair.snippet.run
         span = self._spans.get(run)
         if span is None:
@@ -138,7 +139,7 @@ class PairStore:
         key = (span, pair.longest_run, pair.allowed_inline)
         counts[key] = counts.get(key, 0) + 1
 
-    def merge(self, pairs: Iterable[PairRow], unlisted: Mapping[int, Unlisted]) -> None:
+    def merge(self, pairs: Iterable[Pair], unlisted: Mapping[int, Unlisted]) -> None:
         """Add another store's result (a part of the same scan): its listed pairs, its counts."""
         for pair in pairs:
             self.add(pair)
@@ -148,7 +149,7 @@ class PairStore:
                 key = (span, run, marked)
                 counts[key] = counts.get(key, 0) + records
 
-    def pairs(self) -> list[PairRow]:
+    def pairs(self) -> list[Pair]:
         """The listed pairs, by file (in scan order), record and item."""
         listed = [entry[2] for kept in self._kept.values() for entry in kept]
         listed.sort(key=lambda p: (self.file(p.source), p.record, p.item))

@@ -12,7 +12,7 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, union_lengths
 
 if TYPE_CHECKING:
-    from contam_guard.reword.scan_pass import RewordStats
+    from contam_guard.core.families.reword import RewordStats
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]

@@ -171,7 +171,7 @@ def next_steps(lines: list[str], *, to_stderr: bool = False) -> None:
 
 def review_pair(number: int, total: int, finding: Finding, golden: str | None) -> None:
     """One finding for ``contam-guard review``, on stderr (stdout stays free for results)."""
-    from contam_guard.rules import pair_numbers  # issue 15: the rules' own numbers of a pair
+    from contam_guard.core.families import pair_numbers
 
     target = finding.target
     err.print(
@@ -183,10 +183,8 @@ def review_pair(number: int, total: int, finding: Finding, golden: str | None) -
     for pair in finding.pairs[:3]:
         line = f", line {pair.line}" if pair.line is not None else ""
         err.print(
-            f"  training: {pair.source} record {pair.record}{line}{pair.in_field}: longest run "
-            f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words in "
-            f"runs of 10+, {pair.window_hits} windows"
-            + "".join(f", {number}" for number in pair_numbers(pair)),  # issue 15
+            f"  training: {pair.source} record {pair.record}{line}{pair.in_field}: "
+            + pair_numbers(pair.numbers),
             markup=False,
         )
         snip = pair.snippet

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from contam_guard.core.pairs import Pair
 from contam_guard.engine.index import Target
-from contam_guard.engine.scanner import PairRow
 from contam_guard.rules import RULES
 from contam_guard.verdicts import Finding, Report
 
@@ -44,7 +44,7 @@ class Group:
     target: Target
     item_id: str
     test_index: int
-    pair: PairRow
+    pair: Pair
     findings: tuple[Finding, ...]
     """Ordered by status (fail, warn, allowed), then by the report's rule order."""
 
@@ -68,7 +68,7 @@ class Group:
         """``data/train.jsonl:6 record 5, field text``."""
         return where(self.pair)
 
-    def others(self, finding: Finding) -> list[PairRow]:
+    def others(self, finding: Finding) -> list[Pair]:
         """The other records contributing to ``finding`` (a per-item rule), strongest first."""
         return [p for p in finding.pairs if (p.source, p.record) != (self.pair.source, self.pair.record)]
 
@@ -78,7 +78,7 @@ class Group:
         record contributes`` or ``...: 2 other record(s) contribute too: A, B`` (each name in
         ``quote``; the first ``limit`` named, the rest counted)."""
         shared: dict[tuple[tuple[str, int], ...], list[str]] = {}
-        others: dict[tuple[tuple[str, int], ...], list[PairRow]] = {}
+        others: dict[tuple[tuple[str, int], ...], list[Pair]] = {}
         for finding in self.findings:
             if is_per_item(finding):
                 rest = self.others(finding)
@@ -131,13 +131,13 @@ def is_per_item(finding: Finding) -> bool:
     return finding.rule not in PER_PAIR_RULES
 
 
-def where(pair: PairRow) -> str:
+def where(pair: Pair) -> str:
     """``data/train.jsonl:6 record 5, field text``."""
     line = f":{pair.line}" if pair.line is not None else ""
     return f"{pair.source}{line} record {pair.record}{pair.in_field}"
 
 
-def _pair_key(pair: PairRow) -> tuple[int, str, int]:
+def _pair_key(pair: Pair) -> tuple[int, str, int]:
     return (pair.item, pair.source, pair.record)
 
 
@@ -146,7 +146,7 @@ def groups(report: Report) -> list[Group]:
     test index, then strongest pair first (longest run, then windows, then file and record)."""
     rank = {name: number for number, name in enumerate(report.actions)}
     members: dict[tuple[int, str, int], list[Finding]] = {}
-    pairs: dict[tuple[int, str, int], PairRow] = {}
+    pairs: dict[tuple[int, str, int], Pair] = {}
     for finding in report.findings:
         for pair in finding.pairs:
             key = _pair_key(pair)
@@ -161,18 +161,10 @@ def groups(report: Report) -> list[Group]:
     return out
 
 
-def _group_order(group: Group) -> tuple[str, str, int, int, int, str, int]:
-    pair = group.pair
-    target = group.target
-    return (
-        target.set_name,
-        target.view,
-        group.test_index,
-        -pair.longest_run,
-        -pair.window_hits,
-        pair.source,
-        pair.record,
-    )
+def _group_order(group: Group) -> tuple[str, str, int, tuple[float, ...], str, int]:
+    pair, target = group.pair, group.target
+    most_telling_first = tuple(-value for value in pair.rank())
+    return (target.set_name, target.view, group.test_index, most_telling_first, pair.source, pair.record)
 
 
 def by_item(

@@ -11,11 +11,11 @@ from __future__ import annotations
 from html import escape
 
 from contam_guard import __version__
-from contam_guard.engine.scanner import PairRow
+from contam_guard.core.families import COLUMNS
+from contam_guard.core.pairs import Pair
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.reporting.spans import golden_span, marked
-from contam_guard.rules import COLUMNS, column_value
 from contam_guard.text.normalise import TextSpec
 from contam_guard.verdicts import Finding, Report
 
@@ -30,6 +30,8 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.1rem; margin: 0 0 .4rem; }
 .pair { display: grid; grid-template-columns: 1fr 16rem; gap: 1rem; margin-top: .6rem; }
 .snippet { background: #fafafa; padding: .5rem .7rem; border-radius: 4px; white-space: pre-wrap; }
 mark { background: #ffe082; padding: 0 .1rem; }
+mark.masked { background: #ffecb3; }
+.reworded { border-bottom: 1px dashed #888; }
 .numbers { font-size: .9rem; } .numbers dt { color: #666; } .numbers dd { margin: 0 0 .3rem; }
 .golden { border-top: 1px dashed #bbb; margin-top: .6rem; padding-top: .4rem; }
 .badge { font-weight: 600; text-transform: uppercase; font-size: .8rem; }
@@ -111,10 +113,29 @@ def _rule(finding: Finding) -> str:
     )
 
 
-def _pair(pair: PairRow) -> str:
+SHOWN_AS = {
+    "run": "",
+    "window": "",
+    "masked": "the same words, other numbers",
+    "reworded": "the item in other words: no words are known to be shared",
+}
+"""What a snippet's highlight means, when it is not words copied as they are."""
+
+
+def _shown(run: str, kind: str) -> str:
+    """The snippet's shared part: marked as copied, or (a rewording) only framed, with a note."""
+    if kind == "reworded":
+        note = SHOWN_AS[kind]
+        return f'<span class="reworded" title="{note}">{escape(run)}</span> <em>({note})</em>'
+    if kind == "masked":
+        return f'<mark class="masked" title="{SHOWN_AS[kind]}">{escape(run)}</mark>'
+    return f"<mark>{escape(run)}</mark>"
+
+
+def _pair(pair: Pair) -> str:
     line = f", line {pair.line}" if pair.line is not None else ""
     snip = pair.snippet
-    snippet = f"…{escape(snip.before)}<mark>{escape(snip.run)}</mark>{escape(snip.after)}…"
+    snippet = f"…{escape(snip.before)}{_shown(snip.run, snip.kind)}{escape(snip.after)}…"
     marker = "<dd>record marked contam_guard: allow</dd>" if pair.allowed_inline else ""
     return (
         '<div class="pair">'
@@ -122,12 +143,10 @@ def _pair(pair: PairRow) -> str:
         f"{escape(pair.in_field)}</div>"
         f'<div class="snippet">{snippet}</div></div>'
         '<dl class="numbers">'
-        f"<dt>longest shared run</dt><dd>{pair.longest_run} words</dd>"
-        f"<dt>8-grams found</dt><dd>{pair.ngrams8_found}</dd>"
-        f"<dt>words in runs of 10+</dt><dd>{pair.covered_l10}</dd>"
-        f"<dt>50-char windows found</dt><dd>{pair.window_hits}</dd>"
-        + "".join(  # issue 15: the rules' own numbers
-            f"<dt>{c.name}</dt><dd>{column_value(c, c.pair(pair))}</dd>" for c in COLUMNS if c.pair(pair)
+        + "".join(
+            f"<dt>{escape(c.title)}</dt><dd>{escape(c.label.format(c.shown(pair.value(c.name))))}</dd>"
+            for c in COLUMNS
+            if pair.value(c.name)
         )
         + f"{marker}</dl></div>"
     )

@@ -13,29 +13,26 @@ import json
 from typing import Any
 
 from contam_guard import __version__
-from contam_guard.engine.scanner import PairRow
+from contam_guard.core.families import COLUMNS
+from contam_guard.core.pairs import Pair
 from contam_guard.reporting.groups import Group, groups, is_per_item
 from contam_guard.reporting.markdown import GoldenText
-from contam_guard.rules import COLUMNS, column_value
 from contam_guard.verdicts import Finding, Report, span_digest
 
 FORMAT_VERSION = 1
 
 
-def _pair(pair: PairRow) -> dict[str, Any]:
+def _pair(pair: Pair) -> dict[str, Any]:
     return {
         "source": pair.source,
         "record": pair.record,
         "line": pair.line,
         "field": pair.field,
-        "longest_run": pair.longest_run,
-        "ngrams8_found": pair.ngrams8_found,
-        "tokens_covered_L10": pair.covered_l10,
-        "sub50_hits": pair.window_hits,
+        **{c.key: c.shown(pair.value(c.name)) for c in COLUMNS},
         "span": {"start": pair.snippet.start, "end": pair.snippet.start + len(pair.snippet.run)},
         "shared_text": pair.snippet.run,
+        "shown_as": pair.snippet.kind,
         "allow_marker": pair.allowed_inline,
-        **{c.name: column_value(c, c.pair(pair)) for c in COLUMNS},  # issue 15: the rules' own numbers
     }
 
 

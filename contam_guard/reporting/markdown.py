@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from contam_guard.core.families import pair_numbers
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
 from contam_guard.reporting.spans import golden_span, marked
-from contam_guard.rules import pair_numbers
 from contam_guard.text.normalise import TextSpec
 from contam_guard.verdicts import Finding, Report, span_digest
 
@@ -163,14 +163,15 @@ def _section(number: int, group: Group, golden: GoldenText | None, spec: TextSpe
     out += [f"- {_escape_names(note)}" for note in group.per_item_notes(quote="`")]
     line = f", line {pair.line}" if pair.line is not None else ""
     out.append(
-        f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
-        f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
-        f"in runs of 10+, {pair.window_hits} windows"
-        + "".join(f", {number}" for number in pair_numbers(pair))  # issue 15: the rules' own numbers
+        f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: "
+        + pair_numbers(pair.numbers)
         + (" (record marked `contam_guard: allow`)" if pair.allowed_inline else "")
     )
     snip = pair.snippet
-    out.append(f"  > …{_escape(snip.before)}**«{_escape(snip.run)}»**{_escape(snip.after)}…")
+    if snip.kind == "reworded":  # nothing is known to be copied: no mark
+        out.append(f"  > {_escape(snip.run)}{_escape(snip.after)} _(the item in other words)_")
+    else:
+        out.append(f"  > …{_escape(snip.before)}**«{_escape(snip.run)}»**{_escape(snip.after)}…")
     text = golden(group.findings[0]) if golden is not None else None
     if text is not None:
         shown = marked(text, golden_span(text, snip.run, spec), _escape, "**«", "»**")

@@ -17,7 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 from contam_guard import __version__
-from contam_guard.rules import COLUMNS, RULES, column_value
+from contam_guard.core.families import COLUMNS
+from contam_guard.rules import RULES
 from contam_guard.text.hashing import digest
 from contam_guard.verdicts import ALLOWED_BY_MARKER, Finding, Report
 
@@ -92,9 +93,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
                     "record": p.record,
                     "line": p.line,
                     "field": p.field,
-                    "longestRun": p.longest_run,
-                    # issue 15: the rules' own numbers (numbers_run, reworded_score)
-                    **{c.name: column_value(c, c.pair(p)) for c in COLUMNS},
+                    **{c.key: c.shown(p.value(c.name)) for c in COLUMNS},
                 }
                 for p in finding.pairs
             ],

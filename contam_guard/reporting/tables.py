@@ -1,4 +1,7 @@
-"""CSV outputs: one row per test item (``--items-csv``), one per notable pair (``--pairs-csv``)."""
+"""CSV outputs: one row per test item (``--items-csv``), one per notable pair (``--pairs-csv``).
+
+Both loop over the rule families' columns (``core.families.COLUMNS``): a new family's numbers
+appear in both without a line here."""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ import io
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
-from contam_guard.rules import COLUMNS, RULES, column_value
+from contam_guard.core.families import COLUMNS
+from contam_guard.rules import RULES
 from contam_guard.verdicts import Report
 
 FLAG_PREFIX = "flag_"
@@ -16,34 +20,12 @@ RULE_COLUMNS = [FLAG_PREFIX + name for name in RULES]
 finding of it on the item is allowed (allowlisted as a false positive, or by marker), ``0`` it
 did not, empty when the rule was not run (disabled, or left out by ``--only``). What ``contam-guard
 impact`` reads to split the scores."""
-ITEM_COLUMNS = [
-    "set",
-    "item_id",
-    "test_index",
-    "words",
-    "longest_run",
-    "ngrams8",
-    "ngrams8_found",
-    "tokens_covered_L10",
-    "sub50_windows",
-    "sub50_hits",
-    "view",
-    *RULE_COLUMNS,
-    *(column.name for column in COLUMNS),  # the rules' own numbers (issue 15's rules)
-]
+ITEM_SIZES = ["words", "ngrams8", "sub50_windows"]
+"""What each item has to be found: its words, its 8-grams, its 50-character windows."""
+ITEM_COLUMNS = ["set", "item_id", "test_index", "view", *ITEM_SIZES, *(c.key for c in COLUMNS), *RULE_COLUMNS]
 PAIR_COLUMNS = [
-    "set",
-    "item_id",
-    "test_index",
-    "source",
-    "record",
-    "longest_run",
-    "ngrams8_found",
-    "tokens_covered_L10",
-    "sub50_hits",
-    "view",
-    "line",
-    "field",
+    *("set", "item_id", "test_index", "view", "source", "record", "line", "field"),
+    *(c.key for c in COLUMNS),
 ]
 
 
@@ -51,7 +33,8 @@ def item_rows(report: Report) -> Iterator[tuple[str | int | float, ...]]:
     """One row per test item, in ``ITEM_COLUMNS`` order (the CSV and the Spark frame share it)."""
     stats = report.stats
     flags = _flags(report)
-    extra = [column.item(stats).tolist() for column in COLUMNS]
+    sizes = [stats.words, stats.ngrams8, stats.windows]
+    numbers = [column.item(stats).tolist() for column in COLUMNS]
     for target in report.result.index.targets:
         for local in range(target.items):
             g = target.first_item + local
@@ -59,16 +42,10 @@ def item_rows(report: Report) -> Iterator[tuple[str | int | float, ...]]:
                 target.set_name,
                 target.ids[local],
                 int(target.test_index[local]),
-                int(stats.words[g]),
-                int(stats.longest_run[g]),
-                int(stats.ngrams8[g]),
-                int(stats.ngrams8_found[g]),
-                int(stats.covered_l10[g]),
-                int(stats.windows[g]),
-                int(stats.window_hits[g]),
                 target.view,
+                *(int(size[g]) for size in sizes),
+                *(column.shown(values[g]) for column, values in zip(COLUMNS, numbers)),
                 *flags(g),
-                *(column_value(column, values[g]) for column, values in zip(COLUMNS, extra)),
             )
 
 
@@ -89,21 +66,10 @@ def _flags(report: Report) -> Callable[[int], tuple[str, ...]]:
     return lambda item: tuple(value(name, item) for name in RULES)
 
 
-def items_csv(report: Report) -> str:
-    """One row per test item, ``ITEM_COLUMNS`` (the rules' own columns last)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(ITEM_COLUMNS)
-    writer.writerows(item_rows(report))
-    return out.getvalue()
-
-
-def pairs_csv(report: Report) -> str:
+def pair_rows(report: Report) -> list[list[str | int | float]]:
+    """One row per listed pair, in ``PAIR_COLUMNS`` order, sorted (set, view, item, source, record)."""
     index = report.result.index
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*PAIR_COLUMNS, *(c.name for c in COLUMNS)])
-    rows = []
+    rows: list[list[str | int | float]] = []
     for pair in report.result.pairs:
         target = index.targets[int(index.item_target[pair.item])]
         local = pair.item - target.first_item
@@ -112,18 +78,29 @@ def pairs_csv(report: Report) -> str:
                 target.set_name,
                 target.ids[local],
                 int(target.test_index[local]),
+                target.view,
                 pair.source,
                 pair.record,
-                pair.longest_run,
-                pair.ngrams8_found,
-                pair.covered_l10,
-                pair.window_hits,
-                target.view,
                 "" if pair.line is None else pair.line,
                 pair.field,
-                *(column_value(c, c.pair(pair)) for c in COLUMNS),
+                *(c.shown(pair.value(c.name)) for c in COLUMNS),
             ]
         )
-    rows.sort(key=lambda r: (r[0], r[9], r[2], r[3], r[4]))
-    writer.writerows(rows)
+    rows.sort(key=lambda r: (r[0], r[3], r[2], r[4], r[5]))
+    return rows
+
+
+def items_csv(report: Report) -> str:
+    return _csv(ITEM_COLUMNS, item_rows(report))
+
+
+def pairs_csv(report: Report) -> str:
+    return _csv(PAIR_COLUMNS, pair_rows(report))
+
+
+def _csv(header: list[str], rows: object) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)  # type: ignore[arg-type]
     return out.getvalue()

@@ -34,6 +34,7 @@ FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 U64 = NDArray[np.uint64]
 
+
 @dataclass(frozen=True)
 class Table:
     """Hashes sorted, each with its item and a value (a position, or a weight)."""

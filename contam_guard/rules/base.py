@@ -81,21 +81,6 @@ class RuleResult:
     each such pair is its own finding. None: one finding per fired item, listing its pairs."""
 
 
-@dataclass(frozen=True)
-class Column:
-    """A rule's own number, per item (``--items-csv``) and per pair (``--pairs-csv``, the JSON
-    review, SARIF, the reviews' pair lines): the rules of issue 15 compute numbers the fixed
-    columns do not hold."""
-
-    name: str
-    item: Callable[[ItemStats], NDArray[np.generic]]
-    pair: Callable[[Any], float]
-    """The number of a ``engine.scanner.PairRow``."""
-    label: str
-    """How reviews show it, with ``{}`` for the number (``"masked run {} words"``)."""
-    decimals: int = 0
-
-
 def _run_detail(value: float, bar: float) -> str:
     return f"shared run of {int(value)} words >= N = {int(bar)}"
 
@@ -131,8 +116,6 @@ class Rule(Generic[S]):
     longest shared run, GPT-3's; such a rule also sums the pairs beyond the cap)."""
     pair_detail: Callable[[float, float], str] = _run_detail
     """A per-pair finding's sentence, from the pair's value and the bar."""
-    columns_csv: tuple[Column, ...] = ()
-    """The rule's own numbers, added to the CSVs and the pairs in every output."""
 
     def settings_of(self, rules: Any) -> S:
         """This rule's settings in a ``config.Rules``."""
@@ -152,7 +135,6 @@ __all__ = [
     "MAX_WORDS",
     "Action",
     "BoolArray",
-    "Column",
     "Explanations",
     "FloatArray",
     "IntArray",

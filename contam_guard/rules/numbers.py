@@ -29,7 +29,6 @@ from contam_guard.rules.base import (
     MAX_WORDS,
     Action,
     BoolArray,
-    Column,
     Explanations,
     FloatArray,
     IntArray,
@@ -96,7 +95,6 @@ RULE = Rule(
     per_pair=True,
     pair_value=_pair_run,
     pair_detail=_detail,
-    columns_csv=(Column("numbers_run", runs, _pair_run, "masked run {} words"),),
     config="""\
   # numbers (issue 15): GPT-3's rule with every number (digits, fractions, %, number words)
   # one placeholder word: catches copies with changed numbers. n: 5..

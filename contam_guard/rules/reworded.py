@@ -35,7 +35,6 @@ from pydantic import Field
 
 from contam_guard.rules.base import (
     BoolArray,
-    Column,
     Explanations,
     FloatArray,
     Rule,
@@ -108,7 +107,6 @@ RULE = Rule(
     per_pair=True,
     pair_value=_pair_score,
     pair_detail=_detail,
-    columns_csv=(Column("reworded_score", scores, _pair_score, "reworded score {}", 3),),
     config="""\
   # reworded (issue 15): a record saying an item in other words (IDF-weighted overlap of
   # content words and numbers). threshold: 0..1

@@ -20,9 +20,9 @@ from numpy.typing import NDArray
 
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
+from contam_guard.engine.batching import batches
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format, usable_with
-from contam_guard.engine.scanner import record_batches
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
@@ -116,7 +116,9 @@ def count_pass(
 def _every_record(
     job: Job, read: ReadOptions, batch_chars: int, totals: InputTotals
 ) -> Iterator[list[Record]]:
-    for batch in record_batches(read_records(job.path, job.display, read, format_name=job.fmt), batch_chars):
+    for batch in batches(
+        read_records(job.path, job.display, read, format_name=job.fmt), batch_chars, Record.size
+    ):
         totals.records += len(batch)
         totals.chars += sum(r.chars for r in batch)
         totals.bytes += sum(len(r.raw or b"") for r in batch)

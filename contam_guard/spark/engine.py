@@ -254,9 +254,7 @@ def scan_sources(
     run the rewording rules' pass too (``scan_frame``)."""
     plan = plan_files(sources, read)
     frame, plan = file_frame(spark, plan)
-    return scan_frame(
-        frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars, reword=reword
-    )
+    return scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars, reword=reword)
 
 
 def _field_tuple(fields: str | Sequence[str] | None) -> tuple[str, ...]:

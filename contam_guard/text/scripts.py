@@ -53,7 +53,6 @@ FIRST_UNSPACED = "\u0e00"
 """No character before Thai's block (U+0E00) is of those scripts (tests/text check each one)."""
 
 
-
 @cache
 def _unspaced() -> Any:
     """The class of the letters of those scripts (compiled when first asked: the code point

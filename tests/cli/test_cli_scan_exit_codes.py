@@ -13,10 +13,9 @@ import pytest
 from contam_guard.rules import RULES
 
 ITEM_HEADER = (
-    "set,item_id,test_index,words,longest_run,ngrams8,ngrams8_found,tokens_covered_L10,"
-    "sub50_windows,sub50_hits,view,"
+    "set,item_id,test_index,view,words,ngrams8,sub50_windows,"
+    "longest_run,ngrams8_found,tokens_covered_L10,sub50_hits,numbers_run,reworded_score,"
     + ",".join(f"flag_{name}" for name in RULES)
-    + ",numbers_run,reworded_score"  # the rules' own columns (issue 15)
 )
 
 

@@ -142,8 +142,11 @@ def test_the_rules_in_the_items_and_pairs_csv(plain: Scanned) -> None:
         pairs = list(csv.DictReader(handle))
     reworded = [p for p in pairs if p["source"] == "reworded.jsonl" and float(p["reworded_score"]) >= 0.38]
     assert len(reworded) >= 70
-    # most are pairs only this rule found: no shared run of 8 words, no shared window
-    assert sum(p["longest_run"] == "0" and p["sub50_hits"] == "0" for p in reworded) >= 60
+    # most are pairs only this rule found: no shared run of 8 words, no shared window (each
+    # carries its exact longest run all the same: a run of 5 to 7 words is not 0)
+    only = [p for p in reworded if int(p["longest_run"]) < 8 and p["sub50_hits"] == "0"]
+    assert len(only) >= 60
+    assert any(5 <= int(p["longest_run"]) < 8 for p in only)
 
 
 def test_the_rules_in_the_reviews_and_sarif(plain: Scanned) -> None:
@@ -156,7 +159,7 @@ def test_the_rules_in_the_reviews_and_sarif(plain: Scanned) -> None:
     markdown = (plain.root / "review.md").read_text(encoding="utf-8")
     assert "**reworded** WARN" in markdown or "**reworded** warn" in markdown.lower()
     assert "reworded score 0." in markdown and "masked run" in markdown
-    assert "reworded_score" in (plain.root / "review.html").read_text(encoding="utf-8")
+    assert "reworded score 0." in (plain.root / "review.html").read_text(encoding="utf-8")
     sarif = json.loads((plain.root / "out.sarif").read_text(encoding="utf-8"))
     run_ = sarif["runs"][0]
     assert {"numbers", "reworded"} <= {r["id"] for r in run_["tool"]["driver"]["rules"]}

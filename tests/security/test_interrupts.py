@@ -47,7 +47,7 @@ HOLD_IN_WORKERS = textwrap.dedent(
     from pathlib import Path
     from contam_guard import atomic, cli, parallel
 
-    real_scan, real_handler = parallel.scan, atomic._raise_interrupted
+    real_scan, real_handler = parallel.read_into, atomic._raise_interrupted
 
     def scan(*args, **kwargs):  # in each worker: say so, then wait for the parent's handler
         Path(f"worker-{os.getpid()}.started").touch()
@@ -59,7 +59,7 @@ HOLD_IN_WORKERS = textwrap.dedent(
         Path("handled").touch()
         real_handler(signum, frame)
 
-    parallel.scan, atomic._raise_interrupted = scan, handler
+    parallel.read_into, atomic._raise_interrupted = scan, handler
     sys.argv[0] = "contam-guard"
     cli.run()
     """

@@ -8,6 +8,8 @@ item, mergeable) and observing a ``core.batch.Batch``; and one line here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from contam_guard.core.families import ngram, reword
 from contam_guard.core.pairs import Column
 
@@ -24,9 +26,10 @@ def column(name: str) -> Column:
     raise KeyError(name)
 
 
-def pair_numbers(numbers: dict[str, float]) -> list[str]:
-    """A pair's numbers as a review lists them ("longest run 18 words", ...), the zero ones left out."""
-    return [c.label.format(c.shown(numbers[c.name])) for c in COLUMNS if numbers.get(c.name)]
+def pair_numbers(numbers: Mapping[str, float]) -> str:
+    """A pair's numbers as a review lists them ("longest run 18 words, 16 8-grams, ..."), the
+    zero ones left out."""
+    return ", ".join(c.label.format(c.shown(numbers[c.name])) for c in COLUMNS if numbers.get(c.name))
 
 
 __all__ = ["COLUMNS", "COLUMN_NAMES", "FAMILIES", "column", "pair_numbers"]

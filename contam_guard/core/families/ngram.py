@@ -25,10 +25,18 @@ NOTABLE_RUN = 8
 """A pair is listed when it shares a run of this many words, or a window."""
 
 COLUMNS = (
-    Column("longest_run", "longest_run", lambda s: s.longest_run, "longest run {} words"),
-    Column("ngrams8_found", "ngrams8_found", lambda s: s.ngrams8_found, "{} 8-grams"),
-    Column("covered_l10", "tokens_covered_L10", lambda s: s.covered_l10, "{} words in runs of 10+"),
-    Column("window_hits", "sub50_hits", lambda s: s.window_hits, "{} windows"),
+    Column(
+        "longest_run", "longest_run", lambda s: s.longest_run, "longest run {} words", "longest shared run"
+    ),
+    Column("ngrams8_found", "ngrams8_found", lambda s: s.ngrams8_found, "{} 8-grams", "8-grams found"),
+    Column(
+        "covered_l10",
+        "tokens_covered_L10",
+        lambda s: s.covered_l10,
+        "{} words in runs of 10+",
+        "words in shared runs of 10+",
+    ),
+    Column("window_hits", "sub50_hits", lambda s: s.window_hits, "{} windows", "50-character windows found"),
 )
 
 IntArray = NDArray[np.int64]
@@ -49,23 +57,21 @@ class NgramTotals:
         self.totals.run[at] = np.maximum(self.totals.run[at], other.totals.run[at])
         self.totals.window_found[np.flatnonzero(other.totals.window_found)] = True
 
-    def __getstate__(self) -> dict[str, object]:
-        # Sparse: a small part of a scan touches a few of the manifest's positions.
+    def __getstate__(self) -> tuple[int, int, IntArray, IntArray, IntArray]:
+        # Sparse: a part of a scan touches a few of the manifest's positions, and the dense
+        # arrays are manifest-sized.
         at = np.flatnonzero(self.totals.run)
-        return {
-            "size": (self.totals.run.size, self.totals.window_found.size),
-            "run_at": at,
-            "run": self.totals.run[at],
-            "window_at": np.flatnonzero(self.totals.window_found),
-        }
+        found = np.flatnonzero(self.totals.window_found)
+        return self.totals.run.size, self.totals.window_found.size, at, self.totals.run[at], found
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        runs, windows = state["size"]  # type: ignore[misc]
-        run = np.zeros(runs, dtype=np.int64)
-        run[state["run_at"]] = state["run"]  # type: ignore[index]
-        found = np.zeros(windows, dtype=np.bool_)
-        found[state["window_at"]] = True  # type: ignore[index]
-        self.totals = ItemTotals(run=run, window_found=found)
+    def __setstate__(self, state: tuple[int, int, IntArray, IntArray, IntArray]) -> None:
+        runs, windows, at, values, found = state
+        totals = ItemTotals(
+            run=np.zeros(runs, dtype=np.int64), window_found=np.zeros(windows, dtype=np.bool_)
+        )
+        totals.run[at] = values
+        totals.window_found[found] = True
+        self.totals = totals
 
 
 def observe(batch: Batch, index: ManifestIndex, totals: NgramTotals | None) -> FamilyRows:
@@ -75,13 +81,25 @@ def observe(batch: Batch, index: ManifestIndex, totals: NgramTotals | None) -> F
     return rows(table, batch)
 
 
-def observe_hits(index: ManifestIndex, grams: Hits, windows: Hits, records: int, totals: NgramTotals) -> PairTable:
+def observe_hits(
+    index: ManifestIndex, grams: Hits, windows: Hits, records: int, totals: NgramTotals
+) -> PairTable:
     """The pairs of ``records`` records from the prefilter's hits; ``totals`` updated."""
     return match_hits(index, grams, windows, records, totals.totals)
 
 
 def notable(table: PairTable) -> NDArray[np.bool_]:
     return np.asarray((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
+
+
+def NUMBERS(table: PairTable) -> dict[str, IntArray]:  # noqa: N802 (the family's columns, by name)
+    """The family's columns of a pair table."""
+    return {
+        "longest_run": table.longest,
+        "ngrams8_found": table.ngrams8_found,
+        "covered_l10": table.covered_l10,
+        "window_hits": table.window_hits,
+    }
 
 
 def rows(table: PairTable, batch: Batch) -> FamilyRows:
@@ -107,12 +125,7 @@ def rows(table: PairTable, batch: Batch) -> FamilyRows:
     return FamilyRows(
         record=table.record,
         item=table.item,
-        numbers={
-            "longest_run": table.longest,
-            "ngrams8_found": table.ngrams8_found,
-            "covered_l10": table.covered_l10,
-            "window_hits": table.window_hits,
-        },
+        numbers=NUMBERS(table),
         notable=notable(table),
         locate=locate,
     )

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.config import Rules
 from contam_guard.core.batch import Batch
 from contam_guard.core.families.base import FamilyRows, Located
 from contam_guard.core.pairs import Column
-from contam_guard.config import Rules
-from contam_guard.manifest.model import Manifest
 from contam_guard.engine.index import ManifestIndex
+from contam_guard.manifest.model import Manifest
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import REPORT_FLOOR, runs_from_hits
 from contam_guard.reword.numbers import PLACEHOLDER, mask_word
@@ -44,8 +44,8 @@ def _reworded(stats: object) -> NDArray[np.generic]:
 
 
 COLUMNS = (
-    Column("numbers_run", "numbers_run", _numbers_run, "masked run {} words"),
-    Column("reworded", "reworded_score", _reworded, "reworded score {}", 3),
+    Column("numbers_run", "numbers_run", _numbers_run, "masked run {} words", "shared run, numbers masked"),
+    Column("reworded", "reworded_score", _reworded, "reworded score {}", "reworded score", 3),
 )
 
 
@@ -98,7 +98,9 @@ class RewordStats:
     reworded: FloatArray
 
 
-def registered_before(manifest: Manifest, index: ManifestIndex, reword_index: RewordIndex, rules: Rules) -> list[str]:
+def registered_before(
+    manifest: Manifest, index: ManifestIndex, reword_index: RewordIndex, rules: Rules
+) -> list[str]:
     """Notices for sets registered for these rules before they existed (no derived views)."""
     # A set registered without these rules (`register --rules`) lacks their views by choice; only
     # a set registered for them that lacks them (an older manifest) is worth a notice.
@@ -153,7 +155,9 @@ class RewordFamily:
                 return Located(u, 0, len(texts[u]), "reworded")
             return None
 
-        return FamilyRows(record, item, {"numbers_run": run, "reworded": score}, self.notable(run, score), locate)
+        return FamilyRows(
+            record, item, {"numbers_run": run, "reworded": score}, self.notable(run, score), locate
+        )
 
     def run(self, words: WordSpans, texts: Callable[[], Sequence[str]]) -> StageResult:
         """The stage over ``words`` (units: ``words.record_words``), first spelling the words it
