@@ -60,6 +60,34 @@ class Finding:
     """Records the finding counts but does not list (beyond ``--max-pairs-per-item``)."""
 
     @property
+    def set(self) -> str:
+        """The test item's set (``target.set_name``)."""
+        return self.target.set_name
+
+    @property
+    def view(self) -> str:
+        return self.target.view
+
+    @property
+    def source(self) -> str | None:
+        """The training input of the finding's first record (None: none is listed)."""
+        return self.pairs[0].source if self.pairs else None
+
+    @property
+    def record(self) -> int | None:
+        """The finding's first training record (a per-pair rule's finding has exactly one)."""
+        return self.pairs[0].record if self.pairs else None
+
+    @property
+    def field(self) -> str | None:
+        return self.pairs[0].field if self.pairs else None
+
+    @property
+    def numbers(self) -> dict[str, float]:
+        """The first pair's numbers, by column (``core.families.COLUMNS``)."""
+        return dict(self.pairs[0].numbers) if self.pairs else {}
+
+    @property
     def records(self) -> int:
         """Every training record behind the finding, listed or not."""
         return len(self.pairs) + (self.unlisted.records if self.unlisted is not None else 0)

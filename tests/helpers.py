@@ -14,11 +14,18 @@ from typing import Any
 import pytest
 import zstandard
 
+from contam_guard.config import MAX_PAIRS_PER_ITEM, Config, Rules
+from contam_guard.core.result import ScanResult
+from contam_guard.core.scanner import Scanner
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.engines.local import scan_sources
 from contam_guard.errors import InputError
 from contam_guard.keys import unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, View
 from contam_guard.readers import ReadOptions, Record, read_records
+from contam_guard.sources import Source
+from contam_guard.text.hashing import HashKey
 
 REPO = Path(__file__).resolve().parents[1]
 GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
@@ -96,3 +103,64 @@ def load_manifest(path: Path, key_env: str = "CONTAM_GUARD_KEY") -> Manifest:
 def manifest_view(path: Path, set_name: str, view: str, key_env: str = "CONTAM_GUARD_KEY") -> View:
     """One view of a registered set, read through the library (format 2 keeps it in binary files)."""
     return load_manifest(path, key_env).sets[set_name].views[view]
+
+
+def scanner_over(
+    index_or_manifest: ManifestIndex | Manifest,
+    *,
+    key: HashKey | None = None,
+    windows: bool = True,
+    batch_chars: int = 1 << 20,
+    max_pairs: int = MAX_PAIRS_PER_ITEM,
+    rules: Rules | None = None,
+) -> Scanner:
+    """A scanner over a manifest (every rule family), or over an n-gram index alone (no
+    rewording rules: they read the manifest's derived views)."""
+    rules = rules or Rules()
+    if not windows:
+        rules = rules.model_copy(update={"gpt4": rules.gpt4.model_copy(update={"enabled": False})})
+    config = Config(rules=rules)
+    config = config.model_copy(update={"scan": config.scan.model_copy(update={"batch_chars": batch_chars})})
+    if isinstance(index_or_manifest, ManifestIndex):
+        return Scanner(None, config, key, root=Path.cwd(), max_pairs=max_pairs, index=index_or_manifest)
+    return Scanner(index_or_manifest, config, key, root=Path.cwd(), max_pairs=max_pairs)
+
+
+def scan(
+    index_or_manifest: ManifestIndex | Manifest,
+    sources: list[Source],
+    read: ReadOptions,
+    *,
+    skip_unreadable: bool = False,
+    **settings: Any,
+) -> ScanResult:
+    """The local engine in one process, finished (no allowlist): what the scan read and found."""
+    scanner = scanner_over(index_or_manifest, **settings)
+    report = scanner.finish(scan_sources(scanner, sources, read, skip_unreadable=skip_unreadable))
+    return report.result  # type: ignore[no-any-return]
+
+
+def scan_jobs(
+    manifest_path: Path,
+    key_env: str,
+    sources: list[Source],
+    read: ReadOptions,
+    *,
+    jobs: int,
+    min_window_bytes: int | None = None,
+    skip_unreadable: bool = False,
+    manifest: Manifest | None = None,
+    **settings: Any,
+) -> ScanResult:
+    """``--jobs``: the local engine over ``jobs`` worker processes, finished (no allowlist);
+    ``manifest``: the one the parent holds (default: read from ``manifest_path`` now)."""
+    from contam_guard.keys import key_for  # noqa: PLC0415
+    from contam_guard.parallel import MIN_WINDOW_BYTES, scan_parallel  # noqa: PLC0415
+
+    manifest = manifest or unlocked(store.load(manifest_path), key_env)
+    scanner = scanner_over(manifest, key=key_for(manifest, key_env), **settings)
+    window = MIN_WINDOW_BYTES if min_window_bytes is None else min_window_bytes
+    acc = scan_parallel(
+        scanner, sources, read, jobs=jobs, min_window_bytes=window, skip_unreadable=skip_unreadable
+    )
+    return scanner.finish(acc).result  # type: ignore[no-any-return]

@@ -14,8 +14,8 @@ import pytest
 from contam_guard.analysis import RULE_COLUMNS, SweepRow, sweep
 from contam_guard.cli import main
 from contam_guard.config import Rules
-from contam_guard.dupes import self_match
 from contam_guard.core.scanner import Scanner
+from contam_guard.dupes import self_match
 from contam_guard.engines.local import scan_sources
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions

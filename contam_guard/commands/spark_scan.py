@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from contam_guard.engine.scanner import ScanResult, Source
+from contam_guard.core.accumulator import Accumulator
 from contam_guard.errors import ConfigError
 from contam_guard.pipeline import Engine, Prepared, ScanRequest
+from contam_guard.sources import Source
 
 
 def _needs_pyspark() -> None:
@@ -43,12 +44,11 @@ def check(request: ScanRequest) -> None:
 def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None = None) -> Engine:
     """The scan step on Spark (``master``; None: as ``spark-submit`` or the environment says)."""
 
-    def scan_on_spark(prepared: Prepared, request: ScanRequest, found: list[Source]) -> ScanResult:
+    def scan_on_spark(prepared: Prepared, request: ScanRequest, found: list[Source]) -> Accumulator:
         check(request)
         from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
         from pyspark.sql import SparkSession  # noqa: PLC0415
 
-        from contam_guard.reword.step import PassSettings  # noqa: PLC0415
         from contam_guard.spark.engine import scan_sources  # noqa: PLC0415
         from contam_guard.spark.inputs import SparkSource, location  # noqa: PLC0415
         from contam_guard.spark.session import session  # noqa: PLC0415
@@ -68,17 +68,7 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
                 hint="Spark needs Java 17 or newer on the PATH (or JAVA_HOME); check --master",
             ) from None
         try:
-            return scan_sources(
-                spark,
-                spark_sources,
-                request.read,
-                prepared.manifest,
-                key=prepared.key,
-                windows=prepared.config.rules.windows,
-                batch_chars=prepared.config.scan.batch_chars,
-                # the rewording rules' pass runs in the same tasks (not on the driver after)
-                reword=PassSettings.of(prepared.config.rules),
-            )
+            return scan_sources(spark, spark_sources, request.read, prepared.scanner)
         finally:
             if started:
                 spark.stop()

@@ -132,9 +132,10 @@ class Accumulator:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def note_input(self, name: str) -> None:
-        """Register input ``name`` (in scan order) before any of its records arrive."""
-        self.state.store.file(name)
+    def note_input(self, name: str, rank: int | None = None) -> None:
+        """Register input ``name`` (in scan order, or at ``rank`` in it) before any of its
+        records arrive: which pairs are listed when an item has too many depends on it."""
+        self.state.store.file(name, rank)
 
     def read_input(self, name: str) -> None:
         """Input ``name`` was read to its end: the summary names it."""

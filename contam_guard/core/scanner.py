@@ -75,16 +75,19 @@ class Scanner:
         max_pairs: int | None = None,
         allowlist_path: Path | None = None,
         notices: Iterable[str] = (),
+        index: ManifestIndex | None = None,
     ) -> None:
         """Prefer ``Scanner.open``. ``manifest``: a ``manifest.model.Manifest`` (opened with its
-        key); ``config``: a ``config.Config`` with any rule overrides applied."""
+        key); ``config``: a ``config.Config`` with any rule overrides applied. ``index``: the
+        n-gram index to scan against, when there is no manifest (``dupes``, tests): then the
+        rewording rules, which read the manifest's derived views, do not run."""
         self.manifest = manifest
         self.config = config
         self.key = key
         self.root = root
         self.manifest_path = manifest_path
         self.allowlist_path = allowlist_path
-        self.index = ManifestIndex.from_manifest(manifest)
+        self.index = ManifestIndex.from_manifest(manifest) if index is None else index
         self.rules = config.rules
         self.windows = bool(self.rules.windows)
         self.batch_chars = int(config.scan.batch_chars)
@@ -145,13 +148,27 @@ class Scanner:
         acc.read_input(source)
         return self.finish(acc, options)
 
+    def scrub_records(
+        self,
+        records: Iterable[Mapping[str, object] | str],
+        *,
+        fields: Iterable[str] = (),
+        settings: Any = None,
+    ) -> Any:
+        """GPT-3's removal filter on ``records`` (``contam-guard scrub`` on records in memory):
+        the records to keep, the spans removed, the records dropped (``core.scrubbing``).
+        ``settings``: a ``config.ScrubSettings`` (default: the project's ``scrub:``)."""
+        from contam_guard.core.scrubbing import scrub_records  # noqa: PLC0415
+
+        return scrub_records(self, records, fields=fields, settings=settings)
+
     def batch(self, records: list[Record]) -> Batch:
         return Batch.of(records, spec=self.index.spec, key=self.key, windows=self.windows)
 
     @cached_property
     def reword(self) -> RewordFamily | None:
         """The rewording family (None when both its rules are off, or no set has its views)."""
-        if self.reword_settings is None:
+        if self.reword_settings is None or self.manifest is None:
             return None
         from contam_guard.reword.index import RewordIndex  # noqa: PLC0415
 

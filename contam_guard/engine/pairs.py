@@ -17,7 +17,6 @@ stretches of its words, so what is kept per item is bounded by the item, not by 
 from __future__ import annotations
 
 import heapq
-import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -104,19 +103,22 @@ class PairStore:
         self._files: dict[str, int] = {}
         self._kept: dict[int, list[_Entry]] = {}
         self._unlisted: dict[int, dict[RunKey, int]] = {}
-        self._arrival = itertools.count()
+        self._arrival = 0
+        """Pairs added so far (among equally telling pairs, the first one wins)."""
         self._spans: dict[str, str] = {}
         """Run text -> span: a copied test set repeats the same runs many times."""
 
-    def file(self, name: str) -> int:
-        """The scan-order rank of file ``name``, registering it if new."""
-        return self._files.setdefault(name, len(self._files))
+    def file(self, name: str, rank: int | None = None) -> int:
+        """The scan-order rank of input ``name``, registering it if new: next in order, or at
+        ``rank`` (an engine that sees a part of the inputs ranks them as the whole scan does)."""
+        return self._files.setdefault(name, len(self._files) if rank is None else rank)
 
     def add(self, pair: Pair) -> None:
         """Keep ``pair`` if it is among its item's ``limit`` most telling so far; count the
         one it displaces (or itself) among the unlisted."""
         rank = (*pair.rank(), -self.file(pair.source), -pair.record)
-        entry: _Entry = (rank, -next(self._arrival), pair)
+        self._arrival += 1
+        entry: _Entry = (rank, -self._arrival, pair)
         kept = self._kept.setdefault(pair.item, [])
         if self.limit == 0:
             kept.append(entry)  # no heap needed: every pair is listed

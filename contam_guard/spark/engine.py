@@ -1,40 +1,31 @@
 """Scanning on Spark: the driver's side.
 
-One ``mapInArrow`` pass parses and scans every partition with the local engine (``worker.py``).
-The driver then gathers what is manifest-sized or contamination-sized, never corpus-sized:
-
-- the per-item totals, aggregated by Spark (``groupBy(kind, position).max(value)``): at most one
-  row per test-item word and window;
-- the notable pairs (a run of 8+ words or a shared window), with split-local numbers that the
-  split counts turn into file records and lines (``splits.py``);
-- the split counts themselves;
-- when a rewording rule is on (issue 15), the same tasks run its pass on the same records:
-  their per-item maxima (aggregated by Spark) and their kept hits (``rewording.py``).
-
-From these it builds the ``ScanResult`` the local engine would have built, and the rules run on
-it through ``contam_guard.verdicts.evaluate``: the same code path, the same findings.
+One ``mapInArrow`` pass feeds every partition to the scanner's accumulator (``worker.py``).
+Each task sends back its accumulator's state (per-item totals, sparse; at most ``max_pairs``
+listed pairs per item and the count of the others: manifest- or contamination-sized, never
+corpus-sized) and its split counts. The driver renumbers each state's records and lines from
+split-local to file numbers (``splits.py``), merges the states as ``--jobs`` merges its workers',
+and ``Scanner.finish`` makes the report: the same verdicts, allowlist, cap and redaction as the
+local engine.
 """
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as sf
 
-from contam_guard.config import MAX_PAIRS_PER_ITEM, Rules
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import ItemTotals
-from contam_guard.engine.scanner import PairRow, ScanResult, Snippet
+from contam_guard.config import MAX_PAIRS_PER_ITEM, Config, Rules
+from contam_guard.core.accumulator import Accumulator, ScanState
+from contam_guard.core.scanner import Scanner
+from contam_guard.engine.pairs import PairStore
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers.base import ReadOptions
-from contam_guard.reword.index import RewordIndex
-from contam_guard.reword.step import PassSettings, add_pairs, registered_before
 from contam_guard.spark.failures import input_errors
 from contam_guard.spark.inputs import (
     InputPlan,
@@ -45,25 +36,12 @@ from contam_guard.spark.inputs import (
     sources_for,
 )
 from contam_guard.spark.payload import payload_for
-from contam_guard.spark.rewording import reword_stats
 from contam_guard.spark.splits import Offsets, SplitCount, resolve
-from contam_guard.spark.worker import (
-    FIELD,
-    OUTPUT_SCHEMA,
-    PAIR,
-    REWORD_HIT,
-    RUN,
-    SPLIT,
-    WINDOW,
-    count_task,
-    scan_task,
-)
+from contam_guard.spark.worker import OUTPUT_SCHEMA, SPLIT, STATE, count_task, scan_task
 from contam_guard.text.hashing import HashKey
-from contam_guard.verdicts import Report, evaluate
+from contam_guard.verdicts import Report
 
-DEFAULT_BATCH_CHARS = 1 << 20
 DEFAULT_SOURCE = "dataframe"
-
 
 _ARROW_TYPES = {
     "tinyint": pa.int8(),
@@ -71,6 +49,7 @@ _ARROW_TYPES = {
     "string": pa.string(),
     "boolean": pa.bool_(),
     "double": pa.float64(),
+    "binary": pa.binary(),
 }
 
 
@@ -105,123 +84,103 @@ def _count_splits(frame: DataFrame, plan: InputPlan) -> list[SplitCount]:
         plan_bc.unpersist()
 
 
-def _totals(out: DataFrame, index: ManifestIndex) -> ItemTotals:
-    totals = ItemTotals.empty(index)
-    merged = (
-        out.filter(sf.col("kind").isin(RUN, WINDOW))
-        .groupBy("kind", "position")
-        .agg(sf.max("value").alias("value"))
-    )
-    table = to_arrow(merged)
-    kind = np.asarray(table.column("kind").to_numpy(), dtype=np.int8)
-    position = np.asarray(table.column("position").to_numpy(), dtype=np.int64)
-    value = np.asarray(table.column("value").fill_null(0).to_numpy(), dtype=np.int64)
-    runs = kind == RUN
-    totals.run[position[runs]] = value[runs]
-    totals.window_found[position[kind == WINDOW]] = True
-    return totals
+def _renumbered(
+    state: ScanState, names: list[tuple[str, int]], plan: InputPlan, offsets: Offsets
+) -> ScanState:
+    """A task's state with its splits' names and numbers turned into its files' (the local
+    engine's: a display name, the file's record and line numbers)."""
 
+    def place(pair_source: str) -> tuple[str, bool, int, int]:
+        key, block = names[int(pair_source)]
+        file = plan.files[key]
+        before = offsets.before(key, block)
+        return file.display, file.absolute, before.records, before.lines
 
-def _pairs(table: pa.Table, plan: InputPlan, offsets: Offsets) -> list[PairRow]:
-    pairs: list[PairRow] = []
-    for row in table.to_pylist():
-        file = plan.files[row["file"]]
-        before = offsets.before(row["file"], row["block"])
-        line = row["line"]
-        pairs.append(
-            PairRow(
-                item=row["item"],
-                source=file.display,
-                record=row["record"] if file.absolute else before.records + row["record"],
-                line=None if line is None else before.lines + line,
-                field=row["field"],
-                **{name: row[name] for name in PairRow.NUMBERS},
-                snippet=Snippet(row["before"], row["run"], row["after"], row["start"]),
-                allowed_inline=bool(row["allow"]),
+    store = PairStore(state.store.limit)
+    for key in plan.ordered():
+        store.file(key.display)
+    for pair in state.store.pairs():
+        display, absolute, records, lines = place(pair.source)
+        store.add(
+            replace(
+                pair,
+                source=display,
+                record=pair.record if absolute else records + pair.record,
+                line=None if pair.line is None else lines + pair.line,
             )
         )
-    order = {f.display: f.order for f in plan.files.values()}
-    pairs.sort(key=lambda p: (order[p.source], p.record, p.item))
-    return pairs
+    store.merge((), state.store.unlisted())
+    census = state.census
+    fields: dict[str, set[str]] = {}
+    for split, seen in census.fields.items():
+        fields.setdefault(place(split)[0], set()).update(seen)
+    return replace(state, store=store, census=replace(census, fields=fields, files=[], skipped=[]))
 
 
-def scan_frame(
-    frame: DataFrame,
-    plan: InputPlan,
-    manifest: Manifest,
-    *,
-    key: HashKey | None = None,
-    windows: bool = True,
-    batch_chars: int = DEFAULT_BATCH_CHARS,
-    reword: PassSettings | None = None,
-) -> ScanResult:
-    """Scan an input frame (``inputs.py``) and gather the local engine's ``ScanResult``; with
-    ``reword``, the rewording rules' pass runs in the same tasks and fills ``result.reword``.
+def scan_frame(scanner: Scanner, frame: DataFrame, plan: InputPlan) -> Accumulator:
+    """Feed an input frame (``inputs.py``) to ``scanner`` in Spark's tasks: the merged
+    accumulator, as one local process would have filled it.
 
     Raises the local readers' ``InputError`` (naming file:line) when a record is malformed.
     """
     spark = frame.sparkSession
-    index = ManifestIndex.from_manifest(manifest)
     context = spark.sparkContext
-    payload = context.broadcast(
-        payload_for(manifest, key, windows=windows, batch_chars=batch_chars, reword=reword)
-    )
+    payload = context.broadcast(payload_for(scanner))
     plan_bc = context.broadcast(plan)
-    # Cached: the small results (and the rewording rules' maxima) are read off one pass over the data.
-    out = frame.mapInArrow(scan_task(payload, plan_bc), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         with input_errors(lambda error: resolve(error, plan, Offsets(_count_splits(frame, plan)))):
-            # The first action runs the scan (and fills the cache); pairs and split counts come
-            # back together, the totals through Spark's aggregation.
-            gathered = to_arrow(out.filter(sf.col("kind").isin(PAIR, SPLIT, FIELD, REWORD_HIT)))
-        totals = _totals(out, index)
-        kinds = gathered.column("kind")
-        splits = _split_counts(gathered.filter(pc.equal(kinds, SPLIT)))
-        pairs = gathered.filter(pc.equal(kinds, PAIR))
-        census = gathered.filter(pc.equal(kinds, FIELD)).select(["file", "run"]).to_pylist()
-        reworded = None
-        if reword is not None:  # the rewording rules' numbers, from the same cached pass
-            hits = gathered.filter(pc.equal(kinds, REWORD_HIT))
-            words = RewordIndex.build(manifest, index)
-            reworded = reword_stats(out, hits, plan, Offsets(splits), words, to_arrow)
+            gathered = to_arrow(frame.mapInArrow(scan_task(payload, plan_bc), OUTPUT_SCHEMA))
     finally:
-        out.unpersist()
         payload.unpersist()
         plan_bc.unpersist()
-    result = ScanResult(index=index, totals=totals, asked=plan.read.fields)
-    for row in census:
-        result.fields.setdefault(plan.files[row["file"]].display, set()).add(row["run"])
-    result.pairs = _pairs(pairs, plan, Offsets(splits))
-    result.files = [f.display for f in plan.ordered()]
-    result.skipped = list(plan.notices)
-    result.records = sum(s.records for s in splits)
-    result.chars = sum(s.chars for s in splits)
-    result.reword = reworded
-    return result
+    kinds = gathered.column("kind")
+    splits = _split_counts(gathered.filter(pc.equal(kinds, SPLIT)))
+    offsets = Offsets(splits)
+    acc = scanner.accumulator()
+    census = acc.state.census
+    census.asked = plan.read.fields
+    for file in plan.ordered():
+        acc.note_input(file.display)
+    for cell in gathered.filter(pc.equal(kinds, STATE)).column("state").to_pylist():
+        state, names = pickle.loads(cell)  # our own tasks' output, never untrusted input
+        part = _renumbered(state, names, plan, offsets)
+        acc.state.merge_found(part)
+        for name, seen in part.census.fields.items():
+            census.fields.setdefault(name, set()).update(seen)
+    census.files = [f.display for f in plan.ordered()]
+    census.skipped = list(plan.notices)
+    census.records = sum(s.records for s in splits)
+    census.chars = sum(s.chars for s in splits)
+    return acc
 
 
-def _report(result: ScanResult, manifest: Manifest, rules: Rules) -> Report:
-    """The rules on ``result``, with the pairs only the rewording rules found (at most the CLI's
-    default number per item) and the CLI's notices for sets registered before them."""
-    add_pairs(result, MAX_PAIRS_PER_ITEM)
-    report = evaluate(result, rules)
-    if result.reword is not None:
-        report.notices += registered_before(manifest, result.index, result.reword.index, rules)
-    return report
+def _scanner(
+    manifest: Manifest | Scanner, key: HashKey | None, rules: Rules | None, batch_chars: int | None
+) -> Scanner:
+    """``manifest`` itself when it is a scanner; else one over it (no project: no allowlist)."""
+    if isinstance(manifest, Scanner):
+        return manifest if rules is None else manifest.with_rules(rules)
+    config = Config(rules=rules or Rules())
+    if batch_chars is not None:
+        config = config.model_copy(
+            update={"scan": config.scan.model_copy(update={"batch_chars": batch_chars})}
+        )
+    return Scanner(manifest, config, key, root=Path.cwd(), max_pairs=MAX_PAIRS_PER_ITEM)
 
 
 def scan_dataframe_report(
     df: DataFrame,
-    manifest: Manifest,
+    manifest: Manifest | Scanner,
     *,
     text_col: str = "text",
     record_col: str | None = None,
     source: str | None = None,
     key: HashKey | None = None,
     rules: Rules | None = None,
-    batch_chars: int = DEFAULT_BATCH_CHARS,
+    batch_chars: int | None = None,
 ) -> Report:
-    """Scan a DataFrame of records and apply the rules: the local engine's ``Report``.
+    """Scan a DataFrame of records: the local engine's ``Report`` (``manifest``: a ``Scanner``,
+    which brings its settings, key and allowlist; or a manifest with ``key`` and ``rules``).
 
     Records are named ``source`` (default ``"dataframe"``) and numbered by ``record_col`` (an
     integer column) or by their position in the DataFrame (partition order, as
@@ -231,30 +190,16 @@ def scan_dataframe_report(
     frame, plan = dataframe_frame(
         df, text_col=text_col, record_col=record_col, source=source or DEFAULT_SOURCE
     )
-    rules = rules or Rules()
-    reword = PassSettings.of(rules)
-    result = scan_frame(
-        frame, plan, manifest, key=key, windows=rules.windows, batch_chars=batch_chars, reword=reword
-    )
-    return _report(result, manifest, rules)
+    scanner = _scanner(manifest, key, rules, batch_chars)
+    return scanner.finish(scan_frame(scanner, frame, plan))  # type: ignore[no-any-return]
 
 
 def scan_sources(
-    spark: SparkSession,
-    sources: Sequence[SparkSource],
-    read: ReadOptions,
-    manifest: Manifest,
-    *,
-    key: HashKey | None = None,
-    windows: bool = True,
-    batch_chars: int = DEFAULT_BATCH_CHARS,
-    reword: PassSettings | None = None,
-) -> ScanResult:
-    """Scan files already listed (``inputs.sources_for``, or the CLI's own walk); ``reword``:
-    run the rewording rules' pass too (``scan_frame``)."""
-    plan = plan_files(sources, read)
-    frame, plan = file_frame(spark, plan)
-    return scan_frame(frame, plan, manifest, key=key, windows=windows, batch_chars=batch_chars, reword=reword)
+    spark: SparkSession, sources: Sequence[SparkSource], read: ReadOptions, scanner: Scanner
+) -> Accumulator:
+    """Scan files already listed (``inputs.sources_for``, or the command line's own walk)."""
+    frame, plan = file_frame(spark, plan_files(sources, read))
+    return scan_frame(scanner, frame, plan)
 
 
 def _field_tuple(fields: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -266,15 +211,15 @@ def scan_files_report(
     spark: SparkSession,
     paths: Sequence[str | Path],
     fields: str | Sequence[str] | None,
-    manifest: Manifest,
+    manifest: Manifest | Scanner,
     *,
     key: HashKey | None = None,
     rules: Rules | None = None,
     encoding: str = "utf-8",
     errors: str = "strict",
-    batch_chars: int = DEFAULT_BATCH_CHARS,
+    batch_chars: int | None = None,
 ) -> Report:
-    """Scan JSONL, text and Parquet files with Spark and apply the rules.
+    """Scan JSONL, text and Parquet files with Spark: the local engine's ``Report``.
 
     Local folders are walked like ``contam-guard scan`` walks them; URLs (``hdfs://``,
     ``s3a://``) go to Spark as they are. ``fields``: the paths to read (one or several), or None
@@ -283,15 +228,5 @@ def scan_files_report(
     line.
     """
     read = ReadOptions(fields=_field_tuple(fields), encoding=encoding, errors=errors)
-    rules = rules or Rules()
-    result = scan_sources(
-        spark,
-        sources_for(paths),
-        read,
-        manifest,
-        key=key,
-        windows=rules.windows,
-        batch_chars=batch_chars,
-        reword=PassSettings.of(rules),
-    )
-    return _report(result, manifest, rules)
+    scanner = _scanner(manifest, key, rules, batch_chars)
+    return scanner.finish(scan_sources(spark, sources_for(paths), read, scanner))  # type: ignore[no-any-return]

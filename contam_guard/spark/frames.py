@@ -9,25 +9,27 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
 
+from contam_guard.core.families import COLUMNS
+from contam_guard.core.pairs import Pair
 from contam_guard.engine.index import Target
-from contam_guard.engine.scanner import PairRow
 from contam_guard.reporting import tables
 from contam_guard.reporting.tables import ITEM_COLUMNS
-from contam_guard.rules import COLUMNS
 from contam_guard.verdicts import Report
 
 _LONG = st.LongType()
 _TEXT = st.StringType()
+
+
+def _number(decimals: int) -> st.DataType:
+    return st.DoubleType() if decimals else _LONG
+
 
 PAIR_FIELDS = [
     st.StructField("source", _TEXT, False),
     st.StructField("record", _LONG, False),
     st.StructField("line", _LONG, True),
     st.StructField("field", _TEXT, False),
-    st.StructField("longest_run", _LONG, False),
-    st.StructField("ngrams8_found", _LONG, False),
-    st.StructField("tokens_covered_L10", _LONG, False),
-    st.StructField("sub50_hits", _LONG, False),
+    *(st.StructField(c.key, _number(c.decimals), False) for c in COLUMNS),
 ]
 FINDINGS_SCHEMA = st.StructType(
     [
@@ -45,7 +47,7 @@ FINDINGS_SCHEMA = st.StructType(
 )
 # The rule flag columns are text: 1, 0, allowed, or empty when the rule was not run.
 _ITEM_TEXT = ("set", "item_id", "view", *tables.RULE_COLUMNS)
-_ITEM_FLOAT = tuple(column.name for column in COLUMNS if column.decimals)
+_ITEM_FLOAT = tuple(column.key for column in COLUMNS if column.decimals)
 ITEMS_SCHEMA = st.StructType(
     [
         st.StructField(
@@ -69,17 +71,8 @@ PAIRS_SCHEMA = st.StructType(
 )
 
 
-def _pair_values(pair: PairRow) -> tuple[object, ...]:
-    return (
-        pair.source,
-        pair.record,
-        pair.line,
-        pair.field,
-        pair.longest_run,
-        pair.ngrams8_found,
-        pair.covered_l10,
-        pair.window_hits,
-    )
+def _pair_values(pair: Pair) -> tuple[object, ...]:
+    return (pair.source, pair.record, pair.line, pair.field, *(c.shown(pair.value(c.name)) for c in COLUMNS))
 
 
 def _target(report: Report, item: int) -> tuple[Target, int]:
@@ -115,8 +108,8 @@ def items_frame(spark: SparkSession, report: Report) -> DataFrame:
 
 
 def pairs_frame(spark: SparkSession, report: Report) -> DataFrame:
-    """One row per notable pair (a run of 8+ words or a shared window), sorted as
-    ``--pairs-csv``; ``run_start``/``run_end`` are the shared run's characters in the record."""
+    """One row per listed pair, sorted as ``--pairs-csv``; ``run_start``/``run_end`` are the
+    shared run's characters in the record's string."""
     rows = []
     for pair in report.result.pairs:
         target, local = _target(report, pair.item)

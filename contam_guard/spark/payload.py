@@ -4,9 +4,8 @@ A manifest travels as the path of its index and the index's digest, nothing more
 worker reads it from there (format 2: maps its files, as the driver does, so every worker on a
 machine shares one copy in the page cache) and checks that the digest is the driver's, so a
 ``register`` between the driver's read and a worker's is an error, never a silent mix. Workers
-are reused between tasks and keep the ``ManifestIndex`` they built (and the rewording rules'
-``RewordIndex``), keyed by the digest: a second scan with the same manifest in the same session
-builds nothing. The executors must see
+are reused between tasks and keep the ``Scanner`` they built, keyed by the digest: a second
+task with the same manifest in the same session builds nothing. The executors must see
 the manifest's folder at the driver's path (local and local-cluster masters do; on a cluster,
 a shared file system).
 
@@ -22,15 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from contam_guard.config import Config
+from contam_guard.core.scanner import Scanner
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import ManifestError
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.sealing import SealKey
-from contam_guard.reword.index import RewordIndex
-from contam_guard.reword.matching import Scorer
-from contam_guard.reword.scan_pass import Bars, scorers_for
-from contam_guard.reword.step import PassSettings
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
@@ -38,37 +35,40 @@ from contam_guard.text.hashing import HashKey
 @dataclass(frozen=True)
 class EnginePayload:
     """The broadcast value. ``key`` is the hashing key of a keyed manifest and ``seal`` the key
-    that opens its files: they reach the executors like any broadcast (see README, "Run it on
-    Spark", on encrypting it in transit)."""
+    that opens its files: they reach the executors like any broadcast (see the Spark how-to on
+    encrypting it in transit)."""
 
     digest: str
     manifest_path: str
     seal: SealKey | None
     key: HashKey | None
-    windows: bool
-    batch_chars: int
-    reword: PassSettings | None = None
-    """The rewording rules' bars when one of them is on: the tasks run their pass too."""
+    config: Config
+    """The settings, with any rule overrides: the executors' scanners are the driver's."""
+    max_pairs: int
+
+    @property
+    def batch_chars(self) -> int:
+        return int(self.config.scan.batch_chars)
+
+    @property
+    def windows(self) -> bool:
+        return bool(self.config.rules.windows)
 
 
 _SAVED: dict[int, tuple[Manifest, Path]] = {}
 
 
-def payload_for(
-    manifest: Manifest,
-    key: HashKey | None,
-    *,
-    windows: bool,
-    batch_chars: int,
-    reword: PassSettings | None = None,
-) -> EnginePayload:
-    """The payload of ``manifest`` (read from a file, or saved to a temporary one now)."""
+def payload_for(scanner: Scanner) -> EnginePayload:
+    """The payload of ``scanner``'s manifest (read from a file, or saved to a temporary one now)."""
+    manifest = scanner.manifest
     if manifest.path is None or not manifest.digest:
         manifest = _saved(manifest)
     assert manifest.path is not None
     # Absolute: an executor's working directory is not the driver's.
     where = str(manifest.path.absolute())
-    return EnginePayload(manifest.digest, where, manifest.seal, key, windows, batch_chars, reword)
+    return EnginePayload(
+        manifest.digest, where, manifest.seal, scanner.key, scanner.config, scanner.max_pairs
+    )
 
 
 def _saved(manifest: Manifest) -> Manifest:
@@ -83,21 +83,17 @@ def _saved(manifest: Manifest) -> Manifest:
     return store.load(kept[1], seal=manifest.seal)
 
 
-_INDEXES: dict[str, ManifestIndex] = {}
-_MANIFESTS: dict[str, Manifest] = {}
-_REWORD: dict[str, RewordIndex] = {}
-_SCORERS: dict[tuple[str, float | None], list[Scorer]] = {}
+_SCANNERS: dict[str, Scanner] = {}
 _GOLDEN: dict[tuple[str, int], GoldenNgrams] = {}
 
 
-def index_of(payload: EnginePayload) -> ManifestIndex:
-    """The payload's index, built at most once per Python process and manifest."""
-    index = _INDEXES.get(payload.digest)
-    if index is None:
-        _INDEXES.clear()  # one manifest at a time: a worker never holds two indexes
-        _MANIFESTS.clear()
-        _REWORD.clear()
-        _SCORERS.clear()
+def scanner_of(payload: EnginePayload) -> Scanner:
+    """The driver's scanner, in this Python worker: built at most once per process and manifest
+    (workers are reused between tasks: a second task builds nothing, and keeps the rewording
+    stage's vocabulary and the in-memory tables the first one built)."""
+    scanner = _SCANNERS.get(payload.digest)
+    if scanner is None or scanner.config != payload.config or scanner.max_pairs != payload.max_pairs:
+        _SCANNERS.clear()  # one manifest at a time: a worker never holds two indexes
         _GOLDEN.clear()
         path = Path(payload.manifest_path)
         manifest = store.load(path, seal=payload.seal)
@@ -107,32 +103,15 @@ def index_of(payload: EnginePayload) -> ManifestIndex:
                 "another one at that path)",
                 hint="run the scan again; do not register or remove sets while a scan runs",
             )
-        index = ManifestIndex.from_manifest(manifest)
-        _INDEXES[payload.digest] = index
-        _MANIFESTS[payload.digest] = manifest
-    return index
+        scanner = Scanner(manifest, payload.config, payload.key, root=Path.cwd(), max_pairs=payload.max_pairs)
+        scanner.large = True  # a task's partition is large against the manifest: build the tables
+        _SCANNERS[payload.digest] = scanner
+    return scanner
 
 
-def reword_index_of(payload: EnginePayload) -> RewordIndex:
-    """The rewording rules' index of the payload's manifest, built once per process (it reads
-    the per-item counts only; the views' tables are searched where they are mapped)."""
-    index = index_of(payload)
-    reword = _REWORD.get(payload.digest)
-    if reword is None:
-        reword = _REWORD[payload.digest] = RewordIndex.build(_MANIFESTS[payload.digest], index)
-    return reword
-
-
-def scorers_of(payload: EnginePayload, bars: Bars) -> list[Scorer]:
-    """The reworded rule's scorers, kept per process and threshold: a scorer keeps the prefix
-    filter it built for a large batch (a sort of the whole view), which every task would
-    otherwise build again."""
-    index = reword_index_of(payload)
-    floor = bars.reworded
-    scorers = _SCORERS.get((payload.digest, floor))
-    if scorers is None:
-        scorers = _SCORERS[(payload.digest, floor)] = scorers_for(index, bars)
-    return scorers
+def index_of(payload: EnginePayload) -> ManifestIndex:
+    """The payload's index (the scanner's)."""
+    return scanner_of(payload).index
 
 
 def golden_of(payload: EnginePayload, n: int) -> GoldenNgrams:

@@ -28,6 +28,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
 
+from contam_guard.config import Config
+from contam_guard.core.scanner import Scanner
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import InputError
 from contam_guard.manifest.model import Manifest
@@ -89,7 +91,11 @@ class _Scrub:
         self.options = options
         self.source = source
         self.golden = GoldenNgrams.build(ManifestIndex.from_manifest(manifest), options.settings.n)
-        engine = payload_for(manifest, key, windows=False, batch_chars=options.batch_chars)
+        config = Config()
+        config = config.model_copy(
+            update={"scan": config.scan.model_copy(update={"batch_chars": options.batch_chars})}
+        )
+        engine = payload_for(Scanner(manifest, config, key, root=Path.cwd()))
         self.payload = self.spark.sparkContext.broadcast(engine)
         self.settings = replace(options, read=ReadOptions()).rounds()
         self.states: dict[tuple[int, int], RecordState] = {}

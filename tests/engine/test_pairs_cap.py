@@ -20,36 +20,33 @@ from hypothesis import strategies as st
 
 from contam_guard.allowlist import Allowlist, Entry, apply
 from contam_guard.config import Config
-from contam_guard.engine import scanner as scan_module
+from contam_guard.core import scanner as scan_module
+from contam_guard.core.families import COLUMN_NAMES
+from contam_guard.core.finish import redacted
+from contam_guard.core.pairs import Pair, Snippet
+from contam_guard.core.result import ScanResult
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.pairs import PairStore, Unlisted, run_span
-from contam_guard.engine.scanner import PairRow, ScanResult, Snippet, Source, cap_pairs, scan
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
-from contam_guard.pipeline import redacted
+from contam_guard.readers import read_records
 from contam_guard.readers.base import ReadOptions
+from contam_guard.sources import Source
 from contam_guard.verdicts import Report, evaluate, span_digest
+from tests.helpers import scan, scanner_over
 
 # ------------------------------------------------------------------ the store
 
 
-def pair(
-    item: int, record: int, run: int, windows: int = 0, source: str = "a", marked: bool = False
-) -> PairRow:
+def pair(item: int, record: int, run: int, windows: int = 0, source: str = "a", marked: bool = False) -> Pair:
     text = f"shared run {run} of item {item}"
-    return PairRow(
-        item=item,
-        source=source,
-        record=record,
-        line=record + 1,
-        field="text",
-        longest_run=run,
-        ngrams8_found=max(run - 7, 0),
-        covered_l10=run if run >= 10 else 0,
-        window_hits=windows,
-        snippet=Snippet("", text, "", 0),
-        allowed_inline=marked,
-    )
+    numbers = dict.fromkeys(COLUMN_NAMES, 0.0) | {
+        "longest_run": run,
+        "ngrams8_found": max(run - 7, 0),
+        "covered_l10": run if run >= 10 else 0,
+        "window_hits": windows,
+    }
+    return Pair(item, source, record, record + 1, "text", numbers, Snippet("", text, "", 0), marked)
 
 
 def test_the_most_telling_pairs_are_listed() -> None:
@@ -109,7 +106,7 @@ pairs_strategy = st.lists(
 @settings(max_examples=150, deadline=None)
 @given(pairs=pairs_strategy, limit=st.integers(0, 6), parts=st.integers(1, 4), seed=st.integers(0, 1000))
 def test_any_order_and_any_split_list_the_same_pairs(
-    pairs: list[PairRow], limit: int, parts: int, seed: int
+    pairs: list[Pair], limit: int, parts: int, seed: int
 ) -> None:
     """Fed in scan order to one store, or shuffled over several stores merged into one (as
     ``--jobs`` does): the same listed pairs and the same counts; nothing lost, nothing twice."""
@@ -316,12 +313,20 @@ def test_matching_in_pieces_changes_nothing(
 
 
 @pytest.mark.parametrize("cap", [0, 1, 3, 50])
-def test_capping_a_collected_result_lists_what_a_capped_scan_lists(
-    index: ManifestIndex, tmp_path: Path, cap: int
-) -> None:
-    """``cap_pairs`` (the Spark front end's results come uncapped) gives ``scan``'s own cap."""
+def test_parts_merged_list_what_one_capped_scan_lists(index: ManifestIndex, tmp_path: Path, cap: int) -> None:
+    """The input cut in three, each part in an accumulator of its own (capped there), the parts
+    merged in any order: the same pairs listed and counted as one scan (``Accumulator.merge``,
+    what ``--jobs``, Spark and Ray do)."""
     train = write_training(tmp_path, marked={2, 13})
-    collected = run(index, train, 0)
-    cap_pairs(collected, cap)
+    records = list(read_records(train, "train.jsonl", ReadOptions(fields=("text",))))
+    scanner = scanner_over(index, max_pairs=cap)
+    parts = [scanner.accumulator() for _ in range(3)]
+    for k, part in enumerate(parts):
+        part.note_input("train.jsonl")
+        part.add_batch(records[k::3])
+    total = scanner.accumulator()
+    for part in (parts[2], parts[0], parts[1]):
+        total.merge(part)
+    merged = scanner.finish(total).result
     capped = run(index, train, cap)
-    assert (collected.pairs, collected.unlisted, collected.max_pairs) == (capped.pairs, capped.unlisted, cap)
+    assert (merged.pairs, merged.unlisted, merged.max_pairs) == (capped.pairs, capped.unlisted, cap)

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from contam_guard import parallel
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
-from contam_guard.parallel import plan, scan_parallel
+from contam_guard.parallel import plan
 from contam_guard.readers.base import ReadOptions
+from contam_guard.sources import Source
+from tests.helpers import scan, scan_jobs
 
 QUESTIONS = [
     "A baker sold 12 loaves in the morning and 30 in the afternoon, how many loaves did the baker sell today",
@@ -65,8 +65,8 @@ def test_two_processes_equal_one(setup: tuple[Path, Path]) -> None:
     manifest_path, train = setup
     sources = [Source(train, "train.jsonl")]
     options = ReadOptions(fields=("text",))
-    one = scan(ManifestIndex.from_manifest(store.load(manifest_path)), sources, options)
-    two = scan_parallel(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
+    one = scan(store.load(manifest_path), sources, options)
+    two = scan_jobs(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
     assert (one.records, one.chars, one.files) == (two.records, two.chars, two.files)
     assert np.array_equal(one.totals.run, two.totals.run)
     assert np.array_equal(one.totals.window_found, two.totals.window_found)
@@ -80,7 +80,7 @@ def test_errors_name_the_same_line_in_a_worker(setup: tuple[Path, Path]) -> None
     lines[2500] = b'{"text": broken'
     train.write_bytes(b"\n".join(lines))
     with pytest.raises(InputError) as error:
-        scan_parallel(
+        scan_jobs(
             manifest_path, "K", [Source(train, "train.jsonl")], ReadOptions(), jobs=2, min_window_bytes=20_000
         )
     assert error.value.line == 2501
@@ -94,8 +94,8 @@ def test_a_bom_alone_on_the_first_line_numbers_records_as_one_process(setup: tup
     train.write_bytes(b"\xef\xbb\xbf\n" + data[3:])  # the BOM now alone on line 1
     sources = [Source(train, "train.jsonl")]
     options = ReadOptions(fields=("text",))
-    one = scan(ManifestIndex.from_manifest(store.load(manifest_path)), sources, options)
-    two = scan_parallel(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
+    one = scan(store.load(manifest_path), sources, options)
+    two = scan_jobs(manifest_path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=20_000)
     assert len(one.pairs) > 5 and one.pairs[0].line is not None and one.pairs[0].line > 1
     assert [(p.record, p.line) for p in one.pairs] == [(p.record, p.line) for p in two.pairs]
     assert one.records == two.records

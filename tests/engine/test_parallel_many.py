@@ -11,14 +11,16 @@ import numpy as np
 import pytest
 
 from contam_guard import parallel
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import ScanResult, Source, scan
+from contam_guard.core.accumulator import ScanState
+from contam_guard.core.result import ScanResult
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
-from contam_guard.parallel import Chunk, ChunkResult, Task, scan_parallel
+from contam_guard.parallel import Chunk, Task
 from contam_guard.readers.base import ReadOptions, Window
+from contam_guard.sources import Source
+from tests.helpers import scan, scan_jobs
 
 QUESTIONS = [
     "A baker sold 12 loaves in the morning and 30 in the afternoon, how many loaves did the baker sell today",
@@ -78,10 +80,9 @@ def same(one: ScanResult, two: ScanResult) -> None:
 @pytest.mark.parametrize("cap", [0, 1, 7])
 def test_many_small_files_give_one_process_result(manifest_path: Path, tmp_path: Path, cap: int) -> None:
     sources = many_files(tmp_path / "data")
-    index = ManifestIndex.from_manifest(store.load(manifest_path))
     options = ReadOptions()
-    one = scan(index, sources, options, skip_unreadable=True, max_pairs=cap)
-    two = scan_parallel(manifest_path, "K", sources, options, jobs=2, skip_unreadable=True, max_pairs=cap)
+    one = scan(store.load(manifest_path), sources, options, skip_unreadable=True, max_pairs=cap)
+    two = scan_jobs(manifest_path, "K", sources, options, jobs=2, skip_unreadable=True, max_pairs=cap)
     same(one, two)
     assert len(one.files) == 300 and len(one.skipped) == 2
     if cap:
@@ -104,11 +105,10 @@ def test_the_error_is_that_of_the_first_failing_file(manifest_path: Path, tmp_pa
     for path in quick:
         path.write_text("{broken too\n")
     sources = [Source(slow, "a-slow.jsonl"), *(Source(p, p.name) for p in quick)]
-    index = ManifestIndex.from_manifest(store.load(manifest_path))
     with pytest.raises(InputError) as one:
-        scan(index, sources, ReadOptions())
+        scan(store.load(manifest_path), sources, ReadOptions())
     with pytest.raises(InputError) as two:
-        scan_parallel(manifest_path, "K", sources, ReadOptions(), jobs=2, min_window_bytes=1 << 30)
+        scan_jobs(manifest_path, "K", sources, ReadOptions(), jobs=2, min_window_bytes=1 << 30)
     assert (two.value.path, two.value.line) == (one.value.path, one.value.line) == ("a-slow.jsonl", 30_001)
 
 
@@ -116,21 +116,21 @@ class _Recorder:
     def __init__(self) -> None:
         self.places: list[int] = []
 
-    def add(self, place: int, task: Task, part: ChunkResult) -> None:
+    def add(self, place: int, task: Task, part: ScanState) -> None:
         self.places.append(place)
 
 
 def test_few_tasks_are_in_flight(tmp_path: Path) -> None:
     """10,000 tasks are not all submitted at once (each holds its arguments, then its result
     until merged): at most ``limit`` are submitted and not yet merged."""
-    outstanding: list[Future[ChunkResult]] = []
+    outstanding: list[Future[ScanState]] = []
     most = 0
     recorder = _Recorder()
 
-    def submit(task: Task) -> Future[ChunkResult]:
+    def submit(task: Task) -> Future[ScanState]:
         nonlocal most
-        future: Future[ChunkResult] = Future()
-        future.set_result(ChunkResult(*(np.zeros(0, dtype=np.int64),) * 3, [], {}, [], [], 1, 1, {}))
+        future: Future[ScanState] = Future()
+        future.set_result(None)  # type: ignore[arg-type]  (the recorder never reads it)
         outstanding.append(future)
         most = max(most, len(outstanding) - len(recorder.places))
         return future

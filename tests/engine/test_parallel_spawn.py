@@ -17,18 +17,17 @@ import numpy as np
 import pytest
 
 from contam_guard import parallel
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
 from contam_guard.errors import ManifestError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.upgrade import to_format2
-from contam_guard.parallel import scan_parallel
 from contam_guard.readers.base import ReadOptions
+from contam_guard.sources import Source
 from contam_guard.text.hashing import HashKey
 from tests.engine.test_parallel import QUESTIONS
+from tests.helpers import scan, scan_jobs
 
 SECRET = "a-long-secret-for-the-spawned-worker-tests-0123456789"
 
@@ -82,18 +81,18 @@ def test_spawned_workers_map_the_files_and_give_the_one_process_result(
     manifest = unlocked(store.load(path), "CONTAM_GUARD_KEY")
     options = ReadOptions(fields=("text",))
     key = key_for(manifest, "CONTAM_GUARD_KEY")
-    one = scan(ManifestIndex.from_manifest(manifest), sources, options, key=key)
-    two = scan_parallel(path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=10_000)
+    one = scan(manifest, sources, options, key=key)
+    two = scan_jobs(path, "CONTAM_GUARD_KEY", sources, options, jobs=2, min_window_bytes=10_000)
     assert len(one.pairs) >= 6 and one.pairs == two.pairs
     assert np.array_equal(one.totals.run, two.totals.run)
     assert np.array_equal(one.totals.window_found, two.totals.window_found)
-    # What went to the workers: a token (the index's digest), the index's path, the seal key and
-    # the spawn flag; nothing of the manifest's content.
-    [(token, where, seal, is_spawned)] = spawned
-    assert (token, where, is_spawned) == (manifest.digest, str(path), True)
-    assert (seal is not None) == keyed
+    # What went to the workers: a token (the index's digest), the index's path, the seal key, the
+    # settings and the spawn flag; nothing of the manifest's content.
+    [(spec, is_spawned)] = spawned
+    assert (spec.token, spec.manifest_path, is_spawned) == (manifest.digest, str(path), True)  # type: ignore[attr-defined]
+    assert (spec.seal is not None) == keyed  # type: ignore[attr-defined]
     sent = pickle.dumps(spawned[0])
-    assert len(sent) < 1000
+    assert len(sent) < 8000
     for blob in (p.read_bytes() for p in (tmp_path / "sets").rglob("*.bin")):
         assert blob[-64:] not in sent
 
@@ -103,7 +102,6 @@ def test_a_spawned_worker_refuses_a_manifest_changed_since_the_parent_read_it(
 ) -> None:
     path, sources = make(tmp_path, False, monkeypatch)
     loaded = store.load(path)
-    index = ManifestIndex.from_manifest(loaded)
     extra = tmp_path / "extra.jsonl"
     extra.write_text(
         json.dumps({"question": "An owl counted nine lanterns along the quiet harbour wall"}) + "\n"
@@ -111,12 +109,12 @@ def test_a_spawned_worker_refuses_a_manifest_changed_since_the_parent_read_it(
     more = build_set([GoldenSource(extra, "extra.jsonl")], ["question"], None, None, None)
     store.save(path, loaded.model_copy(update={"sets": {**loaded.sets, "x": more}}))  # a register meanwhile
     with pytest.raises(ManifestError, match="changed after the scan started"):
-        scan_parallel(
+        scan_jobs(
             path,
             "CONTAM_GUARD_KEY",
             sources,
             ReadOptions(fields=("text",)),
             jobs=2,
             min_window_bytes=10_000,
-            loaded=(loaded, index),
+            manifest=loaded,
         )

@@ -24,24 +24,25 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-import contam_guard.engine.scanner as scan_module
+import contam_guard.engines.local as scan_module
 from contam_guard import native
+from contam_guard.core.result import ScanResult
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, LineFormat, Prefilter
-from contam_guard.engine.scanner import ScanResult, Source, scan
 from contam_guard.errors import InputError
 from contam_guard.manifest.views import hash_view
 from contam_guard.native import module
 from contam_guard.readers import blocks as block_reader
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.fields import strings_in
+from contam_guard.sources import Source
 from contam_guard.text import normalise
 from contam_guard.text import tables as tables_module
 from contam_guard.text.features import extract_features
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
 from contam_guard.text.tables import CodepointTables, tables_for
-from tests.helpers import write
+from tests.helpers import scan, write
 
 pytestmark = pytest.mark.skipif(
     not native.has_prefilter(), reason="the compiled prefilter is not loaded (numpy kernels)"

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 
 from contam_guard import native
+from contam_guard.core.result import ScanResult
 from contam_guard.engine.index import ManifestIndex, Postings, Target
 from contam_guard.engine.matcher import Hits, lookup_hits
 from contam_guard.engine.prefilter import (
@@ -25,9 +26,9 @@ from contam_guard.engine.prefilter import (
     Prefilter,
     usable_with,
 )
-from contam_guard.engine.scanner import ScanResult, Source, scan
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers.base import ReadOptions
+from contam_guard.sources import Source
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
@@ -44,6 +45,7 @@ from tests.engine.test_prefilter import (
     hit_rows,
     run_both,
 )
+from tests.helpers import scan
 
 pytestmark = pytest.mark.skipif(
     not native.has_prefilter(), reason="the compiled prefilter is not loaded (numpy kernels)"

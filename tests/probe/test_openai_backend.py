@@ -221,10 +221,10 @@ def read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         return list(reader.fieldnames or []), list(reader)
 
 
-
 def endpoint(url: str) -> tuple[str, ...]:
     """The options that point the probe at the loopback server."""
     return ("--backend", "openai", "--model", "tiny", "--base-url", url)
+
 
 def test_every_score_matches_the_hand_computation(
     tmp_path: Path, cli: Runner, server: Callable[..., tuple[str, Behaviour]], monkeypatch: pytest.MonkeyPatch

@@ -46,9 +46,7 @@ def probe(cli: Runner, root: Path, model: Path, name: str) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_the_probe_separates_what_a_tiny_model_was_trained_on(
-    tmp_path: Path, cli: Runner
-) -> None:
+def test_the_probe_separates_what_a_tiny_model_was_trained_on(tmp_path: Path, cli: Runner) -> None:
     texts = sentences(64, seed=11)
     members, nonmembers = texts[:32], texts[32:]
     write_jsonl(tmp_path / "members.jsonl", ({"id": f"m{n}", "text": t} for n, t in enumerate(members)))

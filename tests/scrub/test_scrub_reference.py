@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 from contam_guard import scrub
 from contam_guard.config import ScrubSettings
 from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.engine.scanner import Source, scan
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, read_records
+from contam_guard.sources import Source
 from contam_guard.text import normalise
+from tests.helpers import scan
 
 # ---------------------------------------------------------------- the reference
 

@@ -28,16 +28,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.config import MAX_PAIRS_PER_ITEM, Rules
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, scan
+from contam_guard.config import MAX_PAIRS_PER_ITEM, Config, Rules
+from contam_guard.core.scanner import Scanner
+from contam_guard.engines.local import scan_sources
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
-from contam_guard.reword.index import RewordIndex
-from contam_guard.reword.scan_pass import read_sources, run
-from contam_guard.reword.step import PassSettings, add_pairs
+from contam_guard.sources import Source
 from contam_guard.text.hashing import HashKey
-from contam_guard.verdicts import Report, evaluate
+from contam_guard.verdicts import Report
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -172,17 +170,9 @@ def local_reference(
     key: HashKey | None = None,
     rules: Rules | None = None,
 ) -> Report:
-    """What the Spark library's reports must equal: the local engine on ``sources``, then the
-    rewording rules' local pass over the same files (one process, ``reword.scan_pass.run``) and
-    its pairs added, then the rules."""
-    rules = rules or Rules()
-    index = ManifestIndex.from_manifest(manifest)
-    result = scan(index, sources, read, key=key)
-    settings = PassSettings.of(rules)
-    if settings is not None:
-        words = RewordIndex.build(manifest, index)
-        read_in = [(s.path, s.display, s.lines) for s in sources if s.display in set(result.files)]
-        records = read_sources(read_in, read)
-        result.reword = run(words, records, index.spec, key, settings.bars(words.items))
-        add_pairs(result, MAX_PAIRS_PER_ITEM)
-    return evaluate(result, rules)
+    """What the Spark library's reports must equal: the local engine (one process) on
+    ``sources``, with the same manifest, key and rules (no allowlist)."""
+    scanner = Scanner(
+        manifest, Config(rules=rules or Rules()), key, root=Path.cwd(), max_pairs=MAX_PAIRS_PER_ITEM
+    )
+    return scanner.finish(scan_sources(scanner, sources, read))  # type: ignore[no-any-return]

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from contam_guard.engine.scanner import Source
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv, pairs_csv
+from contam_guard.sources import Source
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 

@@ -19,10 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.engine.scanner import Source
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions, read_records
+from contam_guard.sources import Source
 from contam_guard.walk import data_files
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")

@@ -8,6 +8,8 @@ in a record's second field) and a plain copy.
 
 from __future__ import annotations
 
+import csv
+
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from contam_guard.config import Rules
-from contam_guard.engine.scanner import Source
+from contam_guard.engines import local as local_engine
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv, pairs_csv
-from contam_guard.reword import scan_pass, step
+from contam_guard.sources import Source
 from contam_guard.verdicts import Report
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
@@ -128,27 +130,28 @@ def test_spark_command_writes_the_local_rewording_numbers_without_reading_on_the
 ) -> None:
     monkeypatch.chdir(reworded_project)
     driver_reads: list[object] = []
+    read_into = local_engine.read_into
 
-    def counted(*args: Any, **kwargs: Any) -> Iterator[Any]:
+    def counted(*args: Any, **kwargs: Any) -> None:
         driver_reads.append(args)
-        return scan_pass.read_sources(*args, **kwargs)
+        read_into(*args, **kwargs)
 
-    # The local pass reads the files again through this name; the Spark tasks must not need it.
-    monkeypatch.setattr(step, "read_sources", counted)
+    # The local engine reads the files through this name; the Spark tasks read them instead.
+    monkeypatch.setattr(local_engine, "read_into", counted)
     outputs = ("--items-csv", "--pairs-csv", "--review-json")
     local = [tmp_path / f"local{k}" for k in range(3)]
     on_spark = [tmp_path / f"spark{k}" for k in range(3)]
     assert cli("scan", "train.jsonl", *[x for pair in zip(outputs, local) for x in pair]) == 1
-    assert len(driver_reads) == 1  # the patch is where the local pass reads
+    assert len(driver_reads) == 1  # the patch is where the local engine reads
     master = spark.sparkContext.master
     args = [x for pair in zip(outputs, on_spark) for x in pair]
     assert cli("scan", "train.jsonl", *args, "--engine", "spark", "--master", master) == 1
-    assert len(driver_reads) == 1  # the driver read nothing for the rewording rules
+    assert len(driver_reads) == 1  # the driver read nothing: every rule ran in the tasks
 
     for ours, theirs in zip(on_spark, local):
         assert ours.read_bytes() == theirs.read_bytes()
-    items = {row.split(",")[1]: row.split(",")[-2:] for row in local[0].read_text().splitlines()[1:]}
-    assert int(items["q1"][0]) >= 13 and float(items["q2"][1]) >= 0.38  # the numbers are there
+    items = {row["item_id"]: row for row in csv.DictReader(local[0].read_text().splitlines())}
+    assert int(items["q1"]["numbers_run"]) >= 13 and float(items["q2"]["reworded_score"]) >= 0.38
     review = json.loads(local[2].read_text())
     pairs = [(f, p) for f in review["findings"] for p in f["pairs"]]
     found = {(f["rule"], f["item_id"], p["source"], p["record"]) for f, p in pairs}

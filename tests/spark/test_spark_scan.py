@@ -16,7 +16,6 @@ import pytest
 
 from contam_guard.commands import scan as scan_cmd
 from contam_guard.config import load_config
-from contam_guard.engine.scanner import Source
 from contam_guard.errors import InputError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
@@ -25,6 +24,7 @@ from contam_guard.pipeline import ScanRequest
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.outputs import Outputs
 from contam_guard.reporting.tables import ITEM_COLUMNS, items_csv, pairs_csv
+from contam_guard.sources import Source
 from contam_guard.verdicts import Report
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")

@@ -25,10 +25,10 @@ import venv
 from pathlib import Path
 from typing import Any
 
-from contam_guard.engine.scanner import Source
 from contam_guard.manifest import store
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting.tables import items_csv
+from contam_guard.sources import Source
 from contam_guard.verdicts import Report
 
 from .conftest import (
