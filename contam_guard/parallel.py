@@ -48,6 +48,7 @@ from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
 from contam_guard.readers.opener import compression_of, open_binary, transcodes
 from contam_guard.sources import Source
+from contam_guard.text.hashing import HashKey
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
@@ -136,7 +137,7 @@ def planned(
 
 def _count_now(span: Span) -> Future[tuple[int, int]]:
     done: Future[tuple[int, int]] = Future()
-    done.set_result(_count_window(span))
+    done.set_result(count_window(span))
     return done
 
 
@@ -163,7 +164,7 @@ def _line_start_after(handle: BinaryIO, offset: int, size: int) -> int:
     return size
 
 
-def _count_window(span: Span) -> tuple[int, int]:
+def count_window(span: Span) -> tuple[int, int]:
     """The lines of ``[start, end)`` (which ends at a line end) and how many are blank (a blank
     line, whitespace only, is not a record), read as the scan will read them (a BOM dropped)."""
     path, start, end = span
@@ -195,6 +196,25 @@ class ScannerSpec:
     root: Path
     max_pairs: int
     large: bool
+    key: HashKey | None = None
+    """The hashing key of a keyed manifest, for processes that do not share the parent's
+    environment (Ray's workers on other machines); None: from the environment, as the parent."""
+
+
+def scanner_spec(scanner: Scanner, *, with_key: bool = False) -> ScannerSpec:
+    """How another process opens ``scanner`` again (``open_spec``); ``with_key``: the key
+    travels with it (else the process takes it from its environment)."""
+    manifest = scanner.manifest
+    return ScannerSpec(
+        manifest.digest or f"in-memory-{id(manifest)}",
+        str(manifest.path or scanner.manifest_path),
+        manifest.seal,
+        scanner.config,
+        scanner.root,
+        scanner.max_pairs,
+        scanner.large,
+        scanner.key if with_key else None,
+    )
 
 
 def _init_worker(spec: ScannerSpec, spawned: bool) -> None:
@@ -206,24 +226,25 @@ def _init_worker(spec: ScannerSpec, spawned: bool) -> None:
     # An error is kept for the worker's first task to raise: raised here, it would break the
     # pool (BrokenProcessPool, a crash) instead of reaching the user as the message it is.
     try:
-        manifest = store.load(Path(spec.manifest_path), seal=spec.seal)
-        if manifest.digest != spec.token:
-            raise ManifestError(
-                f"{spec.manifest_path}: the manifest changed after the scan started (a register or "
-                "remove ran meanwhile)",
-                hint="run the scan again",
-            )
-        scanner = Scanner(
-            manifest,
-            spec.config,
-            key_for(manifest, spec.config.key_env),
-            root=spec.root,
-            max_pairs=spec.max_pairs,
-        )
-        scanner.large = spec.large
-        _WORKER_STATE[spec.token] = scanner
+        _WORKER_STATE[spec.token] = open_spec(spec)
     except ContamGuardError as error:
         _WORKER_ERROR[spec.token] = error
+
+
+def open_spec(spec: ScannerSpec) -> Scanner:
+    """The parent's scanner, opened again from ``spec`` in another process (a spawned worker,
+    a Ray task); ``ManifestError`` if the manifest is no longer the parent's."""
+    manifest = store.load(Path(spec.manifest_path), seal=spec.seal)
+    if manifest.digest != spec.token:
+        raise ManifestError(
+            f"{spec.manifest_path}: the manifest changed after the scan started (a register or "
+            "remove ran meanwhile)",
+            hint="run the scan again",
+        )
+    key = spec.key if spec.key is not None else key_for(manifest, spec.config.key_env)
+    scanner = Scanner(manifest, spec.config, key, root=spec.root, max_pairs=spec.max_pairs)
+    scanner.large = spec.large
+    return scanner
 
 
 def _worker_scanner(token: str) -> Scanner:
@@ -244,7 +265,7 @@ def _scan_chunk(token: str, task: Task, options: ReadOptions, skip_unreadable: b
     return acc.state
 
 
-class _Merged:
+class Merged:
     """The tasks' results merged as they complete (in any order) into one accumulator; the
     inputs read and skipped are put back in scan order at the end."""
 
@@ -279,8 +300,7 @@ def scan_parallel(
 ) -> Accumulator:
     """``engines.local.scan_sources`` over ``jobs`` processes: the same result as one process,
     in the same order, and the same error when a chunk fails (the first in scan order)."""
-    manifest = scanner.manifest
-    token = manifest.digest or f"in-memory-{id(manifest)}"
+    token = scanner_spec(scanner).token
     # The in-memory tables of a large scan (the prefilter's, the compiled rewording stage's) are
     # built once, here, and forked workers share them (built in each worker, they would cost
     # memory and time once per worker).
@@ -295,16 +315,8 @@ def scan_parallel(
     _WORKER_STATE[token] = scanner
     method = "fork" if sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
-    spec = ScannerSpec(
-        token,
-        str(manifest.path or scanner.manifest_path),
-        manifest.seal,
-        scanner.config,
-        scanner.root,
-        scanner.max_pairs,
-        scanner.large,
-    )
-    merged = _Merged(scanner, sources, options)
+    spec = scanner_spec(scanner)
+    merged = Merged(scanner, sources, options)
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(spec, method != "fork")
     ) as pool:
@@ -314,7 +326,7 @@ def scan_parallel(
                 # own bookkeeping (where Python only prints the exception), so it waits a moment.
                 pool.submit(_ready)
             chunks = planned(
-                sources, options, jobs, min_window_bytes, lambda span: pool.submit(_count_window, span)
+                sources, options, jobs, min_window_bytes, lambda span: pool.submit(count_window, span)
             )
 
             def submit(task: Task) -> Future[ScanState]:
@@ -327,6 +339,19 @@ def scan_parallel(
             pool.shutdown(wait=True, cancel_futures=True)
             raise
     return merged.finish()
+
+
+def plan_tasks(
+    sources: list[Source],
+    options: ReadOptions,
+    jobs: int,
+    min_window_bytes: int = MIN_WINDOW_BYTES,
+    submit_count: SubmitCount | None = None,
+) -> Iterator[tuple[int, Task]]:
+    """(place, task) for every task of a scan over ``jobs`` workers, in scan order as soon as
+    its numbering is known (``planned``, grouped as ``scan_parallel`` groups them): what any
+    engine that runs the local reader on pieces of the inputs (``engines.ray``) hands out."""
+    return _tasks(planned(sources, options, jobs, min_window_bytes, submit_count), min_window_bytes)
 
 
 def _tasks(chunks: Iterator[tuple[int, Chunk]], max_bytes: int) -> Iterator[tuple[int, Task]]:
@@ -363,7 +388,7 @@ def _size(path: Path) -> int:
 def _run_tasks(
     tasks: Iterator[tuple[int, Task]],
     submit: Callable[[Task], Future[ScanState]],
-    merged: _Merged,
+    merged: Merged,
     limit: int,
 ) -> None:
     """Run every (place, task), at most ``limit`` at a time, merging each as it completes.

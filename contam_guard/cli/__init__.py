@@ -313,7 +313,51 @@ def scan(
 
         check(request)
         _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf)))
+    if spark.engine is EngineName.RAY:
+        from contam_guard.commands.ray_scan import check as check_ray
+        from contam_guard.commands.ray_scan import ray_engine
+
+        check_ray(request)
+        _exit(scan_cmd.run(loaded, request, outputs, ray_engine(spark.ray_address)))
     _exit(scan_cmd.run(loaded, request, outputs))
+
+
+@app.command("report-merge")
+@grouped
+def report_merge(
+    outputs: Outputs,
+    where: Where,
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FOLDER", help="Where a datatrove pipeline's ContamGuardFilter saved each rank's scan."
+        ),
+    ],
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report findings but exit 0.")] = False,
+    no_allowlist: Annotated[
+        bool,
+        typer.Option("--no-allowlist", help="Audit: ignore the allowlist and the records' allow markers."),
+    ] = False,
+    redact_pii: Annotated[
+        bool,
+        typer.Option("--redact-pii", help="Mask e-mails, phone numbers, IPs and keys in training-side snippets."),
+    ] = False,
+) -> None:
+    """Merge the scans of a datatrove pipeline's ranks (contam_guard.engines.datatrove) into one
+    report, as scan reports; exit 1 when a failing rule fires on a finding that is not allowlisted."""
+    from contam_guard.commands import report_merge as merge_cmd
+    from contam_guard.pipeline import ScanRequest
+
+    loaded = _config(where.config)
+    request = ScanRequest(
+        paths=[],
+        read=ReadOptions(),
+        exit_zero=exit_zero,
+        use_allowlist=not no_allowlist,
+        redact_pii=redact_pii,
+        manifest_path=where.manifest,
+    )
+    _exit(merge_cmd.run(loaded, folder, request, outputs))
 
 
 @app.command()

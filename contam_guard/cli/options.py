@@ -43,6 +43,7 @@ class Errors(str, Enum):
 class EngineName(str, Enum):
     LOCAL = "local"
     SPARK = "spark"
+    RAY = "ray"
 
 
 ScrubMode = Enum(  # type: ignore[misc]
@@ -215,7 +216,11 @@ class Spark:
 
     engine: Annotated[
         EngineName,
-        typer.Option("--engine", help="local, or spark: Apache Spark (pip install 'contam-guard[spark]')."),
+        typer.Option(
+            "--engine",
+            help="local; spark: Apache Spark (pip install 'contam-guard[spark]'); ray: Ray Data "
+            "(pip install 'contam-guard[ray]').",
+        ),
     ] = EngineName.LOCAL
     master: Annotated[
         str | None,
@@ -227,10 +232,20 @@ class Spark:
             "--spark-conf", metavar="KEY=VALUE", help="A Spark setting (repeatable).", show_default=False
         ),
     ] = None
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="Ray cluster for --engine ray: auto, ray://HOST:10001, ... (default: Ray on this machine).",
+        ),
+    ] = None
 
     def conf(self) -> dict[str, str]:
-        if self.engine is EngineName.LOCAL and (self.master or self.spark_conf):
+        if self.engine is not EngineName.SPARK and (self.master or self.spark_conf):
             raise typer.BadParameter("--master and --spark-conf need --engine spark")
+        if self.engine is not EngineName.RAY and self.ray_address:
+            raise typer.BadParameter("--ray-address needs --engine ray")
         if any("=" not in setting for setting in self.spark_conf or []):
             raise typer.BadParameter("--spark-conf takes KEY=VALUE")
         return dict(setting.split("=", 1) for setting in self.spark_conf or [])
