@@ -84,7 +84,7 @@ class ContamGuardFilter(PipelineStep):
 
     def __init__(
         self,
-        output_folder: DataFolderLike,
+        output_folder: DataFolderLike | os.PathLike[str],
         manifest: str | os.PathLike[str] = ".contam-guard",
         *,
         config: str | os.PathLike[str] | None = None,
@@ -99,7 +99,9 @@ class ContamGuardFilter(PipelineStep):
         use_allowlist: bool = True,
     ) -> None:
         super().__init__()
-        self.output_folder = get_datafolder(output_folder)
+        self.output_folder = get_datafolder(
+            os.fspath(output_folder) if isinstance(output_folder, os.PathLike) else output_folder
+        )
         # Absolute: datatrove may run the step in another folder (a Slurm job, a Ray worker).
         self.manifest = os.path.abspath(manifest)
         self.config = None if config is None else os.path.abspath(config)

@@ -69,7 +69,7 @@ def load_folder(folder: Any) -> list[RankState]:
     """Every part in ``folder`` (a local path, a URL or a datatrove ``DataFolder``)."""
     from datatrove.io import get_datafolder  # noqa: PLC0415 (the optional extra: fsspec folders)
 
-    where = get_datafolder(folder)
+    where = get_datafolder(os.fspath(folder) if isinstance(folder, os.PathLike) else folder)
     if not where.isdir(""):
         raise InputError(str(folder), "no such folder")
     names = sorted(name for name in where.list_files() if name.endswith(SUFFIX))

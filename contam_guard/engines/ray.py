@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -66,7 +67,11 @@ def quiet_ray() -> None:
     for itself; errors still reach the log)."""
     from ray.data import DataContext  # noqa: PLC0415 (the optional extra)
 
-    context = DataContext.get_current()
+    with warnings.catch_warnings():
+        # Ray Data's default context sets its own deprecated fields when it is made (Ray 2.60):
+        # nothing a user of contam-guard can act on.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        context = DataContext.get_current()
     context.enable_progress_bars = False
     context.print_on_execution_start = False
     context.enable_auto_log_stats = False
