@@ -54,7 +54,7 @@ from datatrove.utils.typeshelper import StatHints
 from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.scanner import FinishOptions, Scanner
 from contam_guard.engine.pairs import PairStore
-from contam_guard.engines.rank_states import FINDINGS_KEY, RankState
+from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.fields import record_from_object
@@ -99,9 +99,7 @@ class ContamGuardFilter(PipelineStep):
         use_allowlist: bool = True,
     ) -> None:
         super().__init__()
-        self.output_folder = get_datafolder(
-            os.fspath(output_folder) if isinstance(output_folder, os.PathLike) else output_folder
-        )
+        self.output_folder = get_datafolder(local_absolute(output_folder))
         # Absolute: datatrove may run the step in another folder (a Slurm job, a Ray worker).
         self.manifest = os.path.abspath(manifest)
         self.config = None if config is None else os.path.abspath(config)

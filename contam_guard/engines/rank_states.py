@@ -69,7 +69,7 @@ def load_folder(folder: Any) -> list[RankState]:
     """Every part in ``folder`` (a local path, a URL or a datatrove ``DataFolder``)."""
     from datatrove.io import get_datafolder  # noqa: PLC0415 (the optional extra: fsspec folders)
 
-    where = get_datafolder(os.fspath(folder) if isinstance(folder, os.PathLike) else folder)
+    where = get_datafolder(local_absolute(folder))
     if not where.isdir(""):
         raise InputError(str(folder), "no such folder")
     names = sorted(name for name in where.list_files() if name.endswith(SUFFIX))
@@ -80,6 +80,14 @@ def load_folder(folder: Any) -> list[RankState]:
         with where.open(name, "rb") as handle:
             parts.append(loads(handle.read(), f"{where.path.rstrip('/')}/{name}"))
     return parts
+
+
+def local_absolute(folder: Any) -> Any:
+    """A local folder by its absolute path (else as given): fsspec reuses the folder object made
+    with the same arguments, so a relative path would stay the one first made in this process."""
+    if isinstance(folder, os.PathLike) or (isinstance(folder, str) and "://" not in folder):
+        return os.path.abspath(folder)
+    return folder
 
 
 def scan_order(names: Iterable[str]) -> list[str]:

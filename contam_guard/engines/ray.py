@@ -20,9 +20,11 @@ cluster, a shared file system).
 from __future__ import annotations
 
 import logging
+import os
 import pickle
 import warnings
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -65,18 +67,23 @@ class Piece:
 def quiet_ray() -> None:
     """No progress bars or execution banners from Ray Data in this process (contam-guard reports
     for itself; errors still reach the log)."""
+    context = _data_context()
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
+    context.enable_auto_log_stats = False
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _data_context() -> Any:
+    """This process's Ray Data context (made now if it is not yet)."""
     from ray.data import DataContext  # noqa: PLC0415 (the optional extra)
 
     with warnings.catch_warnings():
         # Ray Data's default context sets its own deprecated fields when it is made (Ray 2.60):
         # nothing a user of contam-guard can act on.
         warnings.simplefilter("ignore", DeprecationWarning)
-        context = DataContext.get_current()
-    context.enable_progress_bars = False
-    context.print_on_execution_start = False
-    context.enable_auto_log_stats = False
-    for name in _QUIET_LOGGERS:
-        logging.getLogger(name).setLevel(logging.ERROR)
+        return DataContext.get_current()
 
 
 def scan_sources(
@@ -94,13 +101,27 @@ def scan_sources(
 
     if scanner.manifest is None or (scanner.manifest.path is None and scanner.manifest_path is None):
         raise ManifestError("--engine ray scans against a manifest saved to a file (its tasks open it)")
+    _data_context()
     scanner.expect(input_bytes(sources))
+    # Absolute paths: a Ray worker's working folder is not the driver's.
     spec = scanner_spec(scanner, with_key=True)
+    spec = replace(spec, manifest_path=os.path.abspath(spec.manifest_path), root=spec.root.absolute())
+    sources = [replace(source, path=source.path.absolute()) for source in sources]
     cpus = max(int(ray.cluster_resources().get("CPU", 1)), 1)
     count = ray.remote(num_cpus=1)(count_window)
 
-    def submit_count(span: Span) -> Any:
-        return count.remote(span).future()
+    def submit_count(span: Span) -> Future[tuple[int, int]]:
+        done: Future[tuple[int, int]] = Future()
+
+        def copy(counted: Future[tuple[int, int]]) -> None:
+            error = counted.exception()
+            if error is None:
+                done.set_result(counted.result())
+            else:  # the error the count raised, not Ray's wrapping of it
+                done.set_exception(getattr(error, "cause", None) or error)
+
+        count.remote(span).future().add_done_callback(copy)
+        return done
 
     window = MIN_WINDOW_BYTES if min_window_bytes is None else min_window_bytes
     pieces = [
