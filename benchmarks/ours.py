@@ -3,13 +3,15 @@
 Rows: ``register`` (into a fresh ``init`` folder each run, the ``init`` untimed), ``scan --only
 gpt3``, the same scan against a keyed manifest (``init --keyed``: SipHash-2-4) and against one
 keyed with AES as before SipHash, ``scan`` with every rule (the default), ``scan --jobs 2`` when ``scan
---help`` lists ``--jobs``, and ``scrub`` when the command exists; with ``--scale-gb``, the two
+--help`` lists ``--jobs``, the default scan on Spark (``local[2]``) and on Ray (``engine_jobs``),
+and ``scrub`` when the command exists; with ``--scale-gb``, the two
 GPT-3 scans again on the scale file (``scale_jobs``). Options that may not exist yet are detected
 from ``--help``, so the suite runs against whatever the working tree has and says what it skipped.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -179,8 +181,46 @@ def jobs(ctx: Context, manifest: Path) -> list[Job]:
             "rules' pass reads the records again in Python (README, \"What the rules catch\")",
         ),
         jobs_2,
+        *engine_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records),
         _scrub_job(ctx, manifest),
     ]
+
+
+SPARK = "scan, every rule, --engine spark --master local[2]"
+RAY = "scan, every rule, --engine ray (Ray started on this machine)"
+
+
+def engine_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> list[Job]:
+    """The default scan on Spark (``local[2]``: two task threads in one JVM) and on Ray Data (a
+    Ray instance started by the scan, one worker per core), when ``scan --help`` offers the
+    engine and its extra is installed (else a skipped row saying why). Start-up counts, as it
+    does for every row: the JVM, or Ray's processes, start in each run."""
+    scan_help = help_text("scan") or ""
+    rows = []
+    if not has_option(scan_help, "--engine"):
+        skip = "`contam-guard scan --help` lists no `--engine` yet"
+        return [Job(TOOL, SPARK, skip=skip), Job(TOOL, RAY, skip=skip)]
+    if importlib.util.find_spec("pyspark") is None:
+        rows.append(Job(TOOL, SPARK, skip="PySpark is not installed (pip install 'contam-guard[spark]')"))
+    elif shutil.which("java") is None:
+        rows.append(Job(TOOL, SPARK, skip="no `java` on the PATH: Spark needs Java 17 or newer"))
+    else:
+        argv = scan_argv(data, manifest, "--engine", "spark", "--master", "local[2]")
+        argv += ["--spark-conf", "spark.ui.enabled=false"]
+        note = "the JVM's start counts; peak RSS is the largest process (the JVM or a Python worker)"
+        rows.append(scan_job(SPARK, argv, input_bytes, records, note=note))
+    if not has_option(scan_help, "--ray-address"):
+        rows.append(Job(TOOL, RAY, skip="`contam-guard scan --help` lists no `--engine ray` yet"))
+    elif importlib.util.find_spec("ray") is None:
+        rows.append(Job(TOOL, RAY, skip="Ray is not installed (pip install 'contam-guard[ray]')"))
+    else:
+        note = (
+            "Ray's start counts (its processes are started for each run); peak RSS: the CLI's "
+            "process and the workers it waited for"
+        )
+        argv = scan_argv(data, manifest, "--engine", "ray")
+        rows.append(scan_job(RAY, argv, input_bytes, records, note=note))
+    return rows
 
 
 def scale_jobs(scale: ScaleFile, manifest: Path) -> list[Job]:

@@ -340,7 +340,9 @@ def report_merge(
     ] = False,
     redact_pii: Annotated[
         bool,
-        typer.Option("--redact-pii", help="Mask e-mails, phone numbers, IPs and keys in training-side snippets."),
+        typer.Option(
+            "--redact-pii", help="Mask e-mails, phone numbers, IPs and keys in training-side snippets."
+        ),
     ] = False,
 ) -> None:
     """Merge the scans of a datatrove pipeline's ranks (contam_guard.engines.datatrove) into one

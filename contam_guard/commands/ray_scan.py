@@ -61,7 +61,9 @@ def ray_engine(address: str | None = None) -> Engine:
                     logging_level=logging.ERROR,
                 )
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise ConfigError(f"Ray could not start or connect: {exc}", hint="check --ray-address") from None
+                raise ConfigError(
+                    f"Ray could not start or connect: {exc}", hint="check --ray-address"
+                ) from None
         quiet_ray()
         try:
             return scan_sources(

@@ -75,7 +75,7 @@ def adapter(reader: Any, data: dict[str, Any], path: str, id_in_file: int | str)
     return parsed
 
 
-class ContamGuardFilter(PipelineStep):
+class ContamGuardFilter(PipelineStep):  # type: ignore[misc]  # datatrove ships no types
     """Scan, annotate and (``drop=True``) filter documents; save the rank's scan to
     ``output_folder`` (see the module's docstring)."""
 

@@ -115,7 +115,11 @@ def merge(scanner: Scanner, parts: Sequence[RankState], where: str) -> Accumulat
 def _check(scanner: Scanner, parts: Sequence[RankState], where: str) -> None:
     sizes = {part.world_size for part in parts}
     if len(sizes) != 1:
-        raise InputError(where, f"rank states of runs with different task counts ({sorted(sizes)}): clear the folder and run again")
+        raise InputError(
+            where,
+            f"rank states of runs with different task counts ({sorted(sizes)})",
+            hint="clear the folder and run the pipeline again",
+        )
     size = sizes.pop()
     missing = sorted(set(range(size)) - {part.rank for part in parts})
     if missing:

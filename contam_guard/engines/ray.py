@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -107,7 +108,8 @@ def scan_sources(
     spec = scanner_spec(scanner, with_key=True)
     spec = replace(spec, manifest_path=os.path.abspath(spec.manifest_path), root=spec.root.absolute())
     sources = [replace(source, path=source.path.absolute()) for source in sources]
-    cpus = max(int(ray.cluster_resources().get("CPU", 1)), 1)
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    cpus = max(int(resources.get("CPU", 1)), 1)
     count = ray.remote(num_cpus=1)(count_window)
 
     def submit_count(span: Span) -> Future[tuple[int, int]]:
@@ -133,7 +135,7 @@ def scan_sources(
         return merged.finish()
     dataset = ray.data.from_items([{"piece": piece} for piece in pieces], override_num_blocks=len(pieces))
     scanned = dataset.map_batches(
-        scan_batch, batch_size=1, batch_format="pyarrow", fn_kwargs={"spec": spec}, num_cpus=1
+        partial(scan_batch, spec=spec), batch_size=1, batch_format="pyarrow", num_cpus=1
     )
     failure: tuple[int, ContamGuardError] | None = None
     for place, task, state, error in _results(scanned):
@@ -183,7 +185,10 @@ def scan_batch(batch: pa.Table, spec: ScannerSpec) -> pa.Table:
             scanner = _scanner(spec)
             acc = scanner.accumulator()
             read_into(
-                acc, [chunk.source for chunk in piece.task], piece.options, skip_unreadable=piece.skip_unreadable
+                acc,
+                [chunk.source for chunk in piece.task],
+                piece.options,
+                skip_unreadable=piece.skip_unreadable,
             )
             states.append(pickle.dumps(acc.state, protocol=pickle.HIGHEST_PROTOCOL))
             errors.append(None)

@@ -51,13 +51,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Runner) -> Pat
     assert cli("register", "arith-mini", "golden.jsonl", "--field", "question", "--field", "answer").code == 0
     rows = (EXAMPLES / "data" / "train.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     Path("data").mkdir()
-    Path("data/train.jsonl").write_text("".join(rows[:3] + ["\n"] + rows[3:30] + ["  \n"] + rows[30:]))
+    Path("data/train.jsonl").write_text("".join([*rows[:3], "\n", *rows[3:30], "  \n", *rows[30:]]))
     return tmp_path
 
 
 def run(*steps: object, tasks: int = 1) -> None:
     """Absolute folders only: fsspec reuses the folder object of a relative path made before."""
-    LocalPipelineExecutor(list(steps), tasks=tasks, workers=1, logging_dir=str(Path("logs").absolute()), skip_completed=False).run()
+    LocalPipelineExecutor(
+        list(steps), tasks=tasks, workers=1, logging_dir=str(Path("logs").absolute()), skip_completed=False
+    ).run()
 
 
 def documents(folder: str) -> list[dict[str, object]]:

@@ -48,10 +48,8 @@ REWORDED = (
     "Each day a ferry makes 9 crossings of the broad grey river with 27 people aboard every time; "
     "on a Sunday it adds 2 more trips. On Sundays, how many people ride the ferry?"
 )
-WORDS = (
-    "the a garden river lamp table morning quiet bridge harbor silver window letter market orange "
-    "yellow basket pencil ladder kettle engine meadow lantern"
-).split()
+WORDS = ["the", "a", "garden", "river", "lamp", "table", "morning", "quiet", "bridge", "harbor", "silver"]
+WORDS += ["window", "letter", "market", "orange", "yellow", "basket", "pencil", "ladder", "kettle", "engine"]
 MAX_PAIRS = 3
 BIG_RECORDS = 82_000
 """About 8.5 MB: ``--jobs 2`` cuts a file into windows of at least 4 MiB."""
@@ -134,7 +132,9 @@ def outputs(run: Callable[..., int], *args: str) -> tuple[int, Outputs]:
     for name in ("items.csv", "pairs.csv", "review.json"):
         Path(name).unlink(missing_ok=True)
     code = run(*args, "--items-csv", "items.csv", "--pairs-csv", "pairs.csv", "--review-json", "review.json")
-    return code, tuple(Path(name).read_text(encoding="utf-8") for name in ("items.csv", "pairs.csv", "review.json"))  # type: ignore[return-value]
+    return code, tuple(
+        Path(name).read_text(encoding="utf-8") for name in ("items.csv", "pairs.csv", "review.json")
+    )  # type: ignore[return-value]
 
 
 def scan(*extra: str) -> tuple[int, Outputs]:
@@ -180,7 +180,9 @@ def ray_session() -> Iterator[None]:
 
 
 def datatrove(tmp: Path) -> tuple[int, Outputs]:
-    pytest.importorskip("datatrove", reason="datatrove is not installed (pip install 'contam-guard[datatrove]')")
+    pytest.importorskip(
+        "datatrove", reason="datatrove is not installed (pip install 'contam-guard[datatrove]')"
+    )
     from datatrove.executor import LocalPipelineExecutor  # noqa: PLC0415
     from datatrove.pipeline.readers import JsonlReader, ParquetReader  # noqa: PLC0415
 

@@ -21,7 +21,9 @@ from contam_guard.readers import ReadOptions
 from contam_guard.sources import Source
 from tests.helpers import REPO, Runner
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'contam-guard[ray]')")
+pytest.importorskip("ray", reason="Ray is not installed (pip install 'contam-guard[ray]')")
+
+import ray
 
 from contam_guard.engines import local
 from contam_guard.engines.ray import scan_sources
@@ -51,7 +53,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Runner) -> Pat
 def write(name: str, rows: int, bad: tuple[int, ...] = ()) -> Source:
     """``rows`` JSONL lines, those at the 0-based numbers in ``bad`` malformed."""
     lines = [
-        "{not json\n" if k in bad else json.dumps({"text": f"line {k} of some filler text to fill the windows"}) + "\n"
+        "{not json\n"
+        if k in bad
+        else json.dumps({"text": f"line {k} of some filler text to fill the windows"}) + "\n"
         for k in range(rows)
     ]
     path = Path("data") / name
@@ -74,7 +78,9 @@ def test_errors_name_the_first_bad_line_in_scan_order(project: Path) -> None:
         scan_sources(scanner, [first, big], ReadOptions(), min_window_bytes=WINDOW)
     assert str(two.value).startswith("data/a.jsonl:41: ")
 
-    skipped = scan_sources(scanner, [first, big], ReadOptions(), skip_unreadable=True, min_window_bytes=WINDOW)
+    skipped = scan_sources(
+        scanner, [first, big], ReadOptions(), skip_unreadable=True, min_window_bytes=WINDOW
+    )
     alone = local.scan_sources(scanner, [first, big], ReadOptions(), skip_unreadable=True)
     # One process stops reading a file at its first bad line; windows after it are still read
     # (as --jobs reads them): the first notice is the same.
