@@ -57,7 +57,7 @@ from contam_guard.engine.pairs import PairStore
 from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Record
-from contam_guard.readers.fields import record_from_object
+from contam_guard.readers.fields import ALLOW_KEY, record_from_object
 from contam_guard.readers.opener import open_binary
 
 POSITION_KEY = "contam_guard_position"
@@ -154,6 +154,7 @@ class RankScan:
         the whole scan's, so that the merge lists exactly what one process lists."""
         self.names = Names(step.names_relative_to, rank)
         self.finish = FinishOptions(use_allowlist=step.use_allowlist, check_stale=False)
+        self.text_only = step.fields == (step.text_key,)
 
     def add(self, docs: list[Document]) -> list[list[dict[str, object]]]:
         """Scan ``docs``; each one's failing findings in its batch's verdicts."""
@@ -187,11 +188,15 @@ class RankScan:
         source, index, line = self.names.of(doc)
         meta = doc.metadata
         data: dict[str, object] = {self.step.text_key: doc.text}
-        data.update(
-            (key, value)
-            for key, value in meta.items()
-            if key != FINDINGS_KEY and not (key == "file_path" and value == self.names.file_of(doc))
-        )
+        if self.text_only:  # the metadata are not read: only the allow marker counts
+            if ALLOW_KEY in meta:
+                data[ALLOW_KEY] = meta[ALLOW_KEY]
+        else:
+            data.update(
+                (key, value)
+                for key, value in meta.items()
+                if key != FINDINGS_KEY and not (key == "file_path" and value == self.names.file_of(doc))
+            )
         if source not in self.state.census.files:
             self.state.census.files.append(source)
         return record_from_object(data, self.options, source=source, index=index, line=line, raw=None)
@@ -253,6 +258,8 @@ class Names:
     rank: int
     files: dict[str, _File] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    displays: dict[str, str] = field(default_factory=dict)
+    """Each file's display name, by its path (worked out once)."""
     loose: int = 0
     """Documents of this rank with no file: numbered in order under the rank's name."""
 
@@ -266,7 +273,9 @@ class Names:
         if path is None:
             self.loose += 1
             return f"rank-{self.rank:05d}", self.loose - 1, None
-        display = _display(path, self.relative_to)
+        display = self.displays.get(path)
+        if display is None:
+            display = self.displays[path] = _display(path, self.relative_to)
         known = self.files.get(display)
         if known is None:
             known = self.files[display] = _File(detect_format(Path(path)) in _LINE_FORMATS)

@@ -208,7 +208,18 @@ def spark() -> tuple[int, Outputs]:
         "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     }
     settings = [arg for key, value in conf.items() for arg in ("--spark-conf", f"{key}={value}")]
-    return scan("--engine", "spark", "--master", "local[2]", *settings)
+    from pyspark.sql import SparkSession  # noqa: PLC0415
+
+    # Under xdist the Spark tests' session may be running in this process: the scan then uses it
+    # (and leaves it running), so the split size it sets is put back for the tests after this one.
+    active = SparkSession.getActiveSession()
+    split = "spark.sql.files.maxPartitionBytes"
+    before = None if active is None else active.conf.get(split)
+    try:
+        return scan("--engine", "spark", "--master", "local[2]", *settings)
+    finally:
+        if active is not None and before is not None:
+            active.conf.set(split, before)
 
 
 ENGINES = ["library", "jobs", "spark", "ray", "datatrove"]
