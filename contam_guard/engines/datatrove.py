@@ -54,7 +54,7 @@ from datatrove.utils.typeshelper import StatHints
 from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.scanner import FinishOptions, Scanner
 from contam_guard.engine.pairs import PairStore
-from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute
+from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute, state_name
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Record
 from contam_guard.readers.fields import ALLOW_KEY, record_from_object
@@ -114,6 +114,10 @@ class ContamGuardFilter(PipelineStep):  # type: ignore[misc]  # datatrove ships 
         self.use_allowlist = use_allowlist
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
+        # A state left by an earlier run goes first: if this run fails, the merge must find this
+        # rank missing, not take the earlier run's scan for this one's.
+        if self.output_folder.exists(state_name(rank)):
+            self.output_folder.rm(state_name(rank))
         scan = RankScan(self, rank)
         writer = self.exclusion_writer if self.drop and self.exclusion_writer is not None else None
         with writer if writer is not None else contextlib.nullcontext():

@@ -46,10 +46,15 @@ class RankState:
 
     @property
     def name(self) -> str:
-        return f"{self.rank:05d}{SUFFIX}"
+        return state_name(self.rank)
 
     def dumps(self) -> bytes:
         return _MAGIC + pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def state_name(rank: int) -> str:
+    """The file of rank ``rank``'s state in the folder."""
+    return f"{rank:05d}{SUFFIX}"
 
 
 def loads(data: bytes, where: str) -> RankState:

@@ -15,6 +15,7 @@ import gzip
 import io
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -114,7 +115,13 @@ def test_the_merge_refuses_what_is_not_a_whole_run(project: Path, cli: Runner) -
     run(JsonlReader(str(project / "data")), ContamGuardFilter("states"), tasks=3)
     assert cli("report-merge", "states").code == 1
 
-    Path("states/00001.contam-guard-state").unlink()
+    def dies_on_rank_1(data: Iterator[Document], rank: int, world_size: int) -> Iterator[Document]:
+        if rank == 1:
+            raise RuntimeError("a task that dies")
+        yield from data
+
+    with pytest.raises(RuntimeError, match="a task that dies"):  # the earlier run's state is gone
+        run(JsonlReader(str(project / "data")), dies_on_rank_1, ContamGuardFilter("states"), tasks=3)
     missing = cli("report-merge", "states")
     assert missing.code == 2 and "1 of 3 ranks have no state (rank 1)" in missing.err
 
