@@ -104,3 +104,25 @@ def test_a_manifest_changed_under_the_scan(project: Path, cli: Runner) -> None:
     assert cli("register", "again", "golden.jsonl", "--field", "answer").code == 0
     with pytest.raises(ManifestError, match="the manifest changed after the scan started"):
         scan_sources(scanner, [source], ReadOptions())
+
+
+# datatrove's Ray executor passes Ray options Ray 2.60 deprecates, in a thread whose errors it
+# never collects: as errors (the suite's default) they would leave it waiting forever.
+@pytest.mark.filterwarnings("ignore:placement_group:DeprecationWarning")
+def test_the_datatrove_step_on_datatrove_s_ray_executor(project: Path, cli: Runner) -> None:
+    """The step as a datatrove pipeline on Ray runs it (each rank a Ray actor), merged."""
+    pytest.importorskip(
+        "datatrove", reason="datatrove is not installed (pip install 'contam-guard[datatrove]')"
+    )
+    from datatrove.executor.ray import RayPipelineExecutor  # noqa: PLC0415
+    from datatrove.pipeline.readers import JsonlReader  # noqa: PLC0415
+
+    from contam_guard.engines.datatrove import ContamGuardFilter  # noqa: PLC0415
+
+    shutil.copy(REPO / "examples" / "data" / "train.jsonl", "data/train.jsonl")
+    shutil.copy(REPO / "examples" / "data" / "clean.jsonl", "data/clean.jsonl")
+    assert cli("scan", "data", "--field", "text", "--pairs-csv", "pairs.csv").code == 1
+    steps = [JsonlReader(str(project / "data")), ContamGuardFilter(project / "states")]
+    RayPipelineExecutor(steps, tasks=2, logging_dir=str(project / "logs"), mem_per_cpu_gb=0.5).run()
+    assert cli("report-merge", "states", "--pairs-csv", "merged.csv").code == 1
+    assert Path("merged.csv").read_text() == Path("pairs.csv").read_text()
