@@ -10,11 +10,15 @@ same verdicts, allowlist, markers, ``--redact-pii``, outputs and exit code. The 
 from __future__ import annotations
 
 import logging
+import socket
 
 from contam_guard.core.accumulator import Accumulator
 from contam_guard.errors import ConfigError
 from contam_guard.pipeline import Engine, Prepared, ScanRequest
 from contam_guard.sources import Source, check_readable
+
+CONNECT_SECONDS = 5.0
+"""How long ``--ray-address HOST:PORT`` may take to accept a connection."""
 
 
 def _needs_ray() -> None:
@@ -47,6 +51,8 @@ def ray_engine(address: str | None = None) -> Engine:
     def scan_on_ray(prepared: Prepared, request: ScanRequest, found: list[Source]) -> Accumulator:
         check(request)
         check_readable(found)
+        if address is not None:
+            _answers(address)
         import ray  # noqa: PLC0415 (needs ray)
 
         from contam_guard.engines.ray import quiet_ray, scan_sources  # noqa: PLC0415
@@ -74,3 +80,19 @@ def ray_engine(address: str | None = None) -> Engine:
                 ray.shutdown()
 
     return scan_on_ray
+
+
+def _answers(address: str) -> None:
+    """Refuse, in seconds, a ``HOST:PORT`` where nothing listens: Ray itself retries for minutes
+    before it gives up (``auto`` and ``ray://`` addresses fail fast on their own)."""
+    host, colon, port = address.rpartition(":")
+    if "://" in address or not colon or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"no Ray cluster answers at {address} ({exc.strerror or exc})",
+            hint="start one (`ray start --head`) or check --ray-address",
+        ) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,6 +97,11 @@ def test_the_command_line(project: Path, cli: Runner) -> None:
     refused = cli("scan", "data", "--engine", "ray", "--jobs", "2")
     assert refused.code == 2 and "--jobs is the local engine's parallelism" in refused.err
     assert cli("scan", "data", "--ray-address", "auto").code == 2
+    with socket.socket() as unused:  # a port nothing listens on: refused at once, not retried
+        unused.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{unused.getsockname()[1]}"
+    nobody = cli("scan", "data", "--engine", "ray", "--ray-address", address)
+    assert nobody.code == 2 and f"no Ray cluster answers at {address}" in nobody.err
 
 
 def test_a_manifest_changed_under_the_scan(project: Path, cli: Runner) -> None:
