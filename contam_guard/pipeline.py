@@ -1,13 +1,14 @@
 """One pipeline for every front end: ``prepare``, read the sources, scan, ``finish``.
 
-``scan``, ``review`` and ``sweep`` (and ``--engine spark``, which swaps only the scan step) run
-the same steps in the same order, so that they read the same files and reach the same verdicts:
+``scan``, ``review`` and ``sweep`` (and ``--engine spark`` and ``--engine ray``, which swap only the
+scan step, and ``report-merge``, whose scan step merges a datatrove pipeline's ranks) run the same
+steps in the same order, so that they read the same files and reach the same verdicts:
 
 1. ``prepare``: the settings with the command line's rule overrides, the manifest (loaded once),
    its key and index, and the files never to scan (the guard's folder, the golden files);
 2. ``sources``: the files to read (``contam_guard.sources``: paths walked, or a git range);
 3. an engine feeds them to the scanner's accumulator (``scan_local``: one process or
-   ``--jobs``; ``commands.spark_scan.scan_on_spark``);
+   ``--jobs``; ``commands.spark_scan.spark_engine``; ``commands.ray_scan.ray_engine``);
 4. ``finish``: ``Scanner.finish`` (redaction, the rules, the records' markers, the allowlist),
    then the search index's counts and golden text when asked (``--show-golden``).
 """
