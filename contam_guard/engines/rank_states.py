@@ -142,8 +142,13 @@ def _check(scanner: Scanner, parts: Sequence[RankState], where: str) -> None:
             "register or remove ran since)",
             hint="run the pipeline again",
         )
-    if any(part.rules != parts[0].rules or part.max_pairs != parts[0].max_pairs for part in parts):
-        raise InputError(where, "the ranks scanned with different rule settings: run the pipeline again")
+    first = parts[0]
+    if any((p.rules, p.max_pairs, p.fields) != (first.rules, first.max_pairs, first.fields) for p in parts):
+        raise InputError(
+            where,
+            "the ranks scanned with different settings (rules, pair limit or fields)",
+            hint="run the pipeline again with one ContamGuardFilter for every rank",
+        )
     if parts[0].rules != scanner.rules or parts[0].max_pairs != scanner.max_pairs:
         raise ConfigError(
             f"{where}: the ranks scanned with other rule settings or pair limit than this merge's scanner"
