@@ -178,7 +178,7 @@ def test_verify_passes_a_good_manifest(project: Path) -> None:
     code, output = run_fresh(project, "verify")
     assert code == 0, output
     # ids, question (counts + 5-grams, windows), and the derived views of issue 15:
-    # question~numbers-v1 (no windows), question~words-v1 (its features in a window file)
+    # question~numbers-v1 (no windows), question~words-v2 (its features in a window file)
     assert "OK" in output and "1 set(s)" in output and "6 files" in output
 
 
