@@ -42,8 +42,6 @@ def run_search(root: Path, query: str, *, exact: bool, limit: int, as_json: bool
     need_extra()
     from contam_guard.search.query import SearchIndex  # noqa: PLC0415
 
-    if limit < 1:
-        raise ConfigError(f"--limit {limit}: give at least 1")
     result = SearchIndex(root).search(query, exact=exact, limit=limit, redact=redact)
     if as_json:
         console.raw(json.dumps(result.as_json(), ensure_ascii=False, indent=2) + "\n")

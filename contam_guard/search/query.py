@@ -18,6 +18,9 @@ from contam_guard.text.hashing import HashArray
 from contam_guard.text.normalise import TextSpec, spec_named
 
 EXACT, BM25 = "exact", "bm25"
+MAX_HITS = 10_000
+"""The most hits one search returns: tantivy aborts the process on a limit past 2**32, and no
+reader pages through more (counts are complete whatever the limit)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,8 @@ class SearchIndex:
         return Result(query, BM25, len(hits), len(hits), hits)
 
     def search(self, query: str, *, exact: bool, limit: int = 10, redact: bool = False) -> Result:
+        if not 1 <= limit <= MAX_HITS:
+            raise ConfigError(f"--limit {limit}: give a number of hits from 1 to {MAX_HITS:,}")
         if exact:
             return self.exact(query, limit, redact=redact)
         return self.ranked(query, limit, redact=redact)
