@@ -64,13 +64,17 @@ def run_serve(root: Path, host: str, port: int) -> int:
     from contam_guard.search.query import SearchIndex  # noqa: PLC0415
     from contam_guard.search.server import make_server  # noqa: PLC0415
 
-    server = make_server(SearchIndex(root), host, port)
+    def failed(error: BaseException) -> None:
+        console.notice(f"a request failed ({type(error).__name__}); the server goes on")
+
+    server = make_server(SearchIndex(root), host, port, on_error=failed)
     shown = f"[{host}]" if ":" in host else host
     console.info(f"serving {root} on http://{shown}:{server.server_address[1]}/ (read-only; Ctrl-C stops)")
     try:
         server.serve_forever()
     except Interrupted:
         console.info("stopped")
+        raise  # the signal's exit code (130, 143), as for every command
     finally:
         server.server_close()
     return int(ExitCode.CLEAN)
