@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from contam_guard.errors import ConfigError
-from contam_guard.search import store
+from contam_guard.search import integrity, store
 from contam_guard.search.bm25 import Bm25Searcher
 from contam_guard.search.exact import Shard
 from contam_guard.search.snippets import Snippet, snippet
@@ -73,8 +73,7 @@ class SearchIndex:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.generation = store.generation_dir(root)
-        self.meta = store.load_meta(self.generation)
+        self.generation, self.meta = integrity.open_checked(root)
         spec = spec_named(self.meta.words_spec, self.meta.alnum_spec)
         if spec is None:
             raise store.SearchIndexError(f"{root}: unknown normalisation {self.meta.words_spec!r}")
