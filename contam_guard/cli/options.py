@@ -64,7 +64,9 @@ def _text_codec(value: str) -> str:
     try:
         info = codecs.lookup(value)
     except LookupError:
-        raise typer.BadParameter(f"unknown text encoding {value!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
+        raise typer.BadParameter(
+            f"unknown text encoding {value!r} (e.g. utf-8, latin-1, cp1252, utf-16)"
+        ) from None
     if not getattr(info, "_is_text_encoding", True) or info.name in NOT_CHARSETS:
         raise typer.BadParameter(
             f"{value!r} is not a character encoding of text files (e.g. utf-8, latin-1, cp1252, utf-16)"
@@ -130,7 +132,10 @@ class Read:
     encoding: Annotated[
         str,
         typer.Option(
-            "--encoding", metavar="CODEC", help="Text encoding (a byte-order mark wins).", callback=_text_codec
+            "--encoding",
+            metavar="CODEC",
+            help="Text encoding (a byte-order mark wins).",
+            callback=_text_codec,
         ),
     ] = "utf-8"
     errors: Annotated[Errors, typer.Option("--errors", help="Undecodable bytes: an error, or replaced.")] = (

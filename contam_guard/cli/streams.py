@@ -112,7 +112,7 @@ def guard() -> None:
     stdout_closed = _reserve(1) or sys.stdout is None
     if _reserve(2) or sys.stderr is None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the process's life)
-    sys.stdout = _Guarded(None if stdout_closed else sys.stdout)  # type: ignore[assignment]
+    sys.stdout = _Guarded(None if stdout_closed else sys.stdout)
 
 
 def flush() -> OutputError | None:

@@ -108,9 +108,13 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 except json.JSONDecodeError as exc:
                     raise InputError(str(path), f"not JSON ({exc.msg})", line=number) from None
                 except ValueError:  # an integer of more digits than Python converts (4,300)
-                    raise InputError(str(path), "not JSON this reads (a number too long)", line=number) from None
+                    raise InputError(
+                        str(path), "not JSON this reads (a number too long)", line=number
+                    ) from None
                 except RecursionError:
-                    raise InputError(str(path), "not JSON this reads (nested too deeply)", line=number) from None
+                    raise InputError(
+                        str(path), "not JSON this reads (nested too deeply)", line=number
+                    ) from None
                 if not isinstance(value, dict):
                     raise InputError(str(path), "not a JSON object", line=number)
                 for bulky in _BULKY:  # the prompts and responses: never read, often most of the file

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow
     from contam_guard.reporting.groups import Group
     from contam_guard.verdicts import Finding, Report
 
+
 def _on_terminal() -> bool:
     """Whether stdout is a terminal (it may be closed: None)."""
     return sys.stdout is not None and sys.stdout.isatty()

@@ -96,11 +96,11 @@ _KEY_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MA
 
 _AT = r"(?:@|＠|%40|\s?[\[({<]\s?at\s?[\])}>]\s?)"
 _DOT = r"(?:\.|．|%2e|\s?[\[({<]\s?dot\s?[\])}>]\s?)"
-_EMAIL = re.compile(
-    rf"[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}(?=[\w-]*[^\W\d_])[\w-]+", re.IGNORECASE
-)
+_EMAIL = re.compile(rf"[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}(?=[\w-]*[^\W\d_])[\w-]+", re.IGNORECASE)
 _IPV4 = re.compile(r"\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b")
-_IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])")
+_IPV6 = re.compile(
+    r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])"
+)
 _SSN = re.compile(r"(?<![\w-])\d{3}([- ])\d{2}\1\d{4}(?![\w-])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
 # Phone numbers: an optional +country code, then at least three groups of digits with
@@ -122,29 +122,30 @@ def _matches(pattern: re.Pattern[str], accept: Callable[[str], bool] = lambda _:
 
 
 _JWT_SIGNATURE = re.compile(r"[A-Za-z0-9_=-]*")
+_SECRET_PATTERNS = [(kind, pattern) for kind in SECRET_DETECTORS for pattern in kind().denylist]
+_PRIVATE_KEY_HEADERS = list(PrivateKeyDetector().denylist)
 
 
 def _secrets(text: str) -> Iterator[Span]:
     """What detect-secrets' detectors match: the whole match, but only the password of a URL's
     ``user:password@``; a JWT only when its parts decode, with its signature (which the
     detector's pattern leaves out)."""
-    for detector in SECRET_DETECTORS:
-        for pattern in detector.denylist:
-            for match in pattern.finditer(text):
-                if detector is BasicAuthDetector:
-                    yield match.span(1)
-                elif detector is JwtTokenDetector:
-                    if JwtTokenDetector.is_formally_valid(match.group()):
-                        signature = _JWT_SIGNATURE.match(text, match.end())
-                        yield match.start(), signature.end() if signature else match.end()
-                else:
-                    yield match.span()
+    for detector, pattern in _SECRET_PATTERNS:
+        for match in pattern.finditer(text):
+            if detector is BasicAuthDetector:
+                yield match.span(1)
+            elif detector is JwtTokenDetector:
+                if JwtTokenDetector.is_formally_valid(match.group()):
+                    signature = _JWT_SIGNATURE.match(text, match.end())
+                    yield match.start(), signature.end() if signature else match.end()
+            else:
+                yield match.span()
 
 
 def _private_keys(text: str) -> Iterator[Span]:
     """A private key from detect-secrets' header line (with its ``-----``) to its end line, or
     to the end of the text when the snippet stops inside it."""
-    for pattern in PrivateKeyDetector.denylist:
+    for pattern in _PRIVATE_KEY_HEADERS:
         for match in pattern.finditer(text):
             start = match.start()
             while start > 0 and text[start - 1] == "-":

@@ -78,13 +78,12 @@ def build(
     summary = BuildSummary()
     store.clean_leftovers(root)
     current, meta = integrity.open_checked(root) if (root / store.POINTER).exists() else (None, None)
-    if meta is not None:
-        if meta.fields != list(fields):
-            raise store.SearchIndexError(
-                f"{root}: this index holds --field {meta.fields or '(every string)'}, "
-                f"not {list(fields) or '(every string)'}",
-                hint="use the same --field options, or another --index folder",
-            )
+    if meta is not None and meta.fields != list(fields):
+        raise store.SearchIndexError(
+            f"{root}: this index holds --field {meta.fields or '(every string)'}, "
+            f"not {list(fields) or '(every string)'}",
+            hint="use the same --field options, or another --index folder",
+        )
     if meta is None:
         meta = store.Meta(words_spec=CURRENT.words_name, alnum_spec=CURRENT.alnum_name, fields=list(fields))
     spec = spec_named(meta.words_spec, meta.alnum_spec)

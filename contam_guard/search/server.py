@@ -25,7 +25,8 @@ import sys
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
+from typing import cast
 from urllib.parse import parse_qs, urlsplit
 
 from contam_guard.errors import ConfigError, ContamGuardError
@@ -125,7 +126,7 @@ def make_handler(index: SearchIndex, redact: bool) -> type[BaseHTTPRequestHandle
             if not super().parse_request():
                 return False
             host = (self.headers.get("Host") or "").strip().lower()
-            if host not in allowed_hosts(self.server.server_address[1]):
+            if host not in allowed_hosts(cast(HTTPServer, self.server).server_port):
                 self._send(
                     HTTPStatus.FORBIDDEN,
                     "text/plain",
@@ -137,16 +138,16 @@ def make_handler(index: SearchIndex, redact: bool) -> type[BaseHTTPRequestHandle
                 return False
             return True
 
-        def do_OPTIONS(self) -> None:  # noqa: N802 (http.server's names)
+        def do_OPTIONS(self) -> None:
             self.send_response(HTTPStatus.NO_CONTENT)
             self.send_header("Allow", ALLOWED)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        def do_HEAD(self) -> None:  # noqa: N802
+        def do_HEAD(self) -> None:
             self.do_GET()
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             url = urlsplit(self.path)
             params = {k: v[-1] for k, v in parse_qs(url.query).items()}
             if url.path not in ("/", "/api/search"):

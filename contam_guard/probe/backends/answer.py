@@ -30,11 +30,11 @@ ACCEPT_ENCODING = "gzip, deflate"
 ENCODINGS = frozenset({"identity", "gzip", "deflate", "x-gzip"})
 
 
-class AnswerTimeout(Exception):
+class AnswerTimeout(Exception):  # noqa: N818 (a condition, caught where it is raised)
     """The deadline passed before the whole answer arrived."""
 
 
-class AnswerRefused(Exception):
+class AnswerRefused(Exception):  # noqa: N818
     """The answer cannot be read safely (too large, or an encoding that is not accepted)."""
 
 
@@ -83,7 +83,9 @@ def _shut(stream: Any) -> None:
 
 def read_body(response: httpx.Response, deadline: Deadline, cap: int = MAX_ANSWER_BYTES) -> bytes:
     """The decoded body of ``response``, whole; ``AnswerRefused`` or ``AnswerTimeout`` otherwise."""
-    codings = [c.strip() for c in response.headers.get("content-encoding", "").lower().split(",") if c.strip()]
+    codings = [
+        c.strip() for c in response.headers.get("content-encoding", "").lower().split(",") if c.strip()
+    ]
     unknown = [c for c in codings if c not in ENCODINGS]
     if unknown:
         raise AnswerRefused(f"the answer is encoded as {', '.join(unknown)}, which the probe does not read")

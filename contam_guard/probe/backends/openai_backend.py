@@ -38,7 +38,13 @@ import httpx
 import numpy as np
 
 from contam_guard.errors import ContamGuardError
-from contam_guard.probe.backends.answer import ACCEPT_ENCODING, AnswerRefused, AnswerTimeout, Deadline, read_body
+from contam_guard.probe.backends.answer import (
+    ACCEPT_ENCODING,
+    AnswerRefused,
+    AnswerTimeout,
+    Deadline,
+    read_body,
+)
 from contam_guard.probe.scores import TokenLogProbs
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -120,7 +126,9 @@ class OpenAIBackend:
                 finally:
                     response.close()
             except AnswerRefused as exc:
-                raise EndpointError(f"{self.url}: {exc}", hint="the probe reads echoes of one prompt") from None
+                raise EndpointError(
+                    f"{self.url}: {exc}", hint="the probe reads echoes of one prompt"
+                ) from None
             except httpx.TransportError:
                 if deadline.expired:
                     raise AnswerTimeout from None
@@ -196,10 +204,14 @@ def parse_echo(answer: object, prompt_chars: int, url: str) -> TokenLogProbs:
     for position, value in enumerate(values):
         if position == 0:
             continue  # the first token has no log-probability (null; some servers send one anyway)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:  # NaN
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or _is_nan(value):
             raise EndpointError(f"{url}: token {position} of an echo has no log-probability", hint=None)
         scored.append(_log_probability(value, position, url))
     return TokenLogProbs(logprobs=np.array(scored, dtype=np.float64))
+
+
+def _is_nan(value: float) -> bool:
+    return isinstance(value, float) and math.isnan(value)  # (an int is never NaN, however long)
 
 
 def _log_probability(value: float, position: int, url: str) -> float:
