@@ -399,6 +399,16 @@ def review(
         str | None,
         typer.Option("--until", metavar="YYYY-MM-DD", help="Decisions stop applying after this date."),
     ] = None,
+    answer_timeout: Annotated[
+        float,
+        typer.Option(
+            "--answer-timeout",
+            min=0.1,
+            max=86_400,
+            metavar="SECONDS",
+            help="When standard input is not a terminal: how long to wait for each answer.",
+        ),
+    ] = 60.0,
 ) -> None:
     """Walk the unreviewed findings of a scan: y real leak, n false positive (with a reason),
     s skip, q quit. Decisions go to the allowlist (.contam-guard/allowlist.yaml)."""
@@ -410,7 +420,9 @@ def review(
         raise typer.BadParameter("review writes the allowlist: --no-allowlist does not apply")
     loaded = _config(where.config)
     request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
-    options = review_cmd.ReviewOptions(include_warn=all_findings, by=by, until=_parse_date(until))
+    options = review_cmd.ReviewOptions(
+        include_warn=all_findings, by=by, until=_parse_date(until), answer_timeout=answer_timeout
+    )
     _exit(review_cmd.run(loaded, request, options))
 
 

@@ -12,6 +12,7 @@ from contam_guard.impact.items import read_items
 from contam_guard.impact.render import to_json, to_markdown
 from contam_guard.impact.scores import read_scores
 from contam_guard.overlap_guard import check_outputs
+from contam_guard.readers.opener import check_regular_file
 from contam_guard.reporting import console
 
 MAX_DRAWS = 1_000_000
@@ -44,6 +45,9 @@ def run(
         {"--json": json_path, "--markdown": markdown_path, "--plot": plot_path},
         {f"the scores {scores_path}": scores_path, f"the items CSV {items_path}": items_path},
     )
+    # Before opening either: a FIFO would block the open, /dev/zero would never end.
+    check_regular_file(scores_path, str(scores_path))
+    check_regular_file(items_path, str(items_path))
     table = read_items(items_path, set_name, view)
     table.check_rule(rule)
     scores = read_scores(scores_path, metric, filter_name)
