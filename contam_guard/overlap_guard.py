@@ -24,6 +24,7 @@ from contam_guard.commands.common import display_path
 from contam_guard.errors import ConfigError, ContamGuardError
 from contam_guard.manifest import store
 from contam_guard.manifest.names import SETS_DIR
+from contam_guard.walk import data_files
 
 if TYPE_CHECKING:
     from contam_guard.config import LoadedConfig
@@ -168,8 +169,6 @@ def _project_files(loaded: LoadedConfig, manifest_path: Path) -> dict[str, Path]
 def _inputs(paths: Iterable[Path]) -> dict[str, Path]:
     """What a scan of ``paths`` reads: files as given, and the data files under folders, found by
     the scan's own walk (symlinked folders followed)."""
-    from contam_guard.walk import data_files
-
     return {f"the input {display_path(path)}": path for path in data_files(list(paths)).files}
 
 

@@ -289,9 +289,19 @@ def scan(
         Path | None,
         typer.Option("--index", metavar="DIR", help="Count the search index's records holding each run."),
     ] = None,
+    accept_guard_change: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-guard-change",
+            metavar="DIGEST",
+            help="--diff/--staged: accept the reviewed changes that weaken the guard (the manifest, "
+            "config or allowlist) with the digest the report printed for them.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Scan training files (or what a commit adds) against every registered set; exit 1 when a
-    failing rule fires on a finding that is not allowlisted."""
+    failing rule fires on a finding that is not allowlisted, or when the range weakens the guard."""
     from dataclasses import replace
 
     from contam_guard.commands import scan as scan_cmd
@@ -307,13 +317,14 @@ def scan(
         from contam_guard.commands.search import need_extra
 
         need_extra()
+    accept = tuple(accept_guard_change or ())
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
         from contam_guard.commands.spark_scan import check, spark_engine
 
         check(request)
-        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf)))
-    _exit(scan_cmd.run(loaded, request, outputs))
+        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf), accept))
+    _exit(scan_cmd.run(loaded, request, outputs, accept=accept))
 
 
 @app.command()

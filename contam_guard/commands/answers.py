@@ -45,7 +45,9 @@ class Answers:
         """The next answer, stripped of its line ending; None at the end of input."""
         while b"\n" not in self._buffer and not self._ended:
             if len(self._buffer) > MAX_LINE:
-                raise self._error(f"answer {self.number + 1} is longer than {MAX_LINE:,} bytes without a line end")
+                raise self._error(
+                    f"answer {self.number + 1} is longer than {MAX_LINE:,} bytes without a line end"
+                )
             self._wait()
             try:
                 chunk = os.read(self.fd, 65536)
@@ -62,9 +64,11 @@ class Answers:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise self._error(f"answer {self.number} is not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+            raise self._error(
+                f"answer {self.number} is not UTF-8 text (byte 0x{raw[exc.start]:02x})"
+            ) from None
         text = text.removesuffix("\r")
-        if any(ord(c) < 32 and c != "\t" or ord(c) == 127 for c in text):
+        if any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in text):
             raise self._error(f"answer {self.number} holds control characters (it is not typed text)")
         return text
 

@@ -1,14 +1,15 @@
 """``contam-guard review``: walk the unreviewed findings of a scan, one pair at a time.
 
-The scan is run afresh with the same inputs and options as ``scan`` (so what is reviewed is
-what CI sees). For each finding not yet in the allowlist: the pair is shown on stderr (the
+The scan is run afresh with the same inputs and options as ``scan`` (so what is reviewed is what
+CI sees). For each finding not yet in the allowlist: the pair is shown on stderr (the
 training-side snippet and the rule's numbers; golden text only with ``--show-golden``), then a
-line is read from stdin: ``y`` real leak, ``n`` false positive (then a reason, required),
-``s`` skip, ``q`` quit (``commands.answers``: off a terminal each answer must come in time and
-be a line of text, or the review stops with exit 2). Both ``y`` and ``n`` are written to the allowlist at once (atomically):
-``n`` allows the finding from then on, ``y`` records a confirmed leak that still fails the
-scan but is not asked about again. End of input is ``q``. Only failing findings are walked
-unless ``--all`` is given. One decision covers every finding with the same content key.
+line is read from stdin: ``y`` real leak, ``n`` false positive (then a reason, required), ``s``
+skip, ``q`` quit (``commands.answers``: off a terminal each answer must come in time and be a
+line of text, or the review stops with exit 2). Both ``y`` and ``n`` are written to the
+allowlist at once (atomically): ``n`` allows the finding from then on, ``y`` records a confirmed
+leak that still fails the scan but is not asked about again. End of input is ``q``. Only failing
+findings are walked unless ``--all`` is given. One decision covers every finding with the same
+content key.
 """
 
 from __future__ import annotations

@@ -70,7 +70,9 @@ def _check_input(source: Source) -> None:
     except FileNotFoundError:
         if path.is_symlink():
             target = os.readlink(path)
-            raise InputError(source.display, f"a broken symlink (its target {target} does not exist)") from None
+            raise InputError(
+                source.display, f"a broken symlink (its target {target} does not exist)"
+            ) from None
         raise InputError(source.display, "no such file or directory") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:

@@ -2,15 +2,16 @@
 
 The scrub runs in a child process on a ~6 MB input. It is killed at each step of each write (its
 log, its output, or the input itself with ``--in-place``), by the fault injection of
-``contam_guard.scrub.commit`` (``CONTAM_GUARD_FAULT``): before and after the fsync of the temporary
-file, before and after its rename over the destination. Every file is written in full before any
-is renamed, and the log is renamed first: a kill while the files are written leaves neither. Each kill is checked to have landed exactly there: the
-child died of SIGKILL, and before the rename the hidden temporary file beside the destination
-already holds the complete content while the destination does not exist; after it, the
-destination is complete. After every kill the input hashes as before (or, with ``--in-place``
-after the rename, is the complete scrubbed file), and every output is absent or complete (equal to
-that of an uninterrupted run). SIGKILL gives no chance to clean up, so the hidden temporary file
-(``.out.jsonl.<random>.tmp``) can remain; it is never at a path the user named.
+``contam_guard.scrub.commit`` (``CONTAM_GUARD_FAULT``): before and after the fsync of the
+temporary file, before and after its rename over the destination. Every file is written in full
+before any is renamed, and the log is renamed first: a kill while the files are written leaves
+neither. Each kill is checked to have landed exactly there: the child died of SIGKILL, and before
+the rename the hidden temporary file beside the destination already holds the complete content
+while the destination does not exist; after it, the destination is complete. After every kill the
+input hashes as before (or, with ``--in-place`` after the rename, is the complete scrubbed file),
+and every output is absent or complete (equal to that of an uninterrupted run). SIGKILL gives no
+chance to clean up, so the hidden temporary file (``.out.jsonl.<random>.tmp``) can remain; it is
+never at a path the user named.
 """
 
 from __future__ import annotations
