@@ -23,7 +23,7 @@ from typing import Any
 
 from contam_guard.allowlist import FALSE_POSITIVE, Allowlist, Entry
 from contam_guard.config import Config
-from contam_guard.manifest.model import GoldenSet, Manifest
+from contam_guard.manifest.model import GoldenSet, Manifest, is_derived
 
 BULK = 10
 """Allowlist entries one change may add before a reviewer must look (a triage of a few findings
@@ -146,8 +146,11 @@ def _sets(raw: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _set_changes(name: str, old: GoldenSet, new: GoldenSet, configs: tuple[Config, Config]) -> list[str]:
-    found = [f"set {name!r}: view {view!r} removed" for view in sorted(set(old.views) - set(new.views))]
-    for view in sorted(set(old.views) & set(new.views)):
+    # Derived views follow their field, the rules and the spec (``upgrade`` renames them): the
+    # set's own views and rules are what a reviewer must see.
+    views = ({v for v in old.views if not is_derived(v)}, {v for v in new.views if not is_derived(v)})
+    found = [f"set {name!r}: view {view!r} removed" for view in sorted(views[0] - views[1])]
+    for view in sorted(views[0] & views[1]):
         if old.views[view].field != new.views[view].field:
             found.append(
                 f"set {name!r}: view {view!r} reads field {new.views[view].field!r} "
