@@ -77,7 +77,6 @@ def candidates(findings: list[Finding], include_warn: bool) -> list[Finding]:
 
 
 def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> int:
-    answers = Answers(timeout=options.answer_timeout)  # a closed stdin is said before the scan
     done = execute(loaded, request)
     todo = candidates(done.report.findings, options.include_warn)
     allowlist = done.allowlist
@@ -85,6 +84,7 @@ def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> i
     if not todo:
         console.info("Nothing to review: every failing finding is already in the allowlist.")
         return ExitCode.CLEAN
+    answers = Answers(timeout=options.answer_timeout)  # a closed stdin: exit 2 before any question
     console.info(f"{len(todo)} finding(s) to review; decisions go to {allowlist.path}")
     try:
         for number, finding in enumerate(todo, 1):
