@@ -201,6 +201,18 @@ def check_scrub(loaded: LoadedConfig, jobs: list[Job], log: Path | None, manifes
             check_outputs({f"--in-place ({job.display})": job.path}, project, folders)
 
 
+def check_command(
+    loaded: LoadedConfig, outputs: Mapping[str, Path | None], inputs: Mapping[str, Path]
+) -> None:
+    """Any other command's output files (``impact``): against its ``inputs`` (by role) and the
+    project's files and folders."""
+    if all(path is None for path in outputs.values()):
+        return
+    manifest_path = loaded.manifest_path
+    protected = {**inputs, **_project_files(loaded, manifest_path)}
+    check_outputs(outputs, protected, _guard_folders(loaded, manifest_path))
+
+
 def check_sweep(
     loaded: LoadedConfig,
     paths: list[Path],
@@ -217,6 +229,7 @@ def check_sweep(
 
 
 __all__ = [
+    "check_command",
     "check_outputs",
     "check_scan",
     "check_scrub",

@@ -110,6 +110,11 @@ def with_items(*command: str, fifo_name: str | None = None) -> Callable[[Path], 
     return build
 
 
+def impact_json_over_a_set_file(root: Path) -> list[str]:
+    args = with_items("impact", "--scores", "scores.jsonl", "--items", "items.csv")(root)
+    return [*args, "--json", str(set_file(root).relative_to(root))]
+
+
 ROWS = [
     *[
         Row(
@@ -144,6 +149,14 @@ ROWS = [
         2,
         "damage",
         says=("--log", "the manifest's file"),
+        check=manifest_intact,
+    ),
+    Row(
+        "22.9 impact --json over a set file",
+        impact_json_over_a_set_file,
+        2,
+        "damage",
+        says=("--json", "the manifest's file"),
         check=manifest_intact,
     ),
     Row(
