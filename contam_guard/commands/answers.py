@@ -29,16 +29,18 @@ HOW = (
 class Answers:
     """Lines from file descriptor ``fd`` (standard input)."""
 
-    def __init__(self, fd: int = 0, timeout: float | None = 60.0) -> None:
-        self.fd = fd
+    def __init__(self, fd: int | None = None, timeout: float | None = 60.0) -> None:
         self.number = 0
         self._buffer = b""
         self._ended = False
         try:
-            os.fstat(fd)
-        except OSError:
+            # Python starts with sys.stdin None when descriptor 0 was closed; the descriptor
+            # itself may since have been reused by a file the scan opened, so it is not asked.
+            self.fd = fd if fd is not None else _stdin_fd()
+            os.fstat(self.fd)
+        except (OSError, ValueError):
             raise InputError(STDIN, "closed: review reads its answers there", hint=HOW) from None
-        self.terminal = os.isatty(fd)
+        self.terminal = os.isatty(self.fd)
         self.timeout = None if self.terminal else timeout
 
     def line(self) -> str | None:
@@ -90,6 +92,12 @@ class Answers:
 
     def _error(self, problem: str) -> InputError:
         return InputError(STDIN, f"{problem}; the decisions made before it are saved", hint=HOW)
+
+
+def _stdin_fd() -> int:
+    if sys.stdin is None:
+        raise ValueError("no standard input")
+    return sys.stdin.fileno()
 
 
 def prompt(question: str) -> None:
