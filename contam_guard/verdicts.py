@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
 from contam_guard.rules import RULES
 from contam_guard.text.hashing import digest
+
+if TYPE_CHECKING:
+    from contam_guard.guard_changes import GuardChanges
 
 ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"
@@ -116,6 +120,9 @@ class Report:
     in_training: dict[str, int] = field(default_factory=dict)
     """``scan --index``: the training records of the index holding each pair's shared run (by
     ``span_digest``)."""
+    guard: GuardChanges | None = None
+    """``--diff``/``--staged``: the range's changes that weaken the guard (``guard_changes``);
+    they fail the scan unless accepted by their digest."""
 
     @property
     def failing(self) -> list[Finding]:
@@ -123,7 +130,8 @@ class Report:
 
     @property
     def return_code(self) -> ExitCode:
-        if self.failing and not self.exit_zero:
+        weakened = self.guard is not None and self.guard.failing
+        if (self.failing or weakened) and not self.exit_zero:
             return ExitCode.CONTAMINATED
         return ExitCode.CLEAN
 
