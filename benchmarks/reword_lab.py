@@ -85,11 +85,16 @@ class Registered:
                 w = len(owner)
                 owner.append(u)
                 known = [self.vocab[f] for f in distinct if f in self.vocab]
-                own.append(float(self.weight[known].sum()) + self.unseen_weight * (len(distinct) - len(known)))
+                own.append(
+                    float(self.weight[known].sum()) + self.unseen_weight * (len(distinct) - len(known))
+                )
                 rows += [w] * len(known)
                 cols += known
         query = sp.csr_matrix(
-            (self.weight[np.array(cols, dtype=np.int64)], (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+            (
+                self.weight[np.array(cols, dtype=np.int64)],
+                (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)),
+            ),
             shape=(len(owner), self.matrix.shape[1]),
         )
         shared = (query @ self.matrix.T).toarray()
@@ -117,7 +122,9 @@ class Outcome:
     """Share of the registered items flagged by some unrelated unit."""
 
 
-def own_scores(golden: Registered, copies: Sequence[list[str]], own: Sequence[int], beta: float = BETA) -> NDArray[np.float64]:
+def own_scores(
+    golden: Registered, copies: Sequence[list[str]], own: Sequence[int], beta: float = BETA
+) -> NDArray[np.float64]:
     """Each copy's score with its own item."""
     best = golden.scores(copies, beta)
     return best[np.arange(len(own)), np.array(own, dtype=np.int64)]

@@ -11,8 +11,8 @@ store hashed and keyed.
   meet their lemma: ``bought`` and ``buy``, ``children`` and ``child``, ``ran`` and ``run``),
   before the Snowball stem. A lemmatiser that needs a part of speech is out (the class must be a
   function of the word alone), so it is the lexicon's context-free lemma.
-- ``truncated(k)``: the stem cut to its first ``k`` characters (a cruder, wider class:
-  ``compet`` for competition and compete).
+- ``stem_cut``: the stem cut to its first ``k`` characters (a cruder, wider class:
+  ``compe`` for competition and compete).
 - ``number_pairs``: each two consecutive numbers of a string as one feature (``#16>#3``):
   which numbers come together, and in what order, survives a rewording.
 - ``pair_reach``: a number pairs with each of the next ``pair_reach`` content words, not only
@@ -35,18 +35,9 @@ WordClass = Callable[[str], str]
 @lru_cache(maxsize=1 << 16)
 def lemma(word: str) -> str:
     """The English lemma of a normalised word (the word itself when the lexicon lacks it)."""
-    import simplemma
+    import simplemma  # noqa: PLC0415 (19 MB of lexicons, loaded only for this class)
 
     return str(simplemma.lemmatize(word, lang="en")).lower()
-
-
-def truncated(k: int) -> WordClass:
-    """A class: the Snowball stem's first ``k`` characters."""
-
-    def cut(word: str) -> str:
-        return snowball(word)[:k]
-
-    return cut
 
 
 @dataclass(frozen=True)
@@ -55,6 +46,8 @@ class Spec:
 
     word_class: WordClass | None = None
     """Applied to a content word before its stem (None: the stem of the word itself)."""
+    stem_cut: int | None = None
+    """Keep only the stem's first characters (None: the whole stem)."""
     pair_reach: int = 1
     number_pairs: bool = False
     unordered: bool = False
@@ -97,6 +90,8 @@ def features(words: Sequence[str], spec: Spec = Spec()) -> list[str]:
             stem = _classed(word, spec.word_class)
         if stem is None:
             continue
+        if spec.stem_cut is not None:
+            stem = stem[: spec.stem_cut]
         out.append(stem)
         if spec.bigrams and previous_stem is not None:
             out.append(f"{previous_stem}_{stem}")

@@ -30,6 +30,9 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from pygments.lexers.python import PythonLexer
+from pygments.token import Comment, Keyword, Literal, Name, Operator, Punctuation, String, Text, Whitespace
+
 from contam_guard.reword.content import content_words
 from contam_guard.reword.words import normalised_words
 from contam_guard.text.normalise import CURRENT
@@ -41,7 +44,9 @@ KEEP_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(ke
 """Names kept as themselves: a rename changes the program's own names, never these."""
 _LAYOUT = {tokenize.NEWLINE: "NL", tokenize.INDENT: "IN", tokenize.DEDENT: "DE"}
 _SKIP = {tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER}
-_DOCTEST = re.compile(r"^\s*(>>>|\.\.\.|[\w.]+\(.*\)\s*(==|=>|➞|=)|for\s+\w+\s*=|input:|output:|example)", re.I)
+_DOCTEST = re.compile(
+    r"^\s*(>>>|\.\.\.|[\w.]+\(.*\)\s*(==|=>|➞|=)|for\s+\w+\s*=|input:|output:|example)", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,8 @@ def _lex_python(source: str, keep_attributes: bool) -> Lexed:
                 shape.append(STRING)
         elif kind == tokenize.OP:
             shape.append(text)
-        else:  # FSTRING_* pieces and the like: one literal
-            if not shape or shape[-1] != STRING:
-                shape.append(STRING)
+        elif not shape or shape[-1] != STRING:  # FSTRING_* pieces and the like: one literal
+            shape.append(STRING)
     return Lexed(shape, docs)
 
 
@@ -112,9 +116,6 @@ def _string_value(literal: str) -> str:
 
 
 def _lex_pygments(source: str, keep_attributes: bool) -> Lexed:
-    from pygments.lexers.python import PythonLexer
-    from pygments.token import Comment, Keyword, Literal, Name, Operator, Punctuation, String, Text, Whitespace
-
     shape: list[str] = []
     docs: list[str] = []
     previous = ""
