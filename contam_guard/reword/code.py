@@ -27,7 +27,7 @@ import keyword
 import re
 import textwrap
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pygments.lexers.python import PythonLexer
@@ -164,12 +164,15 @@ def prose_lines(docstring: str) -> str:
     return "\n".join(kept)
 
 
-def docstring_features(lexed: Lexed, *, drop_examples: bool = True) -> list[str]:
-    """The prose rule's content features of the docstrings (examples left out)."""
+def docstring_features(
+    lexed: Lexed, *, drop_examples: bool = True, prose: Callable[[list[str]], list[str]] = content_words
+) -> list[str]:
+    """The prose rule's content features (``prose``: of normalised words) of the docstrings,
+    examples left out."""
     out: list[str] = []
     for doc in lexed.docstrings:
         text = prose_lines(doc) if drop_examples else doc
-        out += content_words(normalised_words(text, CURRENT))
+        out += prose(normalised_words(text, CURRENT))
     return out
 
 
