@@ -149,6 +149,20 @@ def _changed(
         yield found
 
 
+def originals(found: list[Source], changes: git.Range | None) -> dict[str, Path]:
+    """The files behind ``found`` that a user would call the inputs, by how to name them: each
+    source's own path, and for a git range the working-tree file it stands for (its content was
+    exported to a temporary file). What an output must never replace."""
+    named = {f"the input {source.display}": source.path for source in found}
+    if changes is not None and found:
+        from contam_guard import git
+
+        root = git.repo_root(Path.cwd())
+        for source in found:
+            named[f"the input {source.display} (changed in {changes.describe()})"] = root / source.display
+    return named
+
+
 def _relative(root: Path, paths: list[Path]) -> tuple[set[str], list[str]]:
     """Named files and folders as POSIX paths relative to the repository root."""
     files: set[str] = set()

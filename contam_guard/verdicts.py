@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
 from contam_guard.rules import RULES
 from contam_guard.text.hashing import digest
+
+if TYPE_CHECKING:
+    from contam_guard.guard_changes import GuardChanges
 
 ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"
@@ -151,6 +154,9 @@ class Report:
     shown by the command line, never written into a review (same data, same review)."""
     allowlist: Any = None
     """The allowlist the findings were checked against (``allowlist.Allowlist``; None: none)."""
+    guard: GuardChanges | None = None
+    """``--diff``/``--staged``: the range's changes that weaken the guard (``guard_changes``);
+    they fail the scan unless accepted by their digest."""
 
     @property
     def failing(self) -> list[Finding]:
@@ -158,7 +164,8 @@ class Report:
 
     @property
     def return_code(self) -> ExitCode:
-        if self.failing and not self.exit_zero:
+        weakened = self.guard is not None and self.guard.failing
+        if (self.failing or weakened) and not self.exit_zero:
             return ExitCode.CONTAMINATED
         return ExitCode.CLEAN
 
