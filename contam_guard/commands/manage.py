@@ -27,11 +27,6 @@ def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -
     path = manifest_path or loaded.manifest_path
     with store.locked(path):
         path, manifest = load_manifest(loaded, path)
-        if store.is_format1(manifest):
-            raise ManifestError(
-                f"{path}: a manifest of format 1 is read, not changed: convert it first",
-                hint="run `contam-guard upgrade` (it needs no golden file), then remove the set",
-            )
         if name not in manifest.set_names:
             known = ", ".join(manifest.set_names) or "none"
             raise ManifestError(f"{path}: no set named {name!r} (registered: {known})")
@@ -135,10 +130,7 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             "runs of them alone are ignored (contam-guard register NAME FILE... --template-share, "
             "--template-min-items)"
         )
-    if store.is_format1(manifest):
-        size = path.stat().st_size
-        footer.append(f"{path}: format 1 (one JSON file, {size:,} bytes); `contam-guard upgrade` converts it")
-    elif rows:
+    if rows:
         total = sum(sum(s.data.values()) for s in summaries.values()) + path.stat().st_size
         count = sum(len(s.data) for s in summaries.values())
         footer.append(f"{path}: {total:,} bytes in all (the index and {count} set files)")
@@ -177,11 +169,7 @@ def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
     for stray in disk.unlisted_files(manifest):
         console.notice(f"{stray}: not part of the manifest (left by an interrupted write?); remove it")
     keyed = f"keyed, ${loaded.config.key_env} matches" if manifest.key_check else "unkeyed"
-    files = (
-        ""
-        if store.is_format1(manifest)
-        else f", {sum(len(s.data) for s in manifest.summaries.values())} files"
-    )
+    files = f", {sum(len(s.data) for s in manifest.summaries.values())} files"
     console.info(
         f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s){files}, {keyed})"
     )

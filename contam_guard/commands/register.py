@@ -8,7 +8,7 @@ from pathlib import Path
 from contam_guard.commands.common import load_manifest, manifest_display
 from contam_guard.config import LoadedConfig
 from contam_guard.engine.templates import TemplateSettings
-from contam_guard.errors import ContamGuardError, ExitCode, InputError, ManifestError
+from contam_guard.errors import ContamGuardError, ExitCode, InputError
 from contam_guard.keys import key_for
 from contam_guard.manifest import names, store
 from contam_guard.manifest.build import GoldenSource, build_set
@@ -80,11 +80,6 @@ def register(
             raise InputError(str(file), "no such file")
     with store.locked(path):
         path, manifest = load_manifest(loaded, path)
-        if store.is_format1(manifest):
-            raise ManifestError(
-                f"{path}: a manifest of format 1 is read, not changed: convert it first",
-                hint="run `contam-guard upgrade` (it needs no golden file), then register again",
-            )
         key = key_for(manifest, loaded.config.key_env)
         clash = names.clash([*(other for other in manifest.sets if other != name), name])
         if clash is not None:

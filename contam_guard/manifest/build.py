@@ -8,7 +8,6 @@ from pathlib import Path
 
 from contam_guard.engine.templates import TemplateSettings
 from contam_guard.errors import InputError
-from contam_guard.manifest.digests import golden_set_digest
 from contam_guard.manifest.model import (
     GoldenFile,
     GoldenSet,
@@ -18,6 +17,7 @@ from contam_guard.manifest.model import (
     is_derived,
     uses_windows,
 )
+from contam_guard.manifest.record import set_digest
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.reword.views import build_derived
@@ -128,13 +128,8 @@ def build_set(
 def set_digest_of(
     ids: Sequence[str], id_field: str | None, views: dict[str, View], rules: tuple[str, ...]
 ) -> str:
-    """``golden_set_digest`` of a set: the rules count only when not every rule (a set of every
-    rule has the digest format 1 gave it)."""
-    chosen = None if rules == all_rules() else rules
-    # The rewording rules' derived views (issue 15) are left out: they are a function of the
-    # views the digest covers, and adding them must not make a new version.
-    registered = [(name, view.digest) for name, view in views.items() if not is_derived(name)]
-    return golden_set_digest(ids, id_field, registered, chosen)
+    """``record.set_digest`` of a set being built."""
+    return set_digest(ids, id_field, {name: view.digest for name, view in views.items()}, rules)
 
 
 def _read_field(
