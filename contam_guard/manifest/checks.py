@@ -55,8 +55,8 @@ def parse_json(path: Path, raw_text: str) -> dict[str, Any]:
         )
     if version < SCHEMA_VERSION:
         raise ManifestError(
-            f"{path}: manifest schema {version} is not one this contam-guard reads (it reads "
-            f"schema {SCHEMA_VERSION})",
+            f"{path}: manifest schema {version} is older than any this contam-guard reads (it "
+            f"reads schema {SCHEMA_VERSION})",
             hint=REBUILD_HINT.format(path=path),
         )
     return raw

@@ -87,23 +87,20 @@ def check_set(
         wrong = not is_derived(view_name) and (view.windows is not None) != windows
         if any(rel not in entry.data for rel in rels) or wrong:
             raise ManifestError(f"{label}: its views' files do not match its rules and files", hint=hint)
-    if (
-        not entry.history
-        or entry.history[-1].digest != entry.digest
-        or entry.history[-1].version != entry.version
-    ):
-        raise ManifestError(f"{label}: the version history does not end at the current version", hint=hint)
     display = files.display(entry.ids)
     recorded = binfile.header_of(ids_file(), display).get(record.KEY)
+    if recorded is not None:
+        wrong_fields = record.differences(recorded, record.set_record(name, spec, entry, meta))
+        if wrong_fields:
+            raise ManifestError(
+                f"{label}: the index and the set's own record in {display} disagree on "
+                f"{', '.join(wrong_fields)} (one of them was changed without the other)",
+                hint=hint,
+            )
+    last = entry.history[-1] if entry.history else None
+    if last is None or (last.version, last.digest) != (entry.version, entry.digest):
+        raise ManifestError(f"{label}: the version history does not end at the current version", hint=hint)
     if recorded is None:  # written before records: the digest covers the ids, views and rules
         views = {view: e.digest for view, e in meta.views.items()}
         if record.set_digest(ids(), meta.id_field, views, tuple(meta.rules)) != entry.digest:
             raise ManifestError(f"{label}: the ids and views do not match the set's digest", hint=hint)
-        return
-    wrong_fields = record.differences(recorded, record.set_record(name, spec, entry, meta))
-    if wrong_fields:
-        raise ManifestError(
-            f"{label}: the index and the set's own record in {display} disagree on "
-            f"{', '.join(wrong_fields)} (one of them was changed without the other)",
-            hint=hint,
-        )
