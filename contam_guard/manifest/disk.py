@@ -186,6 +186,10 @@ def _view(files: Files, view: ViewEntry, items: int, seal: SealKey | None) -> Vi
         ):
             raise binfile.damaged(display, "its per-item counts do not match the set's items")
         word_counts, alnum_counts = words.astype(np.int64), alnum.astype(np.int64)
+        # A count past 2**63 (stored as 64 bits) reads as negative: it would hide from the sums
+        # the tables are checked against, and index arrays backwards.
+        if bool((word_counts < 0).any() or (alnum_counts < 0).any()):
+            raise binfile.damaged(display, "a word or character count is negative")
         count = int(np.maximum(word_counts - (GRAM_N - 1), 0).sum())
         read = files.reader(view.file) if seal is None else None
         grams = table_of(header, arrays, "grams", count, count, display, read)

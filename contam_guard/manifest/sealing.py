@@ -15,11 +15,13 @@ two different plaintexts get the same nonce with probability about 2**-96 per pa
 only way a GCM nonce could repeat. What this reveals is that two sealed files are identical,
 nothing more.
 
-Sizes say little more: a sealed file is padded (``padded_size``) to a size set by its set's item
-total, which the index shows anyway, and by the power of two of its bytes per item, so a
-candidate set registered under another key gives the same sizes whether or not it is the golden
-one, and swapping or rewording items changes no size (an item added moves every size with the
-total, whatever its length). The sealed metadata is padded to a power of two (``padded_meta``).
+Sizes say little more: a sealed file is padded (``padded_size``) to 4 KiB plus its set's item
+total (which the index shows anyway) times a power of two bytes per item, so a candidate set
+registered under another key gives the same sizes whether or not it is the golden one, and
+swapping an item changes no size (an item added moves every size with the total, whatever its
+length), unless it carries a file's mean bytes per item across a power of two (one item moves
+the mean by ``1/items`` of its difference from it). The sealed metadata is padded to a power of
+two (``padded_meta``).
 
 The index itself is authenticated: ``mac`` is HMAC-SHA-256 of its canonical text under a third
 key derived from the secret, so an index edited without the key (a set, view or rule removed,
@@ -45,6 +47,9 @@ _INFO = b"contam-guard manifest format 2: aes-256-gcm key, then nonce key"
 OVERHEAD = len(SEALED) + NONCE_BYTES + 16
 """Bytes a sealed file adds to its plaintext: the marker, the nonce and GCM's tag."""
 MIN_BYTES_PER_ITEM = 64
+PAD_FLOOR = 4096
+"""Bytes every sealed file has beyond its per-item share: a file's header and the arrays of a
+small set fit in it, so the files of every small set of the same item total are the same size."""
 MIN_META_BYTES = 512
 
 
@@ -113,18 +118,21 @@ class SealKey:
 
 
 def padded_size(content: int, items: int) -> int:
-    """The size a sealed file of ``content`` bytes (sealed, before padding) is padded to: its
-    set's item total times the smallest power of two bytes per item (at least 64) that holds it."""
+    """The size a sealed file of ``content`` bytes (sealed, before padding) is padded to:
+    ``PAD_FLOOR`` plus its set's item total times the smallest power of two bytes per item (at
+    least 64) that holds it. A small set's files all get the floor and 64 bytes per item; a large
+    set's show their bytes per item to within a factor of two, which one item moves by a
+    ``1/items`` share of its own difference from the mean."""
     per_item = MIN_BYTES_PER_ITEM
-    while per_item * max(items, 1) < content:
+    while PAD_FLOOR + per_item * max(items, 1) < content:
         per_item *= 2
-    return per_item * max(items, 1)
+    return PAD_FLOOR + per_item * max(items, 1)
 
 
 def is_padded(size: int, items: int) -> bool:
     """Whether a sealed file of ``size`` bytes has a size ``padded_size`` gives (else it was
     written before sealed files were padded, and is written again)."""
-    per_item, rest = divmod(size, max(items, 1))
+    per_item, rest = divmod(size - PAD_FLOOR, max(items, 1))
     return rest == 0 and per_item >= MIN_BYTES_PER_ITEM and per_item & (per_item - 1) == 0
 
 
