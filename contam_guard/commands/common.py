@@ -23,10 +23,17 @@ def display_path(path: Path, base: Path | None = None) -> str:
 
 
 def manifest_display(path: Path, root: Path) -> str:
-    """How a golden file is named inside the manifest: relative to the root, never absolute."""
+    """How a golden file is named inside the manifest: relative to the root (POSIX style), with
+    ``..`` when it lies outside it; never absolute. Not by its bare name: scans leave the golden
+    files out, and a bare name would leave out the repository's own file of that name."""
+    resolved, base = path.resolve(), root.resolve()
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return resolved.relative_to(base).as_posix()
     except ValueError:
+        pass
+    try:
+        return Path(os.path.relpath(resolved, base)).as_posix()
+    except ValueError:  # on another drive (Windows): no relative path leads there
         return path.name
 
 

@@ -67,6 +67,13 @@ def register(
     path = manifest_path or loaded.manifest_path
     if not name.strip() or name != name.strip():
         raise ContamGuardError(f"set name {name!r}: a name is needed, without leading or trailing spaces")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the shell passed that are not UTF-8 (surrogate escapes)
+        raise ContamGuardError(
+            f"set name {name!r}: not UTF-8 text (the manifest names its sets in UTF-8 JSON)",
+            hint="name the set with UTF-8 text, for example letters, digits, '.', '_' and '-'",
+        ) from None
     if benchmark is not None:  # issue 14: the catalogue's files, views and id field (yours win)
         from contam_guard.catalogue.fetch import for_register  # noqa: PLC0415
 

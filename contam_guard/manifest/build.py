@@ -147,9 +147,11 @@ def _read_field(
             assert item_id is not None
             where = f"{source.display}:{record.line}" if record.line else source.display
             if item_id in first_seen:
+                # The id is not shown: an id field may hold test text (the question itself).
                 raise InputError(
                     source.display,
-                    f"duplicate item id {item_id!r} (first at {first_seen[item_id]})",
+                    f"duplicate item id: this item's id is the id of the item at {first_seen[item_id]} "
+                    "(ids are not shown: they may be test text)",
                     line=record.line,
                     hint="item ids must be unique within a set; pick another --id-field",
                 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +47,7 @@ def load(
     files only after the new index is in place, so the next read finds every file)."""
     path = Path(path)
     text = read(path)
+    _stop_after_index()
     for _ in range(_READ_TRIES):
         try:
             return parse(path, text, spec=spec, seal=seal, without_mac=without_mac)
@@ -61,6 +63,18 @@ def load(
         "restored only in part)",
         hint=RESTORE_HINT.format(path=path),
     )
+
+
+# --- Fault injection, for the concurrency tests only (tests/security/test_round2_manifest.py).
+# CONTAM_GUARD_MANIFEST_STOP_AFTER_INDEX=1 stops this process (SIGSTOP) once it has read the
+# index and before it opens the files the index names, so that a test can run a writer to the
+# end in between and then continue it (SIGCONT): the race a reader meets, made certain.
+def _stop_after_index() -> None:
+    if os.environ.pop("CONTAM_GUARD_MANIFEST_STOP_AFTER_INDEX", None) == "1":  # once, not in workers
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+# --- end of fault injection
 
 
 def read(path: Path) -> str:
