@@ -47,7 +47,7 @@ def golden_texts(path: Path, display: str, options: ReadOptions) -> Iterator[tup
 class GoldenSource:
     path: Path
     display: str
-    """How the file is named in the manifest: relative to the project root, or its bare name."""
+    """How the file is named in the manifest: relative to the project root, ``..`` when outside."""
 
 
 def build_set(

@@ -90,8 +90,8 @@ class Spec(_Frozen):
 
 
 class GoldenFile(_Frozen):
-    """A golden file as registered: its path (relative to the project root, POSIX style; only
-    the file name when it lies outside the root) and how many items it gave."""
+    """A golden file as registered: its path (relative to the project root, POSIX style, with
+    ``..`` when it lies outside the root) and how many items it gave."""
 
     path: str
     items: Count

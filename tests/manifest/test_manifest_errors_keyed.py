@@ -76,7 +76,9 @@ def record_digest(*names: str, secret: str | None = SECRET) -> None:
         entry.update(bytes=len(blob), digest=file_digest(reader(blob), len(blob)))
     data.pop("digest")
     if secret is not None:
-        data["mac"] = SealKey.derive(secret, data["seal"]["salt"]).index_mac(mac_body(Index.model_validate(data)))
+        data["mac"] = SealKey.derive(secret, data["seal"]["salt"]).index_mac(
+            mac_body(Index.model_validate(data))
+        )
     index.write_text(dumps_index(Index.model_validate(data)))
 
 

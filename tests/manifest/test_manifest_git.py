@@ -88,7 +88,9 @@ def test_reregistering_one_set_changes_only_its_files_and_the_index(repo: Path) 
     # features with their window file)
     assert {"_ids.bin", "q.bin", "q.windows.bin"} < set(alpha_before) and len(alpha_before) == 6
     # every file of the set is new (new names; the old ones removed)
-    assert changes == sorted(["alpha.jsonl", f"{GUARD}/manifest.json", *alpha_names, *names_of(repo, "alpha")])
+    assert changes == sorted(
+        ["alpha.jsonl", f"{GUARD}/manifest.json", *alpha_names, *names_of(repo, "alpha")]
+    )
     assert files_of(repo, "beta") == beta_before  # byte-identical
     assert all(files_of(repo, "alpha")[name] != alpha_before[name] for name in alpha_before)
     # The index is the one text file that changed: its diff names the set's new version.
