@@ -281,7 +281,9 @@ def test_no_gsm8k_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.M
     )
     manifest = tmp_path / ".contam-guard" / "manifest.json"
     vocabulary = tool_vocabulary(
-        ["gsm8k", "question", "answer", GSM8K_TEST.name], [str(i) for i in range(len(items))]
+        # what was typed: the golden file's path, which the manifest records from the project root
+        ["gsm8k", "question", "answer", str(GSM8K_TEST)],
+        [str(i) for i in range(len(items))],
     )
     ids = [str(i) for i in range(len(items))]
     found, checked = leaked_words(tmp_path / ".contam-guard", items, vocabulary, ids)
