@@ -96,13 +96,13 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             golden, s = manifest.sets[name], summaries[name]
             set_bytes = f"{sum(s.data.values()):,}" if s.data else "—"
             for view in sorted(golden.views):
-                if is_derived(view):  # issue 15: a rewording rule's derived view (reword.views)
+                if is_derived(view):  # a rewording rule's derived view (reword.views)
                     continue
                 counts = short[(name, view)]
                 view_bytes = s.views.get(view) if s.views is not None else None
                 gpt4 = str(counts["gpt4"]) if golden.has_windows else "not stored"
                 sizes = [set_bytes, view, f"{view_bytes:,}" if view_bytes is not None else "—"]
-                gpt3 = str(counts["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else "")  # issue 14
+                gpt3 = str(counts["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else "")
                 short_counts = [gpt3, str(counts["palm"]), str(counts["llama2"]), gpt4]
                 marks = golden.views[view].templates
                 template = f"{marks.ngrams} ({marks.top})" if golden.templates is not None else "not marked"

@@ -74,7 +74,7 @@ def register(
             f"set name {name!r}: not UTF-8 text (the manifest names its sets in UTF-8 JSON)",
             hint="name the set with UTF-8 text, for example letters, digits, '.', '_' and '-'",
         ) from None
-    if benchmark is not None:  # issue 14: the catalogue's files, views and id field (yours win)
+    if benchmark is not None:  # the catalogue's files, views and id field (yours win)
         from contam_guard.catalogue.fetch import for_register  # noqa: PLC0415
 
         files, fields, id_field, note = for_register(benchmark, files, fields, id_field, loaded.root)
@@ -119,7 +119,7 @@ def register(
             )
         except InputError as exc:
             raise without_golden_text(exc) from None
-        golden = gpt3.with_set_n(golden, n, previous)  # issue 14: the set's own GPT-3 N
+        golden = gpt3.with_set_n(golden, n, previous)  # the set's own GPT-3 N
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
         store.save(path, updated)
     if previous is not None and previous.digest == golden.digest and previous.templates == golden.templates:
@@ -130,7 +130,7 @@ def register(
         stored = "" if uses_windows(golden.rules) else " (no window hashes: not registered for gpt4)"
         console.info(
             f"{name}: registered version {golden.version}, {golden.items} items, views: "
-            + ", ".join(sorted(v for v in golden.views if not is_derived(v)))  # issue 15: not derived ones
+            + ", ".join(sorted(v for v in golden.views if not is_derived(v)))  # not derived ones
             + f"; rules: {', '.join(golden.rules)}{stored}"
         )
     if golden.n is not None:

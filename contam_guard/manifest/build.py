@@ -78,7 +78,7 @@ def build_set(
     ids: list[str] = []
     files: list[GoldenFile] = []
     for number, field in enumerate(fields):
-        if field is not None and is_derived(field):  # issue 15: "~" names the derived views
+        if field is not None and is_derived(field):  # "~" names the derived views
             raise InputError(sources[0].display, f"a field name cannot hold '~' ({field!r})")
         texts, view_ids, counts = _read_field(sources, field, id_field)
         if number == 0:
@@ -88,7 +88,7 @@ def build_set(
         views[field or AUTO_VIEW] = hash_view(
             field or AUTO_VIEW, texts, key, spec, windows=windows, templates=templates
         )
-        # issue 15: the rewording rules' derived views, for a set registered for those rules
+        # the rewording rules' derived views, for a set registered for those rules
         # (never template-marked: no GPT-3/PaLM/Llama 2 rule reads them)
         views.update(build_derived(field or AUTO_VIEW, texts, key, spec, rules=rules))
     set_digest = set_digest_of(ids, id_field, views, rules)

@@ -274,7 +274,7 @@ class View:
 
 
 DERIVED_MARK = "~"
-"""Marks a derived view (issue 15, ``reword.views``): no field name may hold it."""
+"""Marks a derived view (``reword.views``): no field name may hold it."""
 
 
 def is_derived(view_name: str) -> bool:

@@ -92,7 +92,7 @@ class SetMeta(_Frozen):
     views: dict[str, ViewEntry]
     ids_digest: str
     n: SetN | None = None
-    """The set's own GPT-3 N (issue 14; not content: it changes neither version nor files)."""
+    """The set's own GPT-3 N (not content: it changes neither the version nor the view files)."""
     templates: TemplateEntry | None = None
     """None: registered before template n-grams were marked."""
 
