@@ -76,23 +76,20 @@ def write(path: Path, manifest: Manifest) -> bool:
         write_text(path, text)
         changed = True
         _step()
-    _remove_unlisted(root, _listed(old), _listed(index))
+    _remove_unlisted(root, old, index)
     return changed
 
 
-def _remove_unlisted(root: Path, before: set[str], kept: set[str]) -> None:
+def _remove_unlisted(root: Path, old: Index | None, new: Index) -> None:
     """Remove the files the new index does not list: those the old one did, and those of ours
-    (``names.ours``) an interrupted write left in a set's folder; then the empty set folders."""
-    folder = root / names.SETS_DIR
-    found: set[str] = set(before)
-    with contextlib.suppress(OSError):
-        for set_folder in folder.iterdir():
-            if set_folder.is_dir() and not set_folder.is_symlink():
-                found |= {
-                    f"{names.SETS_DIR}/{set_folder.name}/{p.name}"
-                    for p in set_folder.iterdir()
-                    if names.ours(p.name)
-                }
+    (``names.ours``) an interrupted write left in the folder of a set either index names (another
+    manifest may share the folder: no other set's folder is touched); then the empty set folders."""
+    kept = _listed(new)
+    found = _listed(old)
+    for name in {*(old.sets if old is not None else ()), *new.sets}:
+        folder = root / names.set_folder(name)
+        with contextlib.suppress(OSError):
+            found |= {f"{names.set_folder(name)}/{p.name}" for p in folder.iterdir() if names.ours(p.name)}
     for rel in sorted(found - kept):
         with contextlib.suppress(FileNotFoundError):
             (root / rel).unlink()
