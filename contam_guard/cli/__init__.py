@@ -216,8 +216,8 @@ def verify(where: Where) -> None:
 @app.command()
 @grouped
 def upgrade(where: Where) -> None:
-    """Convert a manifest of format 1 to format 2 (no golden files needed), and re-hash every set
-    under the current spec from its registered golden files when the spec is older."""
+    """Re-hash every set under the current spec from its registered golden files when the spec
+    is older; bring the files of a manifest written by an earlier contam-guard up to date."""
     from contam_guard.commands import upgrade as upgrade_command
 
     _exit(upgrade_command.run(_config(where.config), where.manifest))

@@ -149,8 +149,6 @@ class CompiledStage:
         self.numbers = numbers
         self.floor = floor
         kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
-        if kernel_key is None:
-            raise ValueError("the compiled stage applies SipHash keys only")
         self.content = index.content
         self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
         if numbers:
