@@ -177,7 +177,7 @@ def evaluate(
                 if rule.pair_value is not None:  # the unlisted records are counted by shared run
                     continue
                 for more in unlisted.reaching(int(bar)) if unlisted else []:  # beyond the cap
-                    detail = _more_detail(more, int(bar))
+                    detail = rule.more_detail(more.records, more.longest, bar)
                     report.findings.append(Finding(**base, detail=detail, pairs=(), unlisted=more))
             else:
                 # issue 15: a pair only the rewording rules found shares no run or window
@@ -189,10 +189,3 @@ def evaluate(
     report.findings.sort(key=Finding.sort_key)
     return report
 
-
-def _more_detail(more: Unlisted, n: int) -> str:
-    """A per-pair rule's finding for records beyond ``--max-pairs-per-item`` sharing one run."""
-    return (
-        f"and {more.records} more record(s) not listed (--max-pairs-per-item) share a run "
-        f"of up to {more.longest} words >= N = {n}"
-    )

@@ -28,6 +28,7 @@ from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.pipeline import redacted
 from contam_guard.readers.base import ReadOptions
+from contam_guard.rules import RULES
 from contam_guard.verdicts import Report, evaluate, span_digest
 
 # ------------------------------------------------------------------ the store
@@ -199,16 +200,17 @@ def run(index: ManifestIndex, train: Path, cap: int) -> ScanResult:
 
 
 def allowlisted(report: Report, spans: set[str]) -> Report:
-    """``report`` with a false-positive allowlist entry for each GPT-3 span in ``spans``."""
+    """``report`` with a false-positive allowlist entry for each span in ``spans`` of a rule
+    decided per pair (GPT-3's, and the whole rule's on the whole copies)."""
     entries = {}
     for finding in report.findings:
-        if finding.rule == "gpt3" and finding.span in spans:
+        if RULES[finding.rule].per_pair and finding.span in spans:
             entry = Entry.model_validate(
                 {
                     "set": finding.target.set_name,
                     "view": finding.target.view,
                     "item": finding.item_id,
-                    "rule": "gpt3",
+                    "rule": finding.rule,
                     "span": finding.span,
                     "reason": "a test",
                 }
@@ -226,8 +228,8 @@ def test_capped_findings_count_every_record(index: ManifestIndex, tmp_path: Path
     assert capped.records == full.records and np.array_equal(capped.totals.run, full.totals.run)
     rules = Config().rules
     every, some = evaluate(full, rules), evaluate(capped, rules)
-    per_item = {(f.rule, f.item): f for f in every.findings if f.rule != "gpt3"}
-    per_item_capped = {(f.rule, f.item): f for f in some.findings if f.rule != "gpt3"}
+    per_item = {(f.rule, f.item): f for f in every.findings if not RULES[f.rule].per_pair}
+    per_item_capped = {(f.rule, f.item): f for f in some.findings if not RULES[f.rule].per_pair}
     assert per_item.keys() == per_item_capped.keys() and per_item
     for key, finding in per_item.items():
         other = per_item_capped[key]
@@ -254,6 +256,13 @@ def test_capped_findings_count_every_record(index: ManifestIndex, tmp_path: Path
     )
     assert some.findings == sorted(some.findings, key=lambda f: f.sort_key())
     assert summaries == gpt3_capped[-2:]  # listed findings first
+    # The whole rule: the 12 whole copies (the partial ones are not), 3 listed and 9 counted.
+    whole = [f for f in some.findings if f.rule == "whole"]
+    assert [f.records for f in whole] == [1, 1, 1, 9]
+    assert whole[-1].detail == (
+        "and 9 more record(s) not listed (--max-pairs-per-item) hold the whole item (23 words) "
+        "verbatim in one string"
+    )
 
 
 PARTIALS = {12, 13, 14}
