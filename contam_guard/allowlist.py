@@ -73,10 +73,9 @@ class Entry(BaseModel):
     @field_validator("rule")
     @classmethod
     def _known_rule(cls, value: str) -> str:
-        # Every registered rule's findings can be reviewed (the whole-item and rewording rules'
-        # too), not only the four published ones.
+        # any registered rule's findings can be reviewed (whole's, the rewording rules')
         if value not in RULES:
-            raise ValueError(f"unknown rule {value!r} (rules: {', '.join(RULES)})")
+            raise ValueError(f"unknown rule {value!r} (the rules: {', '.join(RULES)})")
         return value
 
     @field_validator("reason")

@@ -22,7 +22,7 @@ from contam_guard.engine.pairs import Unlisted, run_span
 from contam_guard.engine.scanner import PairRow, ScanResult
 from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
-from contam_guard.rules import RULES
+from contam_guard.rules import RULES, RuleResult
 from contam_guard.text.hashing import digest
 
 ALLOWED_BY_MARKER = "marker"
@@ -147,6 +147,7 @@ def evaluate(
     stats = result.item_stats()
     outcomes = {name: RULES[name].evaluate(stats, rules.of(name), index) for name in rules.enabled()}
     actions = {name: str(rules.of(name).action) for name in outcomes}
+    outcomes = {name: _deferred(name, outcome, outcomes, actions) for name, outcome in outcomes.items()}
     report = Report(result, stats, exit_zero=exit_zero, actions=actions)
 
     by_item: dict[int, list[PairRow]] = defaultdict(list)
@@ -189,3 +190,15 @@ def evaluate(
     report.findings.sort(key=Finding.sort_key)
     return report
 
+
+def _deferred(
+    name: str, outcome: RuleResult, outcomes: dict[str, RuleResult], actions: dict[str, str]
+) -> RuleResult:
+    """``outcome`` without the items its rule leaves to another (``Rule.defers_to``): where
+    that rule runs, fails and has a bar no higher, each pair is that rule's failing finding."""
+    other = RULES[name].defers_to
+    if other is None or other not in outcomes or actions[other] != "fail":
+        return outcome
+    bar, other_bar = outcome.pair_bar, outcomes[other].pair_bar
+    assert bar is not None and other_bar is not None  # both decided per pair
+    return replace(outcome, fired=outcome.fired & (other_bar > bar))

@@ -143,6 +143,10 @@ class Rule(Generic[S]):
     sharing one run, from their count, that run's length and the bar."""
     columns_csv: tuple[Column, ...] = ()
     """The rule's own numbers, added to the CSVs and the pairs in every output."""
+    defers_to: str | None = None
+    """Another per-pair rule over the same pair value: on the items where that rule is on, fails,
+    and has a bar no higher than this rule's, every pair this rule would report is that rule's
+    failing finding already, so this rule reports none there (no pair fails twice)."""
 
     def settings_of(self, rules: Any) -> S:
         """This rule's settings in a ``config.Rules``."""

@@ -151,7 +151,9 @@ def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[s
 
 
 def _n_words(settings: Settings) -> str:
-    return f"{AUTO_MIN} to {AUTO_MAX} (n: auto)" if settings.n == "auto" else str(settings.n)
+    if settings.n == "auto":
+        return f"its set's N words (n: auto, {AUTO_MIN} to {AUTO_MAX})"
+    return f"{settings.n} words"
 
 
 RULE = Rule(
@@ -160,7 +162,7 @@ RULE = Rule(
     settings=Settings,
     evaluate=evaluate,
     sees=_sees,
-    needs=lambda s: f"gpt3 needs a run of {_n_words(s)} words",
+    needs=lambda s: f"gpt3 needs a run of {_n_words(s)}",
     columns=("gpt3",),
     sweep=_sweep,
     mark=lambda s: None if s.n == "auto" else (s.n, f"GPT-3: N = {s.n}"),

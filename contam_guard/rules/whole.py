@@ -4,9 +4,9 @@ Definition: the limit case of GPT-3's rule (Brown et al., "Language Models are F
 Learners", arXiv 2005.14165v4, Appendix C: an example is dirty if it has "any N-gram overlap
 with any training document") with N set to the item's own length, so that it reaches the items
 GPT-3's rule cannot: an item shorter than N has no N-gram. GPT-3 set N per benchmark to the 5th
-percentile item length, at least 8, so that one in twenty items of a benchmark is shorter than
-its N, and a short-answer benchmark (ARC, TriviaQA, MMLU) holds many items of 9-12 words: copied
-whole into a chat message, such an item passes the GPT-3 rule at 13. A whole copy is no chance
+percentile item length, at least 8, so up to one item in twenty (more where the floor of 8
+applies) is shorter than its N; and a short-question benchmark (ARC, TriviaQA, MMLU) holds many
+items of 9-12 words: copied whole into a chat message, such an item passes the GPT-3 rule at 13. A whole copy is no chance
 collision of common phrasing (GPT-3's reason for its floor of 8): every word of the item, in
 order, in one string.
 
@@ -16,8 +16,10 @@ Runs are measured through 5-grams, so an item of fewer than 5 words cannot be me
 run rule (``contam-guard sets`` counts them). An item that begins or ends with template words
 (``engine.templates``) needs the run left when they are trimmed; one with template words inside
 is not seen (a run is cut at them). The rule is decided per pair, like GPT-3's: each copy is its
-own finding, naming its record. It fires on long items copied whole too, beside GPT-3's rule:
-with GPT-3's rule disabled or set to warn, a whole copy still fails.
+own finding, naming its record. Where GPT-3's rule is on and fails, a whole copy of an item of
+at least its N words is GPT-3's finding already, and this rule reports only the items shorter
+than N (``Rule.defers_to``: no pair fails twice, and allowlist entries made for GPT-3's findings
+keep their meaning); with GPT-3's rule disabled or set to warn, every whole copy fails here.
 
 Worked example: the 11-word item "Which gas do green plants release into the air during
 photosynthesis" inside the chat message "Quick one: which gas do green plants release into the
@@ -100,6 +102,7 @@ RULE = Rule(
     columns=(),
     sweep=_sweep,
     per_pair=True,
+    defers_to="gpt3",
     pair_detail=lambda value, bar: f"the whole item ({int(bar)} words) found verbatim in one string",
     more_detail=lambda records, longest, bar: (
         f"and {records} more record(s) not listed (--max-pairs-per-item) hold the whole item "

@@ -109,21 +109,18 @@ def test_allowlisted_and_redacted_runs_pass_with_any_cap(project: Project) -> No
     )
     project.training("train.jsonl", [f"note {k}: {question}" for k in range(6)])
     full = review(project, "--max-pairs-per-item", "0")
-    # the whole item is copied: the whole rule fails each pair beside gpt3, with the same span
     entries = [
-        {"set": "mail", "view": "question", "item": "m-1", "rule": rule, "span": span, "reason": "a test"}
-        for rule in ("gpt3", "whole")
-        for span in sorted({f["span"] for f in by_rule(full, rule)})
+        {"set": "mail", "view": "question", "item": "m-1", "rule": "gpt3", "span": span, "reason": "a test"}
+        for span in sorted({f["span"] for f in by_rule(full, "gpt3")})
     ]
-    assert len(entries) == 2  # one leak, one key per rule
+    assert len(entries) == 1  # one leak, one key
     allowlist = project.root / ".contam-guard" / "allowlist.yaml"
     allowlist.write_text(yaml.safe_dump({"version": 1, "entries": entries}))
     for cap in ("0", "1", "3"):
         data = review(project, "--redact-pii", "--max-pairs-per-item", cap, code=0)
-        for rule in ("gpt3", "whole"):
-            found = by_rule(data, rule)
-            assert all(f["allowed"] for f in found) and sum(f["records"] for f in found) == 6
-            assert all("[EMAIL]" in p["shared_text"] for f in found for p in f["pairs"])
+        gpt3 = by_rule(data, "gpt3")
+        assert all(f["allowed"] for f in gpt3) and sum(f["records"] for f in gpt3) == 6
+        assert all("[EMAIL]" in p["shared_text"] for f in gpt3 for p in f["pairs"])
     assert (
         review(project, "--redact-pii", "--max-pairs-per-item", "1", "--no-allowlist")["summary"]["exit_code"]
         == 1

@@ -60,8 +60,7 @@ def test_verbatim_leak_exits_1_and_writes_every_review(
     assert review["format_version"] == 1
     failing = [f for f in review["findings"] if f["action"] == "fail"]
     assert [(f["rule"], f["item_id"], f["test_index"], f["pairs"][0]["line"]) for f in failing] == [
-        ("gpt3", "lx-03", 2, 2),
-        ("whole", "lx-03", 2, 2),  # the whole item, copied
+        ("gpt3", "lx-03", 2, 2)
     ]
     rows = list(csv.DictReader(io.StringIO((tmp_path / "i.csv").read_text())))
     assert (tmp_path / "i.csv").read_text().splitlines()[0] == ITEM_HEADER

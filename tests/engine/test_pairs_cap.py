@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contam_guard.allowlist import Allowlist, Entry, apply
-from contam_guard.config import Config
+from contam_guard.config import Config, with_rule_overrides
 from contam_guard.engine import scanner as scan_module
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.pairs import PairStore, Unlisted, run_span
@@ -200,17 +200,16 @@ def run(index: ManifestIndex, train: Path, cap: int) -> ScanResult:
 
 
 def allowlisted(report: Report, spans: set[str]) -> Report:
-    """``report`` with a false-positive allowlist entry for each span in ``spans`` of a rule
-    decided per pair (GPT-3's, and the whole rule's on the whole copies)."""
+    """``report`` with a false-positive allowlist entry for each GPT-3 span in ``spans``."""
     entries = {}
     for finding in report.findings:
-        if RULES[finding.rule].per_pair and finding.span in spans:
+        if finding.rule == "gpt3" and finding.span in spans:
             entry = Entry.model_validate(
                 {
                     "set": finding.target.set_name,
                     "view": finding.target.view,
                     "item": finding.item_id,
-                    "rule": finding.rule,
+                    "rule": "gpt3",
                     "span": finding.span,
                     "reason": "a test",
                 }
@@ -256,8 +255,11 @@ def test_capped_findings_count_every_record(index: ManifestIndex, tmp_path: Path
     )
     assert some.findings == sorted(some.findings, key=lambda f: f.sort_key())
     assert summaries == gpt3_capped[-2:]  # listed findings first
-    # The whole rule: the 12 whole copies (the partial ones are not), 3 listed and 9 counted.
-    whole = [f for f in some.findings if f.rule == "whole"]
+    # The whole rule leaves the whole copies to GPT-3's failing findings; with GPT-3's only
+    # warning, it fails the 12 whole copies (the partial ones are not), 3 listed and 9 counted.
+    assert not [f for f in some.findings if f.rule == "whole"]
+    warn = with_rule_overrides(Config(), {"gpt3": {"action": "warn"}}).rules
+    whole = [f for f in evaluate(capped, warn).findings if f.rule == "whole"]
     assert [f.records for f in whole] == [1, 1, 1, 9]
     assert whole[-1].detail == (
         "and 9 more record(s) not listed (--max-pairs-per-item) hold the whole item (23 words) "

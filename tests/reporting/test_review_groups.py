@@ -61,13 +61,13 @@ DEMO_GROUPS = [
         "arith-mini:answer",
         "am-011",
         "data/train.jsonl:34 record 33, field text",
-        "FAIL gpt3 whole, WARN palm llama2 gpt4",  # the whole answer, copied
+        "FAIL gpt3, WARN palm llama2 gpt4",
     ),
     (
         "arith-mini:question",
         "am-003",
         "data/train.jsonl:6 record 5, field text",
-        "FAIL gpt3 whole, WARN palm llama2 gpt4",
+        "FAIL gpt3, WARN palm llama2 gpt4",
     ),
     ("arith-mini:question", "am-007", "data/train.jsonl:13 record 12, field text", "FAIL gpt3, WARN gpt4"),
     (
@@ -110,14 +110,14 @@ def test_the_demo_leaks_make_four_sections_with_all_their_rules(
     assert "| 3 | fail | FAIL gpt3, WARN gpt4 | arith-mini:question (v1) | am-007 (#6) |" in review
 
     data = json.loads((demo / "r.json").read_text(encoding="utf-8"))
-    assert len(data["findings"]) == 16  # one per rule, for machines (SARIF, allowlist keys)
+    assert len(data["findings"]) == 14  # one per rule, for machines (SARIF, allowlist keys)
     got = [(g["set"] + ":" + g["view"], g["item_id"], g["verdicts"]) for g in data["groups"]]
     assert got == [(label, item, verdicts) for label, item, _, verdicts in DEMO_GROUPS]
     for group in data["groups"]:
         for rule in group["rules"]:  # each rule points at its finding
             finding = data["findings"][rule["finding"]]
             assert (finding["rule"], finding["item_id"]) == (rule["rule"], group["item_id"])
-            assert rule["scope"] == ("pair" if rule["rule"] in ("gpt3", "whole") else "item")
+            assert rule["scope"] == ("pair" if rule["rule"] == "gpt3" else "item")
 
     page = (demo / "r.html").read_text(encoding="utf-8")
     assert page.count('<section class="finding ') == 4
@@ -131,7 +131,7 @@ def test_the_demo_leaks_make_four_sections_with_all_their_rules(
         f"item {g[1]} " in line and f"in {g[2].split(' record')[0]} " in line
         for g, line in zip(DEMO_GROUPS, lines)
     )
-    assert "16 finding(s) in 4 (test item, training record) pair(s), 6 failing finding(s)." in out
+    assert "14 finding(s) in 4 (test item, training record) pair(s), 4 failing finding(s)." in out
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def test_per_item_rules_name_their_other_records_and_extra_records_are_counted(
     records = len(data["groups"])
     assert records > MAX_RECORDS_SHOWN + 1  # the case the cap is for
     [first, *rest] = data["groups"]
-    assert first["record"] == 0 and first["verdicts"] == "FAIL gpt3 whole, WARN palm llama2 gpt4"
+    assert first["record"] == 0 and first["verdicts"] == "FAIL gpt3, WARN palm llama2 gpt4"
     assert all("gpt3" not in g["verdicts"] and g["status"] == "warn" for g in rest)
 
     review = (spread / "r.md").read_text(encoding="utf-8")
@@ -172,8 +172,7 @@ def test_per_item_rules_name_their_other_records_and_extra_records_are_counted(
     section = review.split("\n## ")[1]
     rule_lines = [line for line in section.splitlines() if line.startswith("- **")]
     assert rule_lines[0].startswith("- **gpt3** fail: shared run of 41 words")
-    assert rule_lines[1] == "- **whole** fail: the whole item (41 words) found verbatim in one string"
-    assert [line.split(" (per item): ")[0] for line in rule_lines[2:]] == [
+    assert [line.split(" (per item): ")[0] for line in rule_lines[1:]] == [
         "- **palm** warn",
         "- **llama2** warn",
         "- **gpt4** warn",

@@ -7,17 +7,22 @@ Truth tables, each row a tiny commented set or corpus run through the engine, as
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from contam_guard.config import Config, with_rule_overrides
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
+from contam_guard.engine.scanner import Source, scan
 from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.engine.templates import TemplateSettings
 from contam_guard.manifest.views import hash_view
+from contam_guard.readers import ReadOptions
 from contam_guard.rules import RULES, gpt3, whole
 from contam_guard.text.features import extract_features
+from contam_guard.verdicts import evaluate
 from tests.helpers import GSM8K
 
 
@@ -191,3 +196,29 @@ def test_whole_item_with_a_template_header() -> None:
     assert index.whole_runs.tolist() == [6] * 6
     stats = scanned(index, [f"{header} {bodies[2]}", header])
     assert fired("whole", index, stats) == [False, False, True, False, False, False]
+
+
+@pytest.mark.parametrize(
+    ("gpt3_settings", "expected"),
+    [
+        # the 30-word copy is GPT-3's failing finding; the 9-word one is under N = 13: whole's
+        ({"n": 13}, {("gpt3", "fail", 1), ("whole", "fail", 0)}),
+        # auto: the set's N is 9 (its shorter item), so GPT-3 fails both copies itself
+        ({}, {("gpt3", "fail", 0), ("gpt3", "fail", 1)}),
+        # GPT-3 only warns, or is off: every whole copy fails here
+        ({"n": 13, "action": "warn"}, {("gpt3", "warn", 1), ("whole", "fail", 0), ("whole", "fail", 1)}),
+        ({"enabled": False}, {("whole", "fail", 0), ("whole", "fail", 1)}),
+    ],
+)
+def test_whole_reports_the_copies_gpt3_does_not_fail(
+    tmp_path: Path, gpt3_settings: dict[str, object], expected: set[tuple[str, str, int]]
+) -> None:
+    index = index_of(("text", [words(9), words(30, "y")]))
+    train = tmp_path / "train.jsonl"
+    train.write_text("".join(json.dumps({"text": CHAT.format(t)}) + "\n" for t in (words(9), words(30, "y"))))
+    result = scan(index, [Source(train, "train")], ReadOptions())
+    rules = with_rule_overrides(Config(), {"gpt3": gpt3_settings, "whole": {}}).rules
+    report = evaluate(result, rules)
+    got = {(f.rule, f.action, f.item) for f in report.findings if f.rule in ("gpt3", "whole")}
+    assert got == expected
+    assert report.return_code == 1
