@@ -6,9 +6,9 @@ with any training document") with N set to the item's own length, so that it rea
 GPT-3's rule cannot: an item shorter than N has no N-gram. GPT-3 set N per benchmark to the 5th
 percentile item length, at least 8, so up to one item in twenty (more where the floor of 8
 applies) is shorter than its N; and a short-question benchmark (ARC, TriviaQA, MMLU) holds many
-items of 9-12 words: copied whole into a chat message, such an item passes the GPT-3 rule at 13. A whole copy is no chance
-collision of common phrasing (GPT-3's reason for its floor of 8): every word of the item, in
-order, in one string.
+items of 9-12 words: copied whole into a chat message, such an item passes the GPT-3 rule at
+13. A whole copy is no chance collision of common phrasing (GPT-3's reason for its floor of 8):
+every word of the item, in order, in one string.
 
 Here: fires on each (item, record) pair whose longest shared run holds every word of the item
 (the run equals the item's word count), when the item has at least ``min_words`` (5) words.

@@ -153,6 +153,23 @@ WHOLE = [
         False,
     ),
     ("9 words in another order", words(9), [" ".join(reversed(words(9).split()))], False, True, False),
+    # the worked example of whole.py's docstring
+    (
+        "11-word question in a chat message",
+        "Which gas do green plants release into the air during photosynthesis",
+        ["Quick one: which gas do green plants release into the air during photosynthesis? Thanks!"],
+        True,
+        True,
+        False,
+    ),
+    (
+        "the same with 'release' changed to 'give off': runs of 5",
+        "Which gas do green plants release into the air during photosynthesis",
+        ["Quick one: which gas do green plants give off into the air during photosynthesis? Thanks!"],
+        False,
+        True,
+        False,
+    ),
 ]
 
 

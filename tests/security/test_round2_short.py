@@ -208,6 +208,7 @@ def test_a_whole_finding_is_reviewed_like_a_gpt3_one(template: Path, tmp_path: P
     passing = cli(root, "scan", "chat.jsonl", "--n", "13")
     assert passing.returncode == 0, passing.stdout
     assert "ALLOWED whole" in passing.stdout
-    rewording = cli(root, "review", "chat.jsonl", "--only", "reworded", "--fail-on", "reworded", stdin=b"n\nours\n")
+    only_reworded = ("--only", "reworded", "--fail-on", "reworded")
+    rewording = cli(root, "review", "chat.jsonl", *only_reworded, stdin=b"n\nours\n")
     assert rewording.returncode == 0, rewording.stdout + rewording.stderr
     assert "rule: reworded" in (root / ".contam-guard" / "allowlist.yaml").read_text(encoding="utf-8")
