@@ -6,6 +6,7 @@ hook on every commit and must start fast.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from contam_guard.manifest import disk, store
 from contam_guard.manifest.model import GoldenSet, Manifest, View, is_derived
 from contam_guard.manifest.record import set_digest
 from contam_guard.reporting import console
-from contam_guard.rules import RULES
+from contam_guard.rules import RULES, gpt3
 
 
 def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -> int:
@@ -35,16 +36,42 @@ def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -
     return ExitCode.CLEAN
 
 
-def too_short(manifest: Manifest, rules: Rules) -> dict[tuple[str, str], dict[str, int]]:
+MEASURED = ("gpt3", "whole", "palm", "llama2", "gpt4")
+"""The rules measured on a view's own words and characters, one ``sets`` column each (the
+rewording rules read derived views, whose items are the same)."""
+
+
+@dataclass(frozen=True)
+class TooShort:
+    """Per view: how many items each rule cannot measure, the GPT-3 rule's N there, and how
+    many items no failing rule can measure (a copy of one cannot fail a scan)."""
+
+    counts: dict[str, int]
+    n: int | None
+    unfailable: int
+
+
+def too_short(manifest: Manifest, rules: Rules) -> dict[tuple[str, str], TooShort]:
     """How many items of each view each rule cannot see (too few words or characters)."""
     index = ManifestIndex.from_manifest(manifest)
+    sees = {name: rule.sees(index, rules.of(name)) for name, rule in RULES.items()}
+    any_failing = np.zeros(index.items, dtype=np.bool_)
+    for name in _failing(rules):
+        any_failing |= sees[name]
+    n = gpt3.thresholds(index, gpt3.RULE.settings_of(rules))
     out = {}
     for target in index.targets:
         span = slice(target.first_item, target.first_item + target.items)
-        out[(target.set_name, target.view)] = {
-            name: int(np.sum(~rule.sees(index, rules.of(name))[span])) for name, rule in RULES.items()
-        }
+        out[(target.set_name, target.view)] = TooShort(
+            counts={name: int(np.sum(~seen[span])) for name, seen in sees.items()},
+            n=int(n[span][0]) if target.items else None,
+            unfailable=int(np.sum(~any_failing[span])),
+        )
     return out
+
+
+def _failing(rules: Rules) -> list[str]:
+    return [name for name in rules.enabled() if rules.of(name).action == "fail"]
 
 
 COLUMNS = [
@@ -55,9 +82,7 @@ COLUMNS = [
     "view",
     "view bytes",
     "too short: gpt3",
-    "palm",
-    "llama2",
-    "gpt4",
+    *MEASURED[1:],
     "template",
     "digest",
 ]
@@ -81,29 +106,32 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     f"{sum(s.data.values()):,}",
                     "(sealed)",
                     "",
-                    "",
-                    "",
-                    "",
-                    "",
+                    *([""] * len(MEASURED)),
                     "",
                     s.digest[:12],
                 ]
             )
         footer.append(f"keyed: views, counts and rules are sealed; set ${loaded.config.key_env} to see them")
     else:
-        short = too_short(manifest, loaded.config.rules)
+        rules = loaded.config.rules
+        shorts = too_short(manifest, rules)
+        failing = _failing(rules)
+        unfailable: list[str] = []
         for name in manifest.set_names:
             golden, s = manifest.sets[name], summaries[name]
             set_bytes = f"{sum(s.data.values()):,}" if s.data else "—"
             for view in sorted(golden.views):
                 if is_derived(view):  # a rewording rule's derived view (reword.views)
                     continue
-                counts = short[(name, view)]
+                short = shorts[(name, view)]
                 view_bytes = s.views.get(view) if s.views is not None else None
-                gpt4 = str(counts["gpt4"]) if golden.has_windows else "not stored"
                 sizes = [set_bytes, view, f"{view_bytes:,}" if view_bytes is not None else "—"]
-                gpt3 = str(counts["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else "")
-                short_counts = [gpt3, str(counts["palm"]), str(counts["llama2"]), gpt4]
+                short_counts = [_short_cell(rule, short, golden) for rule in MEASURED]
+                if short.unfailable:
+                    unfailable.append(
+                        f"{name}:{view}: {short.unfailable} item(s) too short for every failing rule "
+                        f"({', '.join(failing) or 'none is on'}): a copy of one cannot fail a scan"
+                    )
                 marks = golden.views[view].templates
                 template = f"{marks.ngrams} ({marks.top})" if golden.templates is not None else "not marked"
                 rows.append(
@@ -118,12 +146,18 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     ]
                 )
             if not golden.has_windows:
-                rules = ",".join(golden.rules)
+                listed = ",".join(golden.rules)
                 footer.append(
-                    f"{name}: registered for {rules}: no window hashes stored, so gpt4 cannot see it "
-                    f"(to store them: contam-guard register {name} FILE... --rules {rules},gpt4)"
+                    f"{name}: registered for {listed}: no window hashes stored, so gpt4 cannot see it "
+                    f"(to store them: contam-guard register {name} FILE... --rules {listed},gpt4)"
                 )
     if not manifest.sealed and manifest.set_names:
+        needs = "; ".join(RULES[rule].needs(rules.of(rule)) for rule in MEASURED)
+        footer.append(
+            f"too short: the items each rule cannot measure ({needs}; runs are measured through "
+            "5-grams, so no run rule measures an item under 5 words); N: the gpt3 rule's N for the view"
+        )
+        footer.extend(unfailable)
         footer.append(
             "template: the view's template 5-grams (in brackets: how many items the most common is in); "
             "runs of them alone are ignored (contam-guard register NAME FILE... --template-share, "
@@ -135,6 +169,13 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
         footer.append(f"{path}: {total:,} bytes in all (the index and {count} set files)")
     console.sets_table(COLUMNS, rows, footer)
     return ExitCode.CLEAN
+
+
+def _short_cell(rule: str, short: TooShort, golden: GoldenSet) -> str:
+    if rule == "gpt4" and not golden.has_windows:
+        return "not stored"
+    count = str(short.counts[rule])
+    return f"{count} (N={short.n})" if rule == "gpt3" and short.n is not None else count
 
 
 def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:

@@ -231,7 +231,8 @@ def test_sets_lists_name_version_and_items(project: Any, tmp_path: Path) -> None
         ("small", "1", "3", "q"),
     ]
     small = next(r for r in rows if r["set"] == "small")
-    assert small["too short: gpt3"] == "3"  # 7-word items cannot reach N = 13
+    assert small["too short: gpt3"] == "3 (N=8)"  # 7-word items: N auto is GPT-3's floor of 8
+    assert small["whole"] == "0"  # a copy of a whole 7-word item fails all the same
 
 
 def test_sets_on_an_empty_manifest_says_so(project: Any) -> None:

@@ -138,14 +138,14 @@ def test_sets_reports_bytes_per_set_and_view_and_sets_without_windows(repo: Path
         name: {stem_of(p.name): p.stat().st_size for p in (repo / GUARD / "sets" / name).iterdir()}
         for name in ("alpha", "beta")
     }
-    # columns: set, version, items, set bytes, view, view bytes, gpt3, palm, llama2, gpt4, digest
+    # columns: set, version, items, set bytes, view, view bytes, gpt3, whole, palm, llama2, gpt4, ...
     alpha, beta = rows["alpha"], rows["beta"]
     assert alpha[3] == f"{sum(sizes['alpha'].values()):,}"
     assert alpha[5] == f"{sizes['alpha']['q.bin'] + sizes['alpha']['q.windows.bin']:,}"
     assert beta[3] == f"{sum(sizes['beta'].values()):,}"
     assert beta[5] == f"{sizes['beta']['q.bin']:,}"
     assert "q.windows.bin" not in sizes["beta"]
-    assert alpha[9] == "0" and beta[9] == "not stored"
+    assert alpha[10] == "0" and beta[10] == "not stored"
     assert "beta: registered for gpt3,llama2,palm: no window hashes stored" in printed
     total = sum(sum(s.values()) for s in sizes.values()) + (repo / GUARD / "manifest.json").stat().st_size
     assert f"{total:,} bytes in all" in printed
