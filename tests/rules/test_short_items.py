@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from contam_guard.engine.scanner import Source, scan
 
 from contam_guard.config import Config, with_rule_overrides
 from contam_guard.engine.index import ManifestIndex, Target
@@ -21,9 +20,10 @@ from contam_guard.engine.templates import TemplateSettings
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions
 from contam_guard.rules import RULES, gpt3, whole
+from contam_guard.sources import Source
 from contam_guard.text.features import extract_features
 from contam_guard.verdicts import evaluate
-from tests.helpers import GSM8K
+from tests.helpers import GSM8K, scan
 
 
 def words(count: int, prefix: str = "w") -> str:
