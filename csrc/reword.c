@@ -49,6 +49,7 @@ typedef struct {
     u64 *inside; Py_ssize_t inside_count, inside_capacity;
     /* the key of a keyed manifest */
     int keyed; u64 k0, k1;
+    int number_pairs; /* content spec words-v2: each two consecutive numbers with a value */
     /* the masked 5-grams (numbers rule) */
     int has_grams; Py_buffer gram_held[4];
     u64 gram_count, gram_mask; const i64 *gram_slots, *gram_chain; const u64 *gram_bits; int gram_shift;
@@ -513,29 +514,43 @@ static int unit_grams(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, O
     return RUN_OK;
 }
 
+/* The word ``#A`` + mark + second, from ``#A``'s raw polynomial and length and the second's. */
+static inline u64 joined(u64 first_raw, i64 first_len, char mark, u64 second_raw, i64 second_len) {
+    u64 raw = first_raw + power_of(first_len) * ((u64)(unsigned char)mark + CHAR_BASE * second_raw);
+    return finish_word(raw, first_len + 1 + second_len);
+}
+
 /* The content features of one unit, unkeyed then keyed (reword.vocab.content_stream). */
 static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, Py_ssize_t n) {
     Py_ssize_t m = 0;
     int last = 0; /* the last number's value is waiting for a stem */
     u64 last_raw = 0;
     i64 last_len = 0;
+    int previous = 0; /* the last number with a value (number pairs) */
+    u64 previous_raw = 0;
+    i64 previous_len = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         i64 r = x->rows[i];
         if (s->number[r]) {
             last = s->value_len[r] > 0;
             last_raw = s->value_raw[r];
             last_len = s->value_len[r];
-            if (last) x->content[m++] = finish_word(last_raw, last_len);
+            if (last) {
+                x->content[m++] = finish_word(last_raw, last_len);
+                if (s->number_pairs && previous) {
+                    x->content[m++] = joined(previous_raw, previous_len, '>', last_raw, last_len);
+                }
+                previous = 1;
+                previous_raw = last_raw;
+                previous_len = last_len;
+            }
             continue;
         }
         for (i64 k = s->inside_first[r]; k < s->inside_first[r + 1]; k++) x->content[m++] = s->inside[k];
         i64 stem_len = s->stem_len[r];
         if (stem_len == 0) continue;
         x->content[m++] = finish_word(s->stem_raw[r], stem_len);
-        if (last) {
-            u64 raw = last_raw + power_of(last_len) * ((u64)'~' + CHAR_BASE * s->stem_raw[r]);
-            x->content[m++] = finish_word(raw, last_len + 1 + stem_len);
-        }
+        if (last) x->content[m++] = joined(last_raw, last_len, '~', s->stem_raw[r], stem_len);
         last = 0;
     }
     if (s->keyed && m > 0) siphash_batch(s->k0, s->k1, x->content, x->content, m);
@@ -752,9 +767,11 @@ static PyObject *reword_words(RewordPass *s, void *closure) { return PyLong_From
 /* ---- the type ------------------------------------------------------------------------------ */
 
 static int reword_init(RewordPass *s, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"key", NULL};
+    static char *names[] = {"key", "number_pairs", NULL};
     PyObject *key = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", names, &key)) return -1;
+    int number_pairs = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p", names, &key, &number_pairs)) return -1;
+    s->number_pairs = number_pairs;
     Arg a[] = {{"key", 0, 8}};
     PyObject *objs[] = {key};
     if (take("RewordPass", objs, 1, a, 1) < 0) return -1;

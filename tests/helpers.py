@@ -23,6 +23,7 @@ from contam_guard.errors import InputError
 from contam_guard.keys import unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, View
+from contam_guard.manifest.names import stem_of
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.sources import Source
 from contam_guard.text.hashing import HashKey
@@ -164,3 +165,11 @@ def scan_jobs(
         scanner, sources, read, jobs=jobs, min_window_bytes=window, skip_unreadable=skip_unreadable
     )
     return scanner.finish(acc).result  # type: ignore[no-any-return]
+
+
+def set_file(folder: Path, stem: str) -> Path:
+    """The file in a set's folder whose stem is ``stem`` (``q.bin``, ``q.windows.bin``,
+    ``_ids.bin``, ``part-0.bin``): set files are named by their stem and their bytes' digest."""
+    found = [path for path in folder.iterdir() if stem_of(path.name) == stem]
+    assert len(found) == 1, (stem, sorted(p.name for p in folder.iterdir()))
+    return found[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 from contam_guard import next_steps, overlap_guard
 from contam_guard.config import LoadedConfig
 from contam_guard.core.accumulator import Accumulator
-from contam_guard.engines.rank_states import FINDINGS_KEY, load_folder, merge, notices, rule_overrides
+from contam_guard.engines.rank_states import FINDINGS_KEY, SUFFIX, load_folder, merge, notices, rule_overrides
 from contam_guard.errors import ConfigError, ExitCode
 from contam_guard.pipeline import Prepared, ScanRequest, execute
 from contam_guard.readers import ReadOptions
@@ -45,8 +45,12 @@ def run(loaded: LoadedConfig, folder: Path, request: ScanRequest, outputs: Outpu
         prepared.scanner.notices += notices(parts)
         return merge(prepared.scanner, parts, str(folder))
 
-    overlap_guard.check_scan(loaded, request, outputs)  # no output may replace an input
-    done = execute(loaded, request, merged)
+    def check_outputs(prepared: Prepared, found: list[Source]) -> None:
+        # No output may replace a rank's state, a golden file or a file of the project.
+        states = {f"the rank state {path.name}": path for path in sorted(folder.glob(f"*{SUFFIX}"))}
+        overlap_guard.check_scan(loaded, prepared.manifest_path, outputs, states)
+
+    done = execute(loaded, request, merged, before_scan=check_outputs)
     done.report.notices += next_steps.unreachable_rules(loaded, request, done.report)
     code = write(done.report, done.golden, outputs)
     if code == ExitCode.CONTAMINATED:

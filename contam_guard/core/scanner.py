@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard import native
 from contam_guard.core.accumulator import Accumulator, Census, ScanState
 from contam_guard.core.batch import Batch
 from contam_guard.core.families import ngram
@@ -193,10 +194,10 @@ class Scanner:
     @cached_property
     def prefilter(self) -> Any:
         """The compiled prefilter over the manifest (``engine.prefilter``), or None where it
-        cannot run (the numpy kernels, a key it cannot apply) or the input is small."""
-        from contam_guard.engine.prefilter import Prefilter, usable_with  # noqa: PLC0415
+        cannot run (the numpy kernels) or the input is small."""
+        from contam_guard.engine.prefilter import Prefilter  # noqa: PLC0415
 
-        if not (self.large and usable_with(self.key)):
+        if not self.large or not native.has_prefilter():
             return None
         return Prefilter(self.index, windows=self.windows, key=self.key)
 

@@ -1,4 +1,5 @@
-"""Content features (spec ``words-v1``): what the ``reworded`` rule compares, as a set per item.
+"""Content features (specs ``words-v1`` and ``words-v2``): what the ``reworded`` rule compares,
+as a set per item.
 
 From the normalised words (the manifest's spec), each word gives:
 
@@ -14,6 +15,17 @@ From the normalised words (the manifest's spec), each word gives:
   which number goes with which thing survives a rewording far more often than a random
   problem shares it.
 
+Spec ``words-v2`` (new manifests) adds two things, measured on our development sets
+(docs/decisions.md, "Rewording recall"):
+
+- every stem is cut to its first 5 characters (``compe`` for competition and compete: a
+  rewording picks another form of the same word more often than Snowball folds it), in the
+  ``#N~stem`` pair too;
+- each two consecutive numbers of a string with a value give the pair ``#a>#b`` (``#16>#3``
+  from ``16 ... 3``), in order: which numbers come together survives a rewording, and an
+  unrelated problem that shares the story's words rarely shares them. Numbers inside words
+  (``10foot``) take no part.
+
 A rewording keeps what an item is about (the things, units and verbs of its story) and its
 numbers, while it moves, adds or replaces the rest.
 """
@@ -22,13 +34,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
 
 from contam_guard.reword.numbers import CARDINALS, PLACEHOLDER, mask_word
 
-CONTENT_SPEC = "words-v1"
+
+@dataclass(frozen=True)
+class ContentSpec:
+    """Which content features a string gives, named as the derived view that stores them."""
+
+    name: str
+    stem_cut: int | None
+    """Stems keep their first this many characters (None: whole)."""
+    number_pairs: bool
+    """Each two consecutive numbers with a value give ``#a>#b``."""
+
+    def cut(self, stem: str) -> str:
+        return stem if self.stem_cut is None else stem[: self.stem_cut]
+
+
+WORDS_V1 = ContentSpec("words-v1", None, False)
+WORDS_V2 = ContentSpec("words-v2", 5, True)
+CONTENT_SPECS = (WORDS_V1, WORDS_V2)
+CURRENT_CONTENT = WORDS_V2
+"""What new manifests store (a manifest keeps what it was registered with)."""
 
 STOPWORDS = frozenset(
     [
@@ -224,9 +256,9 @@ def features_of(word: str) -> tuple[bool, str | None, tuple[str, ...], str | Non
     return False, None, inside, _stem(bare)
 
 
-def content_words(words: Sequence[str]) -> list[str]:
+def content_words(words: Sequence[str], spec: ContentSpec = CURRENT_CONTENT) -> list[str]:
     """The content features of normalised ``words``, in order (repeats kept)."""
-    return masked_and_content(words)[1]
+    return masked_and_content(words, spec)[1]
 
 
 _Word = tuple[str, bool, str | None, tuple[str, ...], str | None]
@@ -244,12 +276,15 @@ def _word(word: str) -> _Word:
     return found
 
 
-def masked_and_content(words: Sequence[str]) -> tuple[list[str], list[str]]:
-    """``(numbers.mask_words(words), content_words(words))`` in one pass, each distinct word
-    masked and stemmed once (what a scan runs on every string)."""
+def masked_and_content(
+    words: Sequence[str], spec: ContentSpec = CURRENT_CONTENT
+) -> tuple[list[str], list[str]]:
+    """``(numbers.mask_words(words), content_words(words, spec))`` in one pass, each distinct word
+    masked and stemmed once: the definition the scan's streams are tested against."""
     masked: list[str] = []
     out: list[str] = []
-    last: str | None = None
+    last: str | None = None  # the number waiting for a content word
+    previous: str | None = None  # the last number with a value (words-v2's number pairs)
     for word in words:
         mask, is_number, number, inside, stem = _SEEN.get(word) or _word(word)
         if mask != PLACEHOLDER or not masked or masked[-1] != PLACEHOLDER:
@@ -258,10 +293,14 @@ def masked_and_content(words: Sequence[str]) -> tuple[list[str], list[str]]:
             last = number
             if number is not None:
                 out.append(number)
+                if spec.number_pairs and previous is not None:
+                    out.append(f"{previous}>{number}")
+                previous = number
             continue
         out += inside
         if stem is None:
             continue
+        stem = spec.cut(stem)
         out.append(stem)
         if last is not None:
             out.append(f"{last}~{stem}")

@@ -25,7 +25,8 @@ from numpy.typing import NDArray
 from contam_guard.engine.index import EMPTY_TABLE, ManifestIndex, Postings, windows_of
 from contam_guard.manifest.model import Manifest, View
 from contam_guard.manifest.packed import PackedTable
-from contam_guard.reword.views import NUMBERS, WORDS, derived_name
+from contam_guard.reword.content import CURRENT_CONTENT, ContentSpec
+from contam_guard.reword.views import NUMBERS, content_spec_of, derived_name
 from contam_guard.reword.weights import idf, item_weights, runs
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
 
@@ -162,6 +163,9 @@ class RewordIndex:
     """The masked 5-grams of every target (a target without them: an empty table)."""
     words: list[TargetWords]
     """Per (set, view) with derived views: its content features."""
+    content: ContentSpec = CURRENT_CONTENT
+    """The content features the views hold (a manifest's newest; views of an older spec are
+    left out, with a notice to register them again)."""
 
     @classmethod
     def build(cls, manifest: Manifest, index: ManifestIndex) -> RewordIndex:
@@ -173,6 +177,9 @@ class RewordIndex:
         has_words = np.zeros(items, dtype=np.bool_)
         gram_tables: list[PackedTable | Callable[[], PackedTable]] = []
         targets: list[TargetWords] = []
+        specs = [content_spec_of(manifest.sets[t.set_name].views, t.view) for t in index.targets]
+        newest = [spec for spec in specs if spec is not None]
+        content_spec = max(newest, key=lambda spec: spec.name) if newest else CURRENT_CONTENT
         for target in index.targets:
             views = manifest.sets[target.set_name].views
             span = slice(target.first_item, target.first_item + target.items)
@@ -182,7 +189,7 @@ class RewordIndex:
                 gram_tables.append(numbers.grams)
             else:
                 gram_tables.append(EMPTY_TABLE)
-            words = views.get(derived_name(target.view, WORDS))
+            words = views.get(derived_name(target.view, content_spec.name))
             if words is not None and words.alnum_counts.size == target.items:
                 content[span] = np.maximum(words.alnum_counts - (WINDOW_CHARS - 1), 0)
                 has_words[span] = True
@@ -198,7 +205,7 @@ class RewordIndex:
             dtype=np.int64,
         )
         grams = Postings(gram_tables, per_view, first_items, items, gram_base, view_base)
-        return cls(items, masked, has_numbers, content, has_words, grams, targets)
+        return cls(items, masked, has_numbers, content, has_words, grams, targets, content_spec)
 
 
 def _weights_of(view: View) -> Callable[[], FloatArray | None]:

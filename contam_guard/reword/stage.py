@@ -79,7 +79,7 @@ class NumpyStage:
         self.key = key
         self.numbers = numbers
         self.floor = floor
-        self.vocab = Vocabulary()
+        self.vocab = Vocabulary(index.content)
         self.scorers = [] if floor is None else [Scorer(target, floor) for target in index.words]
 
     def missing(self, word_hashes: U64) -> U64:
@@ -149,9 +149,8 @@ class CompiledStage:
         self.numbers = numbers
         self.floor = floor
         kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
-        if kernel_key is None:
-            raise ValueError("the compiled stage applies SipHash keys only")
-        self._pass = native.module().RewordPass(kernel_key)
+        self.content = index.content
+        self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
         if numbers:
             grams = index.grams
             self._pass.set_grams(grams.hashes, grams.slots, grams.chain, grams.bits)
@@ -183,7 +182,7 @@ class CompiledStage:
         return np.frombuffer(self._pass.missing(native.need(word_hashes, np.uint64)), dtype=np.uint64)
 
     def add(self, words: Sequence[str]) -> None:
-        e = Entries.of(sorted(set(words)))
+        e = Entries.of(sorted(set(words)), self.content)
         self._pass.add_words(
             e.keys, e.masked, e.number.view(np.uint8), e.value_raw, e.value_len,
             e.stem_raw, e.stem_len, e.inside_first, e.inside,

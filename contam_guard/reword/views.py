@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from contam_guard.manifest.digests import item_order_digest
 from contam_guard.manifest.model import DERIVED_MARK, View, ViewData, is_derived
-from contam_guard.reword.content import CONTENT_SPEC, content_words
+from contam_guard.reword.content import CONTENT_SPECS, CURRENT_CONTENT, ContentSpec, content_words
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.numbers import MASK_SPEC, mask_words
 from contam_guard.reword.weights import item_weights
@@ -45,9 +45,21 @@ from contam_guard.text.normalise import CURRENT, TextSpec
 
 MARK = DERIVED_MARK
 NUMBERS = MASK_SPEC
-WORDS = CONTENT_SPEC
+WORDS = CURRENT_CONTENT.name
+"""The content features new sets store (``content.CURRENT_CONTENT``)."""
 RULE_OF = {NUMBERS: "numbers", WORDS: "reworded"}
-"""Which rule reads each kind of derived view: a set registered without it does not get it."""
+"""Which rule reads each kind of derived view a registration makes: a set registered without the
+rule does not get it."""
+
+
+def content_spec_of(views: Collection[str], view: str) -> ContentSpec | None:
+    """The content spec of ``view``'s content view among ``views`` (the newest it has), or None."""
+    for spec in reversed(CONTENT_SPECS):
+        if derived_name(view, spec.name) in views:
+            return spec
+    return None
+
+
 V = TypeVar("V")
 
 
@@ -62,7 +74,7 @@ def base_views(views: Mapping[str, V]) -> dict[str, V]:
 
 
 def word_lists(texts: Sequence[str], spec: TextSpec) -> tuple[list[list[str]], list[list[str]]]:
-    """Per text: its number-masked words, and its content words."""
+    """Per text: its number-masked words, and its content words (``content.CURRENT_CONTENT``)."""
     normalised = [normalised_words(text, spec) for text in texts]
     return [mask_words(words) for words in normalised], [content_words(words) for words in normalised]
 

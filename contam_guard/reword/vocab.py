@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.reword.content import features_of
+from contam_guard.reword.content import ContentSpec, features_of
 from contam_guard.reword.numbers import mask_word
 from contam_guard.text.hashing import CHAR_BASE, LEN_MIX, fmix64, power_table
 from contam_guard.text.normalise import TextSpec
@@ -31,7 +31,6 @@ from contam_guard.text.normalise import TextSpec
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
-_PAIR_MARK = ord("~")
 _ASCII_REMOVED = str.maketrans("", "", string.punctuation)
 
 
@@ -70,7 +69,7 @@ class Entries:
     inside: U64
 
     @classmethod
-    def of(cls, words: Sequence[str]) -> Entries:
+    def of(cls, words: Sequence[str], spec: ContentSpec) -> Entries:
         masked: list[str] = []
         number: list[bool] = []
         value: list[tuple[int, int]] = []
@@ -82,7 +81,7 @@ class Entries:
             masked.append(mask_word(word))
             number.append(is_number)
             value.append(_raw(value_feature or ""))
-            stem.append(_raw(word_stem or ""))
+            stem.append(_raw(spec.cut(word_stem) if word_stem else ""))
             inside += numbers_inside
             inside_first.append(len(inside))
         return cls(
@@ -114,11 +113,12 @@ def _hashes(words: Sequence[str]) -> U64:
 
 
 class Vocabulary:
-    """The distinct words met so far, sorted by hash, each with its ``Entries`` row; grows as a
-    scan meets new words (``add``). Memory: about 80 bytes per distinct word."""
+    """The distinct words met so far, sorted by hash, each with its ``Entries`` row under one
+    content spec; grows as a scan meets new words (``add``). About 80 bytes per distinct word."""
 
-    def __init__(self) -> None:
-        self.entries = Entries.of([])
+    def __init__(self, spec: ContentSpec) -> None:
+        self.spec = spec
+        self.entries = Entries.of([], spec)
 
     def __len__(self) -> int:
         return int(self.entries.keys.size)
@@ -130,7 +130,7 @@ class Vocabulary:
 
     def add(self, words: Sequence[str]) -> None:
         """Add ``words`` (normalised; each new, or already present and then left as it is)."""
-        new = Entries.of(sorted(set(words)))
+        new = Entries.of(sorted(set(words)), self.spec)
         keep = ~self._found(new.keys)[1]
         if not keep.any():
             return
@@ -216,34 +216,35 @@ def masked_stream(vocab: Vocabulary, rows: I64, first: I64) -> Stream:
 
 
 def content_stream(vocab: Vocabulary, rows: I64, first: I64) -> Stream:
-    """Each unit's content features in order (``content.masked_and_content``'s second list), as
-    unkeyed hashes: per number its value; per other word the numbers inside it, its stem, and
+    """Each unit's content features in order (``content.masked_and_content``'s second list under
+    the vocabulary's spec), as unkeyed hashes: per number its value (and, ``words-v2``, the pair
+    of the number with a value before it); per other word the numbers inside it, its stem, and
     the pair of the last number with it when no stem came in between."""
     e = vocab.entries
-    n = rows.size
     unit = np.repeat(np.arange(first.size - 1, dtype=np.int64), np.diff(first))
     number = e.number[rows]
     value_len = e.value_len[rows]
+    valued = number & (value_len > 0)
     stem_len = np.where(number, 0, e.stem_len[rows])
     inside_count = np.where(number, 0, np.diff(e.inside_first)[rows])
     has_stem = stem_len > 0
     # A stem pairs with the number before it when that number is the last event (a number, or a
     # stem) before it in its unit, and it has a value.
-    event = np.flatnonzero(number | has_stem)
-    stems = np.flatnonzero(has_stem[event])
-    pair = np.zeros(n, dtype=np.bool_)
-    partner = np.full(n, -1, dtype=np.int64)
-    if stems.size:
-        prior = stems[stems > 0]
-        p, q = event[prior], event[prior - 1]
-        ok = (unit[p] == unit[q]) & number[q] & (value_len[q] > 0)
-        pair[p[ok]] = True
-        partner[p[ok]] = q[ok]
-    counts = np.where(number, (value_len > 0).astype(np.int64), inside_count + has_stem + pair)
+    pair, partner = _after(number | has_stem, has_stem, unit, valued)
+    # words-v2: a number with a value pairs with the number with a value before it in its unit.
+    number_pair, number_partner = _after(valued, valued, unit, valued)
+    if not vocab.spec.number_pairs:
+        number_pair[:] = False
+    counts = np.where(number, valued.astype(np.int64) + number_pair, inside_count + has_stem + pair)
     offset = np.cumsum(counts) - counts
     out = np.zeros(int(counts.sum()), dtype=np.uint64)
-    valued = np.flatnonzero(number & (value_len > 0))
-    out[offset[valued]] = e.value_hash[rows[valued]]
+    at = np.flatnonzero(valued)
+    out[offset[at]] = e.value_hash[rows[at]]
+    at = np.flatnonzero(number_pair)
+    if at.size:
+        out[offset[at] + 1] = _joined(
+            e, rows[number_partner[at]], ">", e.value_raw[rows[at]], e.value_len[rows[at]]
+        )
     holders = np.flatnonzero(inside_count > 0)
     if holders.size:
         c = inside_count[holders]
@@ -252,21 +253,38 @@ def content_stream(vocab: Vocabulary, rows: I64, first: I64) -> Stream:
         out[np.repeat(offset[holders], c) + k] = e.inside[source]
     stemmed = np.flatnonzero(has_stem)
     out[offset[stemmed] + inside_count[stemmed]] = e.stem_hash[rows[stemmed]]
-    paired = np.flatnonzero(pair)
-    if paired.size:
-        out[offset[paired] + inside_count[paired] + 1] = _pair_hashes(e, rows[partner[paired]], rows[paired])
+    at = np.flatnonzero(pair)
+    if at.size:
+        out[offset[at] + inside_count[at] + 1] = _joined(
+            e, rows[partner[at]], "~", e.stem_raw[rows[at]], e.stem_len[rows[at]]
+        )
     ends = np.concatenate([[0], np.cumsum(counts)])
     return Stream(out, ends[first].astype(np.int64))
 
 
-def _pair_hashes(e: Entries, numbers: I64, stems: I64) -> U64:
-    """The hash of the word ``#N~stem`` for each (number row, stem row)."""
-    value_len = e.value_len[numbers]
-    stem_len = e.stem_len[stems]
+def _after(event: BoolArray, wanted: BoolArray, unit: I64, partner_ok: BoolArray) -> tuple[BoolArray, I64]:
+    """For each ``wanted`` position: whether the event before it in its unit (among ``event``
+    positions) is one with ``partner_ok``, and that position (-1: none)."""
+    pair = np.zeros(unit.size, dtype=np.bool_)
+    partner = np.full(unit.size, -1, dtype=np.int64)
+    events = np.flatnonzero(event)
+    chosen = np.flatnonzero(wanted[events])
+    chosen = chosen[chosen > 0]
+    if chosen.size:
+        p, q = events[chosen], events[chosen - 1]
+        ok = (unit[p] == unit[q]) & partner_ok[q]
+        pair[p[ok]] = True
+        partner[p[ok]] = q[ok]
+    return pair, partner
+
+
+def _joined(e: Entries, firsts: I64, mark: str, raw: U64, length: I64) -> U64:
+    """The hash of the word ``#N`` + ``mark`` + second (a stem, or another ``#M``) for each
+    number row of ``firsts`` and second given as raw polynomial and length."""
+    value_len = e.value_len[firsts]
     powers = power_table(int(value_len.max()) + 2)
-    tail = np.uint64(_PAIR_MARK) + np.uint64(CHAR_BASE) * e.stem_raw[stems]
-    raw = e.value_raw[numbers] + powers[value_len] * tail
-    return _finish(raw, value_len + 1 + stem_len)
+    tail = np.uint64(ord(mark)) + np.uint64(CHAR_BASE) * raw
+    return _finish(e.value_raw[firsts] + powers[value_len] * tail, value_len + 1 + length)
 
 
 def spell(texts: Sequence[str], words: WordSpans, wanted: U64, spec: TextSpec) -> list[str]:

@@ -85,7 +85,7 @@ def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[s
 
 RULE = Rule(
     name=NAME,
-    title="numbers (issue 15): GPT-3's rule with every number one placeholder word",
+    title="numbers: GPT-3's rule with every number one placeholder word",
     settings=Settings,
     evaluate=evaluate,
     sees=_sees,
@@ -96,7 +96,7 @@ RULE = Rule(
     pair_value=_pair_run,
     pair_detail=_detail,
     config="""\
-  # numbers (issue 15): GPT-3's rule with every number (digits, fractions, %, number words)
+  # numbers: GPT-3's rule with every number (digits, fractions, %, number words)
   # one placeholder word: catches copies with changed numbers. n: 5..
   numbers: {enabled: true, action: warn, n: 13}
 """,

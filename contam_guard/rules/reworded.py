@@ -1,22 +1,24 @@
-"""reworded: a training record that says an item in other words (issue 15).
+"""reworded: a training record that says an item in other words.
 
 The n-gram rules see almost nothing of a rewording (the seed article: 0.8% of GSM-Plus's
 "problem understanding" copies). This rule compares what the two are about: each item's set of
-content features (``contam_guard/reword/content.py``: stemmed content words, number values,
-and each number with the word after it), IDF-weighted within its set and view (ln(1 + N/df)).
+content features (``contam_guard/reword/content.py``, spec ``words-v2``: content words' stems
+cut to 5 characters, number values, each number with the word after it, and each two
+consecutive numbers), IDF-weighted within its set and view (ln(1 + N/df)).
 A training string (or, for a long one, each window of 80 content words) scores
 
     c / (I + 0.5 * (U - c))
 
 with c the weight of what they share, I the item's and U the string's own (Tversky's index,
 beta 0.5: added words count half). Candidates come from an inverted index from feature to
-item, never all pairs. Computed from the manifest alone (the ``FIELD~words-v1`` derived view:
+item, never all pairs. Computed from the manifest alone (the ``FIELD~words-v2`` derived view:
 hashes only, keyed like every other hash).
 
-Fires when the score of a pair reaches ``threshold`` (0.38: calibrated on the development set
-``tests/data/rewordings``: 75% of its hand-written rewordings reach it, and 0.7% of GSM8K's
-training questions against its test set; README, "What the rules catch"). Each pair is its own
-finding, and reports its score.
+Fires when the score of a pair reaches ``threshold`` (0.32: calibrated on the development sets
+of ``tests/data/rewordings``: 94% of its hand-written rewordings of GSM8K test questions reach
+it, 100% and 74% of its close and aggressive rephrasings of GSM8K train questions, while at
+most 1% of GSM8K's training questions reach it against the test set; docs/decisions.md,
+"Rewording recall"). Each pair is its own finding, and reports its score.
 
 Worked examples (``tests/data/rewordings``): GSM8K test item 160 ("A tank of water has a depth
 of 17 feet on Monday ...") against its rewording ("On Monday the water in a tank stands 17 feet
@@ -54,7 +56,7 @@ MIN_FEATURES = 5
 class Settings(RuleSettings):
     """A (record, item) similarity of content features of at least ``threshold``."""
 
-    threshold: float = Field(0.38, gt=0.0, le=1.0)
+    threshold: float = Field(0.32, gt=0.0, le=1.0)
 
 
 def scores(stats: ItemStats) -> FloatArray:
@@ -97,7 +99,7 @@ def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[s
 
 RULE = Rule(
     name=NAME,
-    title="reworded (issue 15): IDF-weighted overlap of content words and numbers",
+    title="reworded: IDF-weighted overlap of content words and numbers",
     settings=Settings,
     evaluate=evaluate,
     sees=_sees,
@@ -108,8 +110,8 @@ RULE = Rule(
     pair_value=_pair_score,
     pair_detail=_detail,
     config="""\
-  # reworded (issue 15): a record saying an item in other words (IDF-weighted overlap of
+  # reworded: a record saying an item in other words (IDF-weighted overlap of
   # content words and numbers). threshold: 0..1
-  reworded: {enabled: true, action: warn, threshold: 0.38}
+  reworded: {enabled: true, action: warn, threshold: 0.32}
 """,
 )

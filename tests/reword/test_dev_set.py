@@ -18,9 +18,11 @@ import numpy as np
 import pytest
 
 from contam_guard.cli import main
+from contam_guard.rules.reworded import Settings
 from tests.helpers import GSM8K, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
+THRESHOLD = Settings().threshold
 DEV = REPO / "tests" / "data" / "rewordings"
 KEY = "a-fixed-test-secret-for-the-rewording-rules-0123456789"
 pytestmark = [
@@ -118,7 +120,7 @@ def test_keyed_manifest_finds_the_same_and_stores_other_hashes(plain: Scanned, k
     for name, scanned in (("plain", plain), ("keyed", keyed)):
         with inside(scanned.root, KEY if scanned is keyed else None):  # format 2 seals a keyed set
             views[name] = load_manifest(scanned.root / ".contam-guard" / "manifest.json").sets["gsm8k"].views
-    for view, hashes in (("question~numbers-v1", "gram_hashes"), ("question~words-v1", "window_hashes")):
+    for view, hashes in (("question~numbers-v1", "gram_hashes"), ("question~words-v2", "window_hashes")):
         plain_view, keyed_view = views["plain"][view], views["keyed"][view]
         plain_hashes, keyed_hashes = getattr(plain_view, hashes), getattr(keyed_view, hashes)
         assert plain_hashes.size == keyed_hashes.size > 0
@@ -136,11 +138,14 @@ def test_the_rules_in_the_items_and_pairs_csv(plain: Scanned) -> None:
         items = {int(row["test_index"]): row for row in csv.DictReader(handle)}
     rows = [json.loads(line) for line in (DEV / "reworded.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(items) == 1319
-    assert sum(float(items[row["test_index"]]["reworded_score"]) >= 0.38 for row in rows) >= 70
+    # words-v2 at 0.32: 94 of the 100 hand rewordings (words-v1 at 0.38 found 75)
+    assert sum(float(items[row["test_index"]]["reworded_score"]) >= THRESHOLD for row in rows) >= 90
     assert all(int(items[row["test_index"]]["numbers_run"]) >= 13 for row in rows)  # number-changed copies
     with (plain.root / "pairs.csv").open(encoding="utf-8") as handle:
         pairs = list(csv.DictReader(handle))
-    reworded = [p for p in pairs if p["source"] == "reworded.jsonl" and float(p["reworded_score"]) >= 0.38]
+    reworded = [
+        p for p in pairs if p["source"] == "reworded.jsonl" and float(p["reworded_score"]) >= THRESHOLD
+    ]
     assert len(reworded) >= 70
     # most are pairs only this rule found: no shared run of 8 words, no shared window (each
     # carries its exact longest run all the same: a run of 5 to 7 words is not 0)
@@ -155,7 +160,7 @@ def test_the_rules_in_the_reviews_and_sarif(plain: Scanned) -> None:
     rules = {f["rule"] for f in review["findings"]}  # type: ignore[attr-defined]
     assert {"numbers", "reworded"} <= rules
     pair = next(f for f in review["findings"] if f["rule"] == "reworded")["pairs"][0]  # type: ignore[attr-defined]
-    assert pair["reworded_score"] >= 0.38
+    assert pair["reworded_score"] >= THRESHOLD
     markdown = (plain.root / "review.md").read_text(encoding="utf-8")
     assert "**reworded** WARN" in markdown or "**reworded** warn" in markdown.lower()
     assert "reworded score 0." in markdown and "masked run" in markdown

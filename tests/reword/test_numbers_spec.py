@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from contam_guard.reword.content import content_words
+from contam_guard.reword.content import WORDS_V1, WORDS_V2, content_words
 from contam_guard.reword.numbers import mask_words
 from contam_guard.reword.words import normalised_words
 from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
@@ -59,19 +59,35 @@ def test_a_copy_with_changed_numbers_masks_to_the_same_words() -> None:
 
 
 FEATURES = [
-    ("stems, no function words", "She bakes muffins", "bake muffin"),
-    ("a number and the word after it", "lay 16 eggs", "lay #16 egg #16~egg"),
-    ("number words are values", "three eggs", "#3 egg #3~egg"),
-    ("leading zeros", "$0.50 each", "#50"),
-    ("a number word without a value", "half the eggs", "egg"),
-    ("a number inside a word", "a 10-foot shark", "#10 foot shark"),
-    ("the pair skips function words", "3 of the apples", "#3 appl #3~appl"),
+    # (case, text, words-v1's features, words-v2's)
+    ("stems, no function words", "She bakes muffins", "bake muffin", "bake muffi"),
+    ("a number and the word after it", "lay 16 eggs", "lay #16 egg #16~egg", "lay #16 egg #16~egg"),
+    ("number words are values", "three eggs", "#3 egg #3~egg", "#3 egg #3~egg"),
+    ("leading zeros", "$0.50 each", "#50", "#50"),
+    ("a number word without a value", "half the eggs", "egg", "egg"),
+    ("a number inside a word", "a 10-foot shark", "#10 foot shark", "#10 foot shark"),
+    ("the pair skips function words", "3 of the apples", "#3 appl #3~appl", "#3 appl #3~appl"),
+    (
+        "two numbers in a row",
+        "16 eggs and 3 hens",
+        "#16 egg #16~egg #3 hen #3~hen",
+        "#16 egg #16~egg #3 #16>#3 hen #3~hen",
+    ),
+    ("a number without a value breaks no pair", "12 then half then 4", "#12 #4", "#12 #4 #12>#4"),
+    (
+        "numbers inside words make no pair",
+        "8 boxes of 10-packs 2",
+        "#8 box #8~box #10 pack #2",
+        "#8 box #8~box #10 pack #2 #8>#2",
+    ),
+    ("stems cut to 5 characters", "competitions compete", "competit compet", "compe compe"),
 ]
 
 
-@pytest.mark.parametrize(("case", "text", "features"), FEATURES, ids=[row[0] for row in FEATURES])
-def test_content_features(case: str, text: str, features: str) -> None:
-    assert content_words(CURRENT.words(text)) == features.split()
+@pytest.mark.parametrize(("case", "text", "v1", "v2"), FEATURES, ids=[row[0] for row in FEATURES])
+def test_content_features(case: str, text: str, v1: str, v2: str) -> None:
+    assert content_words(CURRENT.words(text), WORDS_V1) == v1.split()
+    assert content_words(CURRENT.words(text), WORDS_V2) == v2.split()
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.words_name)

@@ -33,7 +33,7 @@ def test_old_set_notice_then_register_again(
     path = Path(".contam-guard/manifest.json")
     manifest = store.load(path)
     golden = manifest.sets["lamps"]
-    assert sorted(golden.views) == ["question", "question~numbers-v1", "question~words-v1"]
+    assert sorted(golden.views) == ["question", "question~numbers-v1", "question~words-v2"]
     fresh = cli("scan", "train.jsonl")
     assert fresh.code == 0 and "WARN reworded" in fresh.out and "registered before" not in fresh.err
 

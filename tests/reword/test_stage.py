@@ -85,4 +85,4 @@ def test_compiled_and_numpy_stages_agree(
         ]
         got, want = triples(fed(compiled, texts)), triples(fed(numpy_stage, texts))
         assert got == want, batch
-        assert len(want[0]) > 50 and len(want[1]) > 5  # the texts do overlap
+        assert len(want[0]) > 50 and len(want[1]) > 0  # the texts do overlap

@@ -5,10 +5,11 @@ rule's own lists, hash for hash: number masking and content features word by wor
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.reword.content import masked_and_content
+from contam_guard.reword.content import CONTENT_SPECS, ContentSpec, masked_and_content
 from contam_guard.reword.hashing import word_hashes
 from contam_guard.reword.vocab import Vocabulary, content_stream, masked_stream
 
@@ -19,8 +20,8 @@ WORDS = [
 ]
 
 
-def reference(units: list[list[str]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    both = [masked_and_content(words) for words in units]
+def reference(units: list[list[str]], spec: ContentSpec) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    both = [masked_and_content(words, spec) for words in units]
     return [word_hashes(m) for m, _ in both], [word_hashes(c) for _, c in both]
 
 
@@ -38,24 +39,26 @@ def streams(units: list[list[str]], vocab: Vocabulary) -> tuple[list[np.ndarray]
     return out[0], out[1]
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.parametrize("spec", CONTENT_SPECS, ids=lambda s: s.name)
+@settings(max_examples=300, deadline=None)
 @given(units=st.lists(st.lists(st.sampled_from(WORDS), max_size=30), max_size=6))
-def test_streams_are_the_rules_lists(units: list[list[str]]) -> None:
-    vocab = Vocabulary()
-    want_masked, want_content = reference(units)
+def test_streams_are_the_rules_lists(spec: ContentSpec, units: list[list[str]]) -> None:
+    vocab = Vocabulary(spec)
+    want_masked, want_content = reference(units, spec)
     got_masked, got_content = streams(units, vocab)
     assert [m.tolist() for m in got_masked] == [m.tolist() for m in want_masked]
     assert [c.tolist() for c in got_content] == [c.tolist() for c in want_content]
 
 
-def test_the_vocabulary_grows_and_keeps_what_it_had() -> None:
-    vocab = Vocabulary()
+@pytest.mark.parametrize("spec", CONTENT_SPECS, ids=lambda s: s.name)
+def test_the_vocabulary_grows_and_keeps_what_it_had(spec: ContentSpec) -> None:
+    vocab = Vocabulary(spec)
     first = [["janet", "sells", "16", "eggs"], ["three", "of", "the", "eggs"]]
     second = [["janet", "bakes", "12", "muffins", "twice"]]
-    assert streams(first, vocab)[1][1].tolist() == reference(first)[1][1].tolist()
+    assert streams(first, vocab)[1][1].tolist() == reference(first, spec)[1][1].tolist()
     size = len(vocab)
     assert size == 7  # janet sells 16 eggs three of the
     got = streams(second, vocab)
     assert len(vocab) == size + 4  # bakes 12 muffins twice
-    assert [c.tolist() for c in got[1]] == [c.tolist() for c in reference(second)[1]]
-    assert [m.tolist() for m in streams(first, vocab)[0]] == [m.tolist() for m in reference(first)[0]]
+    assert [c.tolist() for c in got[1]] == [c.tolist() for c in reference(second, spec)[1]]
+    assert [m.tolist() for m in streams(first, vocab)[0]] == [m.tolist() for m in reference(first, spec)[0]]

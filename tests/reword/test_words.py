@@ -16,19 +16,24 @@ from contam_guard.text.normalise import SPECS, TextSpec, is_ignorable
 
 
 def reference_content(words: list[str]) -> list[str]:
-    """Content features word by word, as the rule defines them (each number's value, a content
-    word's stem and the pair of a number with the content word after it), without the scan's
+    """Content features word by word, as the rule defines them (spec ``words-v2``: each number's
+    value and its pair with the number with a value before it, a content word's stem cut to 5
+    characters and the pair of a number with the content word after it), without the scan's
     per-word cache or its one-pass merge with masking."""
     out: list[str] = []
     last: str | None = None
+    previous: str | None = None
     for word in words:
         is_number, number, inside, stem = features_of(word)
         if is_number:
             last = number
-            out += [number] if number is not None else []
+            if number is not None:
+                out += [number, *([f"{previous}>{number}"] if previous is not None else [])]
+                previous = number
             continue
         out += inside
         if stem is not None:
+            stem = stem[:5]
             out += [stem, *([f"{last}~{stem}"] if last is not None else [])]
             last = None
     return out

@@ -135,7 +135,7 @@ class RewordFamily:
         self.reword_index = manifest_index
         self.settings = settings
         self.spec = index.spec
-        make = CompiledStage if compiled and has_compiled_stage() and _siphash_or_none(key) else NumpyStage
+        make = CompiledStage if compiled and has_compiled_stage() else NumpyStage
         self.stage: Stage = make(
             manifest_index, key, numbers=settings.numbers is not None, floor=settings.floor
         )
@@ -205,10 +205,6 @@ class RewordFamily:
         if self.settings.reworded is not None:
             out |= score >= self.settings.reworded
         return out
-
-
-def _siphash_or_none(key: HashKey | None) -> bool:
-    return key is None or key.kernel_key is not None
 
 
 def _masked_span(text: str, start: int, length: int, unit: int, spec: TextSpec) -> Located:
