@@ -151,12 +151,15 @@ class Accumulator:
         records: Iterable[Record | Mapping[str, object] | str],
         *,
         source: str = "<records>",
+        fields: Iterable[str] = (),
         options: ReadOptions | None = None,
     ) -> None:
         """Scan ``records``: ``Record``s from a reader, or dicts (every string read, as the
-        command line reads a JSONL record; ``options.fields`` to read only some) or strings,
-        numbered from 0 in the order given under the input name ``source``."""
-        read = options or ReadOptions()
+        command line reads a JSONL record; ``fields`` to read only those) or strings, numbered
+        from 0 in the order given under the input name ``source`` (and on from there at the
+        next call with the same ``source``). ``options``: the readers' options, for callers
+        that have them (``fields`` is then theirs)."""
+        read = options or ReadOptions(fields=tuple(fields))
         self.state.census.asked = self.state.census.asked or read.fields
         self.note_input(source)
         numbered = _as_records(records, source, read, start=self._next_index.get(source, 0))
@@ -208,13 +211,17 @@ class Accumulator:
         first_line: int = 1,
         first_record: int = 0,
         first_offset: int = 0,
+        fields: Iterable[str] = (),
         options: ReadOptions | None = None,
     ) -> None:
         """Scan whole JSONL lines (``block``; the last may lack its newline) through the compiled
         prefilter when it can read them, else line by line: line and record numbers count from
-        ``first_line`` and ``first_record`` (where the block starts in its input)."""
+        ``first_line`` and ``first_record`` (where the block starts in its input); ``fields``
+        as in ``add_records``."""
+        read = options or ReadOptions(fields=tuple(fields))
+        self.state.census.asked = self.state.census.asked or read.fields
         self.note_input(source)
-        self.scanner.add_jsonl_block(self, block, source, first_line, first_record, first_offset, options)
+        self.scanner.add_jsonl_block(self, block, source, first_line, first_record, first_offset, read)
 
     def merge(self, other: Accumulator | ScanState) -> Accumulator:
         """Add another part of the same scan (its inputs after this one's): returns self."""

@@ -127,13 +127,15 @@ class Scanner:
 
     # --- scanning -------------------------------------------------------------------------
 
-    def accumulator(self) -> Accumulator:
-        """An empty scan over this manifest."""
-        return Accumulator(self)
+    def accumulator(self, *, max_pairs: int | None = None) -> Accumulator:
+        """An empty scan over this manifest; ``max_pairs``: pairs listed per item (0: all;
+        default: the scanner's), for a part that a merge caps later."""
+        return Accumulator(self, self.empty_state(max_pairs))
 
-    def empty_state(self) -> ScanState:
+    def empty_state(self, max_pairs: int | None = None) -> ScanState:
         reword = None if self.reword_settings is None else RewordTotals.empty(self.index.items)
-        return ScanState(ngram.NgramTotals.empty(self.index), reword, PairStore(self.max_pairs), Census())
+        limit = self.max_pairs if max_pairs is None else max_pairs
+        return ScanState(ngram.NgramTotals.empty(self.index), reword, PairStore(limit), Census())
 
     def scan_records(
         self,
@@ -145,7 +147,7 @@ class Scanner:
     ) -> Any:
         """Scan ``records`` (dicts: every string read, or only ``fields``; or strings) and finish."""
         acc = self.accumulator()
-        acc.add_records(records, source=source, options=ReadOptions(fields=tuple(fields)))
+        acc.add_records(records, source=source, fields=fields)
         acc.read_input(source)
         return self.finish(acc, options)
 
