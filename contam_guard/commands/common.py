@@ -64,6 +64,7 @@ def old_spec_notice(path: Path, manifest: Manifest) -> str:
     return (
         f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
         f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
-        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text"
+        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text, HTML "
+        "entities and tags, and Markdown links"
         + (" (and re-keys it with SipHash-2-4)" if keyed and manifest.spec.hash != current.hash else "")
     )

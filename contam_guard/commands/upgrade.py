@@ -4,7 +4,7 @@
    per set and view). No golden file is needed and nothing is hashed again: every digest,
    version and history entry stays. A keyed one needs its key: its files are sealed.
 2. A manifest of an older spec is re-hashed under the current one: the current normalisation
-   (``words-v3``, from spec 1 or 2: a set written without spaces also gets its own GPT-3 N,
+   (``words-v4``, from spec 1, 2 or 3: a set written without spaces also gets its own GPT-3 N,
    ``gpt3.default_n``, unless it had one) and, for a keyed manifest made before SipHash (its
    hashes went through AES, so its scans cannot use the compiled prefilter), SipHash-2-4 under
    the same secret.
@@ -13,8 +13,8 @@ For step 2 the manifest holds hashes only, so the golden files are read again, f
 records (relative to the project root). Each set is first hashed under the manifest's own spec
 and must give exactly its registered digest: an upgrade changes how text is normalised, never
 what was registered (a golden file edited since would otherwise slip in unreviewed). Then it is
-hashed under the current spec. A set whose hashes do not change (ASCII text is the same under
-both normalisation specs) keeps its version; another (every set, when the keyed function
+hashed under the current spec. A set whose hashes do not change (ASCII text without markup is
+the same under every normalisation spec) keeps its version; another (every set, when the keyed function
 changes) gets the next version, its history keeping the old digest. The key's ``key_check``
 stays: it identifies the secret, whichever function the secret keys. Nothing is written by step
 2 unless every set converts; step 1 is written first, on its own (a conversion whose re-hash
@@ -89,7 +89,7 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             rehashed = build_set(
                 sources[name], fields, golden.id_field, new_key, golden, CURRENT, golden.rules
             )
-            sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 may give it one
+            sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 and up may give it one
         store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
     for name, golden in sets.items():
         before = manifest.sets[name].version
