@@ -39,8 +39,8 @@ from contam_guard.readers.base import ReadOptions
 from contam_guard.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.plaintext import TextLineParser
-from contam_guard.text.hashing import HashKey
 from contam_guard.text import markup
+from contam_guard.text.hashing import HashKey
 from contam_guard.text.tables import tables_for
 
 _native = native.module()

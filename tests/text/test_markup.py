@@ -29,14 +29,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # ------------------------------------------------------------------------------------------
 # Step m, rule by rule
 
+J = "\u2060"  # WORD JOINER: the rest of a character reference
 REWRITES = [
     # 1. character references: decoded, the rest WORD JOINER (removed)
     ("caf&eacute;", "café" + "\u2060" * 7),
     ("a&nbsp;b", "a\u00a0" + "\u2060" * 5 + "b"),
-    ("&amp;&lt;&gt;&quot;&apos;", "&" + "\u2060" * 4 + "<" + "\u2060" * 3 + ">" + "\u2060" * 3 + '"' + "\u2060" * 5 + "'" + "\u2060" * 5),
+    ("&amp;&lt;&gt;&quot;&apos;", "".join(ch + J * n for ch, n in zip("&<>\"'", (4, 3, 3, 5, 5)))),
     ("&#101;&#x65;&#X65;&#0000101;", ("e" + "\u2060" * 5) * 3 + "e" + "\u2060" * 9),
     ("&acE;", "\u223e\u0333" + "\u2060" * 3),  # two code points
-    ("&#0;&#128;&#xD800;&#x110000;", "\ufffd" + "\u2060" * 3 + "\u20ac" + "\u2060" * 5 + "\ufffd" + "\u2060" * 7 + "\ufffd" + "\u2060" * 9),
+    ("&#0;&#128;&#xD800;&#x110000;", "".join(c + J * n for c, n in zip("\ufffd€\ufffd\ufffd", (3, 5, 7, 9)))),
     ("&#1;&#xFFFF;", "\u2060" * 4 + "\u2060" * 8),  # numbers HTML drops
     ("&#" + "9" * 5000 + ";", "\ufffd" + "\u2060" * 5002),  # Python's int() would refuse it
     ("&nbsp &foo; &#; &#x; &#12a; &", "&nbsp &foo; &#; &#x; &#12a; &"),  # not references
@@ -47,7 +48,10 @@ REWRITES = [
     ("see<http://x.y/z?a=1&b=2>now", "see http://x.y/z?a=1&b=2 now"),  # the address as it is
     ("mail<joe.doe+x@ex-ample.org>me", "mail joe.doe+x@ex-ample.org me"),
     ("<a:b> <ab:c d>", " " * 14),  # no autolinks (a one-letter scheme; a space): tags
-    ("x<span>y</b>z<br/>w<a href=\"u v\">v<?php x ?>u<!DOCTYPE html>t", "x" + " " * 6 + "y" + " " * 4 + "z" + " " * 5 + "w" + " " * 14 + "v" + " " * 10 + "u" + " " * 15 + "t"),
+    (
+        'x<span>y</b>z<br/>w<a href="u v">v<?php x ?>u<!DOCTYPE html>t',
+        "x      y    z     w" + " " * 14 + "v" + " " * 10 + "u" + " " * 15 + "t",
+    ),
     ("a<b and c>d, a < b > c, a <3, <_x>, <1>", "a         d, a < b > c, a <3, <_x>, <1>"),
     ("<<48/2=24>>24", "<<48/2=24>>24"),  # GSM8K's calculator annotations
     # 5. Markdown links
@@ -130,7 +134,7 @@ def test_default_ignorable_is_unicodes_property() -> None:
     """The ranges written in ``normalise`` are the regex module's property (its Unicode 18.0;
     Python's unicodedata is of an older version, and has no such property)."""
     prop = regex.compile(r"\p{Default_Ignorable_Code_Point}")
-    assert IGNORABLE == [cp for cp in range(0x110000) if prop.match(chr(cp))]
+    assert [cp for cp in range(0x110000) if prop.match(chr(cp))] == IGNORABLE
     assert len(IGNORABLE) == 4174
 
 
@@ -151,7 +155,8 @@ def test_every_default_ignorable_code_point_inside_a_word() -> None:
     words), the alnum view without it."""
     plain, texts = _variants()
     words, view = V4.words(plain), V4.alnum(plain)
-    split = words[: words.index("copper")] + ["co", "pper"] + words[words.index("copper") + 1 :]
+    at = words.index("copper")
+    split = [*words[:at], "co", "pper", *words[at + 1 :]]
     features = extract_features([plain, *texts], spec=V4)
     wrong = []
     for k, (cp, text) in enumerate(zip(IGNORABLE, texts), start=1):
@@ -236,10 +241,12 @@ def test_hostile_markup_takes_linear_time(text: str) -> None:
 # Random markup: the paths agree
 
 UNITS = st.sampled_from(
-    ["&amp;", "&nbsp;", "&#101;", "&#x65;", "&acE;", "&eacute", "&#0;", "&#x110000;", "<span>", "</b>"]
-    + ["<br/>", "<a href='x y'>", "<!--", "-->", "[", "]", "(", ")", "](http://x.y/(z))", "][r]"]
-    + ["<http://x.y>", "<a@b.c>", "alpha", "Bravo", "ß", "İ", "\u0301", "中文", " ", "\n", "\u034f"]
-    + ["\u3164", "\u200b", "\u2060", *"&<>;#!?/:@x"]
+    [
+        *("&amp;", "&nbsp;", "&#101;", "&#x65;", "&acE;", "&eacute", "&#0;", "&#x110000;", "<span>", "</b>"),
+        *("<br/>", "<a href='x y'>", "<!--", "-->", "[", "]", "(", ")", "](http://x.y/(z))", "][r]"),
+        *("<http://x.y>", "<a@b.c>", "alpha", "Bravo", "ß", "İ", "\u0301", "中文", " ", "\n", "\u034f"),
+        *("\u3164", "\u200b", "\u2060", *"&<>;#!?/:@x"),
+    ]
 )
 TEXTS = st.lists(UNITS, max_size=40).map("".join)
 
