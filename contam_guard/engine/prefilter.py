@@ -39,7 +39,6 @@ from contam_guard.readers.base import ReadOptions
 from contam_guard.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.plaintext import TextLineParser
-from contam_guard.text import markup
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.tables import tables_for
 
@@ -153,7 +152,6 @@ class _HitArrays:
 
 
 _UNKEYED = np.zeros(0, dtype=np.uint64)
-_TRIGGERS = np.array([ord(ch) for ch in markup.TRIGGERS], dtype=np.uint32)
 
 
 class Prefilter:
@@ -173,9 +171,6 @@ class Prefilter:
         # windows it takes the classes in which a code point whose alnum character is another
         # code point (spec v2: fullwidth "Ａ" gives "A") is SPECIAL: its line goes exact.
         self._tables = tables_for(index.spec)
-        # Spec v4's kernel rewrites markup when its tables class a character markup starts with
-        # MARKUP: classified now, so that the first lines holding markup are not sent exact.
-        self._tables.ensure(_TRIGGERS)
         self._classes = self._tables.cls_raw_alnum if windows else self._tables.cls
         self._unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
         self._gram_hits = _HitArrays()

@@ -307,7 +307,8 @@ def check_block(
         # for the first time may also send its line there (the block is hashed again only when
         # it brings many); never anything else.
         special = any(is_special(ch, index.spec, windows) for ch in text)
-        unseen = any(known[ord(ch)] == 0 for ch in text)
+        # (A character markup starts with, new to the tables, leaves the string unrewritten.)
+        unseen = any(known[ord(ch)] == 0 for ch in text + "".join(segments))
         if special:
             assert status[k] == EXACT, text
         elif not unseen:
