@@ -45,6 +45,7 @@ def _spec() -> dict[str, int]:
         "CLS_SPACE": normalise.SPACE,
         "CLS_SPECIAL": normalise.SPECIAL,
         "CLS_SOLO": normalise.SOLO,
+        "CLS_MARKUP": normalise.MARKUP,
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.text import hashing, normalise
+from contam_guard.text import hashing, markup, normalise
 from contam_guard.text.tables import N_CODEPOINTS as _CODEPOINTS
 
 CHAR_BASE = hashing.CHAR_BASE
@@ -32,6 +32,7 @@ CLS_REMOVED = normalise.REMOVED
 CLS_SPACE = normalise.SPACE
 CLS_SPECIAL = normalise.SPECIAL
 CLS_SOLO = normalise.SOLO
+CLS_MARKUP = normalise.MARKUP
 # The compiled module defines the line statuses of its prefilter; these mirror them, so that the
 # modules reading ``native.module().LINE_*`` import in either mode (a test checks they are equal).
 LINE_BLANK = 0
@@ -161,7 +162,7 @@ def words_pass(
     token_start = ~space
     token_start[1:] &= space[:-1]
     token = np.cumsum(token_start) - 1
-    kept = np.flatnonzero(~space & (kind != CLS_REMOVED) & ~dropped[record_of])
+    kept = np.flatnonzero(~space & (kind != CLS_REMOVED) & (kind != CLS_MARKUP) & ~dropped[record_of])
     if kept.size == 0:
         return 0
     first_of_word = np.flatnonzero((np.diff(token[kept], prepend=-1) != 0) | _solo_breaks(kind)[kept])
@@ -221,6 +222,32 @@ def alnum_pass(
     alnum[:written] = cps[keep]
     record_chars[: record_start.size] = before[record_start]
     return written
+
+
+_TRIGGERS = np.array([ord(ch) for ch in markup.TRIGGERS], dtype=np.uint32)
+
+
+def markup_pass(codepoints: object, record_starts: object, out: object) -> int:
+    """Step m of spec v4: the records holding a character markup starts with are rewritten by
+    ``markup.rewrite`` itself (a Python loop per such record, not per character)."""
+    func = "markup_pass"
+    cps = _take(func, "codepoints", codepoints, 4)
+    record_start = _take(func, "record_start", record_starts, 8, signed=True)
+    result = _take(func, "out", out, 4, writable=True)
+    _codepoints(func, cps)
+    _offsets(func, "record_start", record_start, cps.size)
+    _too_short(func, "out", result, cps.size)
+    source = cps.copy()  # ``out`` may be ``codepoints``
+    result[: cps.size] = source
+    triggers = np.flatnonzero(np.isin(source, _TRIGGERS))
+    changed = 0
+    for record in np.unique(np.searchsorted(record_start, triggers, side="right") - 1).tolist():
+        lo, hi = int(record_start[record]), int(record_start[record + 1])
+        text = source[lo:hi].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+        new = np.frombuffer(markup.rewrite(text).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        result[lo:hi] = new
+        changed += int(np.count_nonzero(new != source[lo:hi]))
+    return changed
 
 
 def windows_pass(chars: object, chars_start: object, hashes_out: object, valid_out: object) -> None:

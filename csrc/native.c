@@ -3,7 +3,7 @@
  *
  * Two kinds of function live here.
  *
- * 1. The feature passes (count_tokens, words_pass, alnum_pass, windows_pass), the keyed hash of a
+ * 1. The feature passes (count_tokens, markup_pass, words_pass, alnum_pass, windows_pass), the keyed hash of a
  *    keyed manifest (siphash24) and the hash table (table_build, table_first, table_fill,
  *    bits_build). They compute exactly what contam_guard.text.hashing defines; the tests compare
  *    them with the spec's reference words and windows on random Unicode.
@@ -48,7 +48,12 @@ typedef uint8_t u8;
 #define GRAM_N 5
 /* CLS_SOLO (spec v3): a word on its own -- the word before it closes, it starts a word that KEPT code
  * points (its combining marks) may continue, and the next ALNUM or SOLO code point starts a new one. */
-enum { CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE = 4, CLS_SPECIAL = 5, CLS_SOLO = 6 };
+/* CLS_MARKUP (spec v4): a code point markup may start with ('&', '<', '['). The text is rewritten first
+ * (markup_pass, and the prefilter's rewrite of each string); after that it is punctuation, as REMOVED. */
+enum {
+    CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE = 4, CLS_SPECIAL = 5, CLS_SOLO = 6,
+    CLS_MARKUP = 7
+};
 #define N_CODEPOINTS 0x110000
 #define EMPTY (-1)
 
@@ -343,7 +348,7 @@ static PyObject *words_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
             position = next_start; /* > position: the loop above keeps position < next_start */
             continue;
         }
-        if (kind != CLS_SPACE && kind != CLS_REMOVED) {
+        if (kind != CLS_SPACE && kind != CLS_REMOVED && kind != CLS_MARKUP) {
             acc += (u64)lower[ch] * power;
             power *= CHAR_BASE;
             length++;
@@ -391,6 +396,261 @@ static PyObject *alnum_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
     Py_END_ALLOW_THREADS
     release(a, n);
     return PyLong_FromSsize_t(written);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Spec v4's step m: HTML and Markdown markup read as its reader sees it, rewritten in place with
+ * the text's length kept. The rules are contam_guard/text/markup.py's (its docstring says them);
+ * the tests compare the two on random and hostile text. Each search stops at the next character
+ * its rule cannot contain, and the search for "-->" is remembered, so a text is rewritten in time
+ * linear in its length; every read is below ``end``. */
+
+#include "html_entities.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define MARKUP_SPACE 0x20u
+#define MARKUP_FILL 0x2060u /* WORD JOINER: fills the rest of a character reference (spec v4 removes it) */
+
+static inline int ascii_alpha(u32 c) { return (c | 0x20u) >= 'a' && (c | 0x20u) <= 'z'; }
+static inline int ascii_digit(u32 c) { return c >= '0' && c <= '9'; }
+static inline int ascii_alnum(u32 c) { return ascii_alpha(c) || ascii_digit(c); }
+static inline int hex_digit(u32 c) { return ascii_digit(c) || ((c | 0x20u) >= 'a' && (c | 0x20u) <= 'f'); }
+static inline int scheme_char(u32 c) { return ascii_alnum(c) || c == '+' || c == '.' || c == '-'; }
+static inline int email_char(u32 c) {
+    switch (c) {
+        case '.': case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '/':
+        case '=': case '?': case '^': case '_': case '`': case '{': case '|': case '}': case '~': case '-':
+            return 1;
+        default:
+            return ascii_alnum(c);
+    }
+}
+static inline int domain_char(u32 c) { return ascii_alnum(c) || c == '.' || c == '-'; }
+
+/* Write v at t[k], counting the code points that change. */
+static inline void put(u32 *t, Py_ssize_t k, u32 v, Py_ssize_t *changed) {
+    *changed += t[k] != v;
+    t[k] = v;
+}
+
+/* What a numeric character reference decodes to (``value`` saturated above U+10FFFF), as
+ * html.unescape does: a code point, or HTML_DROPPED for none. */
+static u32 decode_number(u32 value) {
+    if (value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return 0xFFFD;
+    size_t lo = 0, hi = HTML_NUMBER_COUNT;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (HTML_NUMBERS[mid].number < value) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < HTML_NUMBER_COUNT && HTML_NUMBERS[lo].number == value ? HTML_NUMBERS[lo].decoded : value;
+}
+
+/* Rule 1, at t[i] == '&': the reference's length (0: none); what it decodes to in out[0..*n). */
+static Py_ssize_t reference(const u32 *t, Py_ssize_t i, Py_ssize_t end, u32 out[2], int *n) {
+    Py_ssize_t j = i + 1;
+    if (j < end && t[j] == '#') {
+        int hex = j + 1 < end && (t[j + 1] == 'x' || t[j + 1] == 'X');
+        j += 1 + hex;
+        Py_ssize_t first = j;
+        u32 value = 0;
+        for (; j < end && (hex ? hex_digit(t[j]) : ascii_digit(t[j])); j++) {
+            u32 digit = ascii_digit(t[j]) ? t[j] - '0' : (t[j] | 0x20u) - 'a' + 10;
+            value = value > 0x10FFFF ? 0x110000 : value * (hex ? 16 : 10) + digit;
+        }
+        if (j == first || j >= end || t[j] != ';') return 0;
+        out[0] = decode_number(value);
+        *n = out[0] != HTML_DROPPED;
+        return j + 1 - i;
+    }
+    char name[HTML_NAME_MAX + 1];
+    int length = 0;
+    if (j >= end || !ascii_alpha(t[j])) return 0;
+    for (; j < end && ascii_alnum(t[j]); j++) {
+        if (length == HTML_NAME_MAX) return 0;
+        name[length++] = (char)t[j];
+    }
+    if (j >= end || t[j] != ';') return 0;
+    name[length] = '\0';
+    size_t lo = 0, hi = HTML_NAMED_COUNT;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int order = strcmp(HTML_NAMED[mid].name, name);
+        if (order == 0) {
+            out[0] = HTML_NAMED[mid].first;
+            out[1] = HTML_NAMED[mid].second;
+            *n = out[1] ? 2 : 1;
+            return j + 1 - i;
+        }
+        if (order < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return 0;
+}
+
+/* The first "-->" at or after ``from`` ending by ``end`` (-1: none), remembered: searches go left
+ * to right, so one answer serves every later search that starts at or before it. */
+typedef struct {
+    Py_ssize_t start, found; /* start < 0: no search yet */
+} CommentEnds;
+
+static Py_ssize_t comment_end(CommentEnds *m, const u32 *t, Py_ssize_t from, Py_ssize_t end) {
+    if (m->start < 0 || (m->found >= 0 && m->found < from)) {
+        m->start = from;
+        m->found = -1;
+        for (Py_ssize_t k = from; k + 2 < end; k++) {
+            if (t[k] == '-' && t[k + 1] == '-' && t[k + 2] == '>') {
+                m->found = k;
+                break;
+            }
+        }
+    }
+    return m->found;
+}
+
+/* Rule 3, at t[i] == '<': the autolink's length (0: none). */
+static Py_ssize_t autolink(const u32 *t, Py_ssize_t i, Py_ssize_t end) {
+    Py_ssize_t k = i + 1;
+    if (k < end && ascii_alpha(t[k])) {
+        for (k++; k < end && scheme_char(t[k]); k++) {}
+        if (k - (i + 1) >= 2 && k - (i + 1) <= 32 && k < end && t[k] == ':') {
+            for (k++; k < end && t[k] > 0x20 && t[k] != 0x7F && t[k] != '<' && t[k] != '>'; k++) {}
+            if (k < end && t[k] == '>') return k + 1 - i;
+        }
+    }
+    for (k = i + 1; k < end && email_char(t[k]); k++) {}
+    if (k == i + 1 || k >= end || t[k] != '@') return 0;
+    Py_ssize_t domain = ++k;
+    for (; k < end && domain_char(t[k]); k++) {}
+    return k > domain && k < end && t[k] == '>' ? k + 1 - i : 0;
+}
+
+/* Rule 4, at t[i] == '<': the tag's length (0: none). */
+static Py_ssize_t tag(const u32 *t, Py_ssize_t i, Py_ssize_t end) {
+    Py_ssize_t k = i + 1;
+    if (k < end && t[k] == '?') {
+        k++;
+    } else {
+        if (k < end && (t[k] == '/' || t[k] == '!')) k++;
+        if (k >= end || !ascii_alpha(t[k])) return 0;
+        k++;
+    }
+    for (; k < end && t[k] != '<' && t[k] != '>'; k++) {}
+    return k < end && t[k] == '>' ? k + 1 - i : 0;
+}
+
+static Py_ssize_t next_bracket(const u32 *t, Py_ssize_t k, Py_ssize_t end) {
+    for (; k < end && t[k] != '[' && t[k] != ']'; k++) {}
+    return k;
+}
+
+/* Rule 5, at t[i] == '[': where the link ends (0: no link), its text ending at *close (the ']'). */
+static Py_ssize_t link_end(const u32 *t, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *close) {
+    Py_ssize_t j = next_bracket(t, i + 1, end);
+    if (j >= end || t[j] != ']' || j + 1 >= end) return 0;
+    *close = j;
+    if (t[j + 1] == '(') {
+        Py_ssize_t depth = 0;
+        for (Py_ssize_t k = j + 1; k < end; k++) {
+            if (t[k] == '[' || t[k] == ']') return 0;
+            if (t[k] == '(') depth++;
+            else if (t[k] == ')' && --depth == 0) return k + 1;
+        }
+        return 0;
+    }
+    if (t[j + 1] == '[') {
+        Py_ssize_t k = next_bracket(t, j + 2, end);
+        if (k < end && t[k] == ']') return k + 1;
+    }
+    return 0;
+}
+
+/* The first '&', '<' or '[' at or after t[i] (``end`` if none). Most text holds few: with SSE2
+ * (every x86-64 CPU), eight code points are compared at a time (GCC does not vectorise a search
+ * loop itself), so that the rewrite adds little to a hashing pass over text without markup. */
+static inline Py_ssize_t next_trigger(const u32 *t, Py_ssize_t i, Py_ssize_t end) {
+#ifdef __SSE2__
+    const __m128i amp = _mm_set1_epi32('&'), less = _mm_set1_epi32('<'), bracket = _mm_set1_epi32('[');
+    for (; i + 8 <= end; i += 8) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(t + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(t + i + 4));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(a, amp), _mm_cmpeq_epi32(a, less)),
+                                   _mm_cmpeq_epi32(a, bracket));
+        hit = _mm_or_si128(hit, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(b, amp), _mm_cmpeq_epi32(b, less)),
+                                             _mm_cmpeq_epi32(b, bracket)));
+        if (_mm_movemask_epi8(hit)) break;
+    }
+#endif
+    for (; i < end && t[i] != '&' && t[i] != '<' && t[i] != '['; i++) {}
+    return i;
+}
+
+/* Step m on t[start, end), in place; returns how many code points changed. A link's text is
+ * rewritten by a call of its own (it holds no '[': one level deep at most). */
+static Py_ssize_t rewrite_markup(u32 *t, Py_ssize_t start, Py_ssize_t end) {
+    CommentEnds comments = {-1, -1};
+    Py_ssize_t changed = 0;
+    for (Py_ssize_t i = next_trigger(t, start, end); i < end; i = next_trigger(t, i + 1, end)) {
+        u32 c = t[i];
+        Py_ssize_t length = 0;
+        if (c == '&') {
+            u32 decoded[2] = {0, 0};
+            int n = 0;
+            length = reference(t, i, end, decoded, &n);
+            for (Py_ssize_t k = 0; k < length; k++) put(t, i + k, k < n ? decoded[k] : MARKUP_FILL, &changed);
+        } else if (c == '<') {
+            if (i + 3 < end && t[i + 1] == '!' && t[i + 2] == '-' && t[i + 3] == '-') {
+                Py_ssize_t close = comment_end(&comments, t, i + 2, end);
+                length = close < 0 ? 0 : close + 3 - i;
+            } else if ((length = autolink(t, i, end)) > 0) {
+                put(t, i, MARKUP_SPACE, &changed);
+                put(t, i + length - 1, MARKUP_SPACE, &changed);
+                i += length - 1;
+                continue;
+            } else {
+                length = tag(t, i, end);
+            }
+            for (Py_ssize_t k = 0; k < length; k++) put(t, i + k, MARKUP_SPACE, &changed);
+        } else {
+            Py_ssize_t close = 0, after = link_end(t, i, end, &close);
+            if (after > 0) {
+                put(t, i, MARKUP_SPACE, &changed);
+                changed += rewrite_markup(t, i + 1, close);
+                for (Py_ssize_t k = close; k < after; k++) put(t, k, MARKUP_SPACE, &changed);
+                length = after - i;
+            }
+        }
+        if (length > 0) i += length - 1;
+    }
+    return changed;
+}
+
+/* markup_pass(codepoints, record_start, out) -> changed: ``out`` receives ``codepoints`` with each
+ * record's markup rewritten (``out`` may be ``codepoints``). */
+static PyObject *markup_pass(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"codepoints", 0, 4}, {"record_start", 0, 8}, {"out", 1, 4}};
+    const Py_ssize_t n = 3;
+    if (take("markup_pass", objs, nargs, a, n) < 0) return NULL;
+    const u32 *cps = PTR(a[0], u32);
+    const i64 *record_start = PTR(a[1], i64);
+    u32 *out = PTR(a[2], u32);
+    Py_ssize_t size = COUNT(a[0]), bounds = COUNT(a[1]), changed = 0;
+    if (check_codepoints("markup_pass", cps, size) < 0 ||
+        check_offsets("markup_pass", "record_start", record_start, bounds, size) < 0 ||
+        too_short("markup_pass", &a[2], size)) {
+        release(a, n);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (size > 0) memmove(out, cps, sizeof(u32) * (size_t)size);
+    for (Py_ssize_t record = 0; record + 1 < bounds; record++) {
+        changed += rewrite_markup(out, record_start[record], record_start[record + 1]);
+    }
+    Py_END_ALLOW_THREADS
+    release(a, n);
+    return PyLong_FromSsize_t(changed);
 }
 
 /* B**49 and B**-1 mod 2**64, for rolling a window one character on. */
@@ -757,6 +1017,7 @@ typedef struct {
     HashSet *grams;
     HashSet *windows; /* NULL: windows not asked for */
     Pending *pending; /* NULL: an unkeyed manifest */
+    int markup;       /* spec v4 (its tables class '&', '<' or '[' MARKUP): each string is rewritten first */
     Buffer alnum;     /* its alnum view */
     u32 *unknown;     /* code points met that are not classified yet, for the caller */
     Py_ssize_t unknown_capacity, unknown_count;
@@ -821,7 +1082,7 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 
         } else if (kind == CLS_SOLO) { /* closes the word before it and starts its own */
             if (length > 0) close_word(&ring, acc, length, grams, pending, line);
             acc = (u64)lower[ch]; power = CHAR_BASE; length = 1; solo = 1;
-        } else if (kind != CLS_REMOVED) {
+        } else if (kind != CLS_REMOVED && kind != CLS_MARKUP) {
             break; /* SPECIAL or UNKNOWN */
         }
     }
@@ -1307,6 +1568,15 @@ static int hash_segments(Context *ctx, const Segments *g, i64 line) {
     return result;
 }
 
+/* Step m (spec v4) on each segment of a record, before it is hashed: markup never spans two. */
+static void rewrite_segments(Segments *g) {
+    Py_ssize_t start = 0;
+    for (Py_ssize_t s = 0; s < g->count; s++) {
+        rewrite_markup(g->text.data, start, g->ends[s]);
+        start = g->ends[s];
+    }
+}
+
 static int is_blank(const u8 *p, const u8 *end) {
     /* bytes.isspace(): ASCII space, \t, \n, \r, \v, \f */
     for (; p < end; p++) {
@@ -1428,6 +1698,8 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     ctx.pending = COUNT(a[23]) == 2 ? &pending : NULL;
     ctx.unknown = PTR(a[22], u32);
     ctx.unknown_capacity = COUNT(a[22]);
+    /* Any of them: a table that has not met one yet has it UNKNOWN, which sends its line exact. */
+    ctx.markup = ctx.cls['&'] == CLS_MARKUP || ctx.cls['<'] == CLS_MARKUP || ctx.cls['['] == CLS_MARKUP;
     Segments segs;
     memset(&segs, 0, sizeof segs);
     walk.segs = &segs;
@@ -1450,6 +1722,7 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
             segs.used = 0;
             segs.count = 0;
             int read = mode == READ_TEXT ? read_text_line(p, stop, &segs) : read_record(&c, &walk);
+            if (read >= 0 && ctx.markup) rewrite_segments(&segs);
             chars = segs.used;
             if (read < 0 || hash_segments(&ctx, &segs, lines) != TEXT_OK) {
                 s = LINE_EXACT;
@@ -1595,6 +1868,7 @@ static PyMethodDef methods[] = {
     {"count_tokens", (PyCFunction)(void (*)(void))count_tokens, METH_FASTCALL, "Maximal runs of non-space code points."},
     {"words_pass", (PyCFunction)(void (*)(void))words_pass, METH_FASTCALL, "Find, normalise and hash every word."},
     {"alnum_pass", (PyCFunction)(void (*)(void))alnum_pass, METH_FASTCALL, "Each record's alnum view."},
+    {"markup_pass", (PyCFunction)(void (*)(void))markup_pass, METH_FASTCALL, "Spec v4's markup rewrite of each record."},
     {"windows_pass", (PyCFunction)(void (*)(void))windows_pass, METH_FASTCALL, "Hash every 50-character window."},
     {"table_build", (PyCFunction)(void (*)(void))table_build, METH_FASTCALL, "Fill an open-addressing table."},
     {"table_first", (PyCFunction)(void (*)(void))table_first, METH_FASTCALL, "First posting per query."},
@@ -1638,6 +1912,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddIntConstant(m, "CLS_REMOVED", CLS_REMOVED) < 0 ||
         PyModule_AddIntConstant(m, "CLS_SPECIAL", CLS_SPECIAL) < 0 ||
         PyModule_AddIntConstant(m, "CLS_SOLO", CLS_SOLO) < 0 ||
+        PyModule_AddIntConstant(m, "CLS_MARKUP", CLS_MARKUP) < 0 ||
         PyModule_AddIntConstant(m, "LINE_BLANK", LINE_BLANK) < 0 ||
         PyModule_AddIntConstant(m, "LINE_CLEAN", LINE_CLEAN) < 0 ||
         PyModule_AddIntConstant(m, "LINE_HITS", LINE_HITS) < 0 ||

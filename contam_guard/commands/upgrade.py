@@ -1,7 +1,8 @@
 """``contam-guard upgrade``: bring a manifest to the current spec, and its files up to date.
 
-1. A manifest of an older normalisation spec is re-hashed under the current one (a set written
-   without spaces also gets its own GPT-3 N, ``gpt3.default_n``, unless it had one).
+1. A manifest of an older normalisation spec is re-hashed under the current one (``words-v4``,
+   from spec 1, 2 or 3: a set written without spaces also gets its own GPT-3 N,
+   ``gpt3.default_n``, unless it had one).
 2. A manifest of the current spec written by an earlier contam-guard is saved again: its ids
    files get the record of their set (``manifest.record``), a keyed one's index its MAC and its
    sealed files their padding (``manifest.sealing``). Nothing is hashed again.
@@ -10,10 +11,10 @@ For step 1 the manifest holds hashes only, so the golden files are read again, f
 records (relative to the project root). Each set is first hashed under the manifest's own spec
 and must give exactly its registered digest: an upgrade changes how text is normalised, never
 what was registered (a golden file edited since would otherwise slip in unreviewed). Then it is
-hashed under the current spec. A set whose hashes do not change (ASCII text is the same under
-both normalisation specs) keeps its version; another gets the next version, its history keeping
-the old digest. A keyed manifest is re-hashed under the same secret. Nothing is written unless
-every set converts.
+hashed under the current spec. A set whose hashes do not change (ASCII text without markup is
+the same under every normalisation spec) keeps its version; another gets the next version, its
+history keeping the old digest. A keyed manifest is re-hashed under the same secret. Nothing is
+written unless every set converts.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     f"files (contam-guard register {name} FILE...), then run `contam-guard upgrade`",
                 )
             rehashed = build_set(sources[name], fields, golden.id_field, key, golden, CURRENT, golden.rules)
-            sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 may give it one
+            sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 and up may give it one
         store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
     for name, golden in sets.items():
         before = manifest.sets[name].version

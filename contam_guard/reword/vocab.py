@@ -304,7 +304,7 @@ def spell(texts: Sequence[str], words: WordSpans, wanted: U64, spec: TextSpec) -
         span.translate(_ASCII_REMOVED).lower() if span.isascii() else _one(spec.words(span)) for span in spans
     ]
     wrong = np.flatnonzero(_hashes(found) != hashes)
-    for k in wrong.tolist():  # NFKC or case folding that reached past the span
+    for k in wrong.tolist():  # NFKC, case folding or markup (spec 4) that reached past the span
         h = int(hashes[k])
         whole = spec.words(texts[int(unit[k])])
         found[k] = next((w for w, wh in zip(whole, _hashes(whole).tolist()) if wh == h), "")

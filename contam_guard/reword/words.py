@@ -7,7 +7,9 @@ words of a text are the words of its tokens in order. An ASCII token's are its c
 without ASCII punctuation and symbols (``string.punctuation``), lowercased: NFKC, case folding,
 format characters and unspaced scripts change no ASCII text beyond that. So only the tokens
 holding a non-ASCII character take ``spec.words``; a training text with one curly quote no
-longer sends its every character through the reference path.
+longer sends its every character through the reference path. Step m of spec 4 (markup) is the
+exception: a tag or a link holds spaces, so it rewrites the whole text first
+(``TextSpec.rewrite``), and every later step works token by token again.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ def _ascii_words(text: str) -> list[str]:
 
 def normalised_words(text: str, spec: TextSpec) -> list[str]:
     """``spec.words(text)``, the same list, faster on text that is mostly ASCII."""
+    text = spec.rewrite(text)
     if text.isascii():
         return _ascii_words(text)
     out: list[str] = []
     done = 0
     for token in _NON_ASCII_TOKEN.finditer(text):
         out += _ascii_words(text[done : token.start()])  # ASCII but for whitespace
-        out += spec.words(token.group())
+        out += spec.rewritten_words(token.group())
         done = token.end()
     out += _ascii_words(text[done:])
     return out

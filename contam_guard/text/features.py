@@ -9,6 +9,9 @@ Positions are kept so that a match can be pointed at in the original text: each 
 character offsets (in its record) of its first and last kept character; each alnum character
 its offset (computed on demand: only reviews and scrubs need it).
 
+Spec v4 first rewrites the batch's markup (step m, ``kernel.markup_pass``): the same number of
+code points, each where it was, so every offset below is one in the original text.
+
 Records holding a SPECIAL code point (one whose words are not one code point's business: a
 lowercase of several code points, a context-dependent case, in version 2 NFKC or case folding
 to several code points or joining it to its neighbour) are rare; their words, and in version 2
@@ -162,10 +165,14 @@ def words_of(texts: Sequence[str], spec: TextSpec = CURRENT) -> Words:
     joined = "\n".join(texts) + "\n" if n else ""
     codepoints = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     codepoints = codepoints.astype(np.uint32, copy=False)
+    if spec.version >= 4:  # step m: markup rewritten in place of the same length (new code points)
+        rewritten = np.empty_like(codepoints)
+        kernel.markup_pass(codepoints, record_start, rewritten)
+        codepoints = rewritten
 
     record, start, end, hashes, flagged = _words(codepoints, record_start, tables)
     special = np.flatnonzero(flagged)
-    parts = [located.pieces(texts[r]) for r in special.tolist()] if spec.version >= 2 else None
+    parts = [located.pieces(texts[r], spec) for r in special.tolist()] if spec.version >= 2 else None
     if special.size:
         reference = _words_reference(texts, special, spec, parts)
         record, start, end, hashes = _merge((record, start, end, hashes), reference)

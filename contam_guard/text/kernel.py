@@ -85,6 +85,17 @@ def alnum_pass(
     )
 
 
+def markup_pass(
+    codepoints: NDArray[np.uint32], record_start: NDArray[np.int64], out: NDArray[np.uint32]
+) -> int:
+    """Spec v4's step m (``text/markup.py``) on each record: ``out`` receives ``codepoints``
+    with each record's markup rewritten (the same length); returns how many code points changed.
+    A record is ``codepoints[record_start[r]:record_start[r + 1]]``: markup never spans two."""
+    return int(
+        _native.markup_pass(need(codepoints, np.uint32), need(record_start, np.int64), need(out, np.uint32))
+    )
+
+
 def windows_pass(
     alnum: NDArray[np.uint32],
     record_chars: NDArray[np.int64],

@@ -16,6 +16,9 @@ it will stand in the word (lowercased); a word's span then runs from the piece o
 kept character to the piece of its last.
 Its alnum view (``alnum-v3``) is put in NFC (step g); a character that joined others points
 where the first of them came from.
+
+Version 4 rewrites the record's markup first (step m, ``markup.rewrite``: the same length, each
+character where it was), then cuts pieces as version 3 does, with its own step b.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ _is_solo = is_solo  # cached already
 
 
 def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[Located]:
-    """``spec.words(text)``, each word with its span in ``text`` (version 2: ``parts`` are
-    ``pieces(text)`` when the caller has them already)."""
+    """``spec.words(text)``, each word with its span in ``text`` (version 2 and up: ``parts``
+    are ``pieces(text, spec)`` when the caller has them already)."""
     if spec.version == 1:
         out = []
         for token in _TOKEN.finditer(text):
@@ -51,7 +54,7 @@ def words(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> list[L
     start = end = 0
     cut = spec.version >= 3
     solo = False  # version 3: the current word began with a character that is a word on its own
-    for piece_start, piece_end, piece in pieces(text) if parts is None else parts:
+    for piece_start, piece_end, piece in pieces(text, spec) if parts is None else parts:
         for ch in piece.casefold():
             if ch.isspace():
                 if current:
@@ -86,7 +89,7 @@ def alnum(text: str, spec: TextSpec, parts: list[Piece] | None = None) -> tuple[
     if spec.version == 1:
         kept = [(ch, i) for i, ch in enumerate(text) if ch.isalnum()]
     else:
-        parts = pieces(text) if parts is None else parts
+        parts = pieces(text, spec) if parts is None else parts
         kept = [(ch, start) for start, _, piece in parts for ch in piece if ch.isalnum()]
     view, offsets = "".join(ch for ch, _ in kept), [offset for _, offset in kept]
     if spec.version >= 3 and not unicodedata.is_normalized("NFC", view):
@@ -112,13 +115,13 @@ Piece = tuple[int, int, str]
 """A span [start, end) of the record and what steps a to c make of it."""
 
 
-def pieces(text: str) -> list[Piece]:
-    """Steps a to c of version 2, piece by piece."""
+def pieces(text: str, spec: TextSpec) -> list[Piece]:
+    """Steps a to c of version 2 (and m, version 4), piece by piece."""
     found: list[Piece] = []
     chars: list[str] = []
     start = end = 0
-    for i, original in enumerate(text):
-        ch, safe = _step_ab(original)
+    for i, original in enumerate(spec.rewrite(text)):
+        ch, safe = _step_ab(original, spec.version)
         if not ch:
             continue
         if chars and safe:
@@ -134,9 +137,9 @@ def pieces(text: str) -> list[Piece]:
 
 
 @cache
-def _step_ab(ch: str) -> tuple[str, bool]:
+def _step_ab(ch: str, version: int) -> tuple[str, bool]:
     """What steps a and b make of ``ch`` ("" when removed), and whether it starts a piece."""
-    if is_ignorable(ch):
+    if is_ignorable(ch, version):
         return "", False
     replaced = " " if ch == ZERO_WIDTH_SPACE else ch
     return replaced, starts_safely(replaced)

@@ -1,4 +1,4 @@
-"""Normalisation: the two views of text that the overlap rules compare, in two spec versions.
+"""Normalisation: the two views of text that the overlap rules compare, in four spec versions.
 
 Spec ``words-v1`` (GPT-3, Brown et al. 2020, Appendix C: "a lowercase, whitespace delimited
 word with no punctuation"), in this order:
@@ -76,13 +76,40 @@ g. the view is put in NFC (``unicodedata.normalize("NFC", view)``): removing wha
 hashed with it: changing it would change their hashes without a version to say so (only their
 ``upgrade`` to spec 3 moves them to ``alnum-v3``).
 
+Spec ``words-v4`` / ``alnum-v4`` (version 4) changes two things and adds nothing else:
+
+m. before anything else, HTML and Markdown markup is read as its reader sees it:
+   ``text/markup.py`` (``markup.rewrite``) says how, rule by rule. Character references are
+   decoded (``&nbsp;``, ``&amp;``, ``&#101;``, ``&#x65;``, from ``html.entities.html5``), HTML
+   tags and comments are word boundaries (``<span>``, ``</b>``, ``<br/>``, ``<a href="...">``),
+   and a Markdown link (``[text](url)``, ``[text][ref]``) keeps its text with a word boundary on
+   each side and loses its URL; an autolink (``<http://...>``) keeps its address as a word of
+   its own. The rewrite keeps the text's length, every character where it was: what a reference
+   decodes to takes its first places and U+2060 WORD JOINER the rest (removed by step b), and
+   what becomes a boundary becomes spaces. So a word's span and an alnum character's offset
+   point at the original text (a word ending in a reference ends at its ``&``);
+b. (changed) every ``Default_Ignorable_Code_Point`` (Unicode's derived property:
+   ``DEFAULT_IGNORABLE``) is removed too, not only the format characters and variation
+   selectors of versions 2 and 3, still without splitting the word, and U+200B still a space
+   (step a; no other default-ignorable code point is a space). What this adds to version 3:
+   U+034F COMBINING GRAPHEME JOINER and U+17B4, U+17B5 (Khmer inherent vowels), marks that
+   version 3 kept inside a word; U+115F, U+1160, U+3164 and U+FFA0, the Hangul fillers, letters
+   that version 3 kept in both views; and the unassigned code points Unicode reserves for
+   future ignorable ones (U+2065, U+FFF0..U+FFF8, U+E0000..U+E0FFF but the tags and selectors).
+   Format characters that are not default-ignorable (the Arabic number signs, ...) stay
+   removed, as in version 3. NFKC never makes a default-ignorable code point of another one
+   (checked in ``tests/text``), so removing them first loses nothing, as for version 2.
+
+Every other step is version 3's, in the same order (a, b, c, d, 1, 2, f, 3, e, 4 for words; a,
+b, c, the alnum characters, g for the alnum view), applied to the rewritten text.
+
 A manifest records the spec names it was hashed with (``manifest.model.Spec``); text is always
-hashed with the manifest's spec, and new manifests use version 3. The functions ``words`` and
+hashed with the manifest's spec, and new manifests use version 4. The functions ``words`` and
 ``alnum`` below *are* the spec: slow, obvious, used by tests and compared with the vectorised
 path (``features.py``, through the code point tables of ``text/tables.py``).
 
-What no normalisation catches (homoglyphs across scripts, HTML entities, rewording, changed
-numbers): README, "What no n-gram rule can catch".
+What no normalisation catches (homoglyphs across scripts, rewording, changed numbers): README,
+"What no n-gram rule can catch".
 """
 
 from __future__ import annotations
@@ -90,11 +117,23 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from contam_guard.text import markup
 from contam_guard.text.scripts import is_solo
 
 UNICODE_VERSION = unicodedata.unidata_version
 ZERO_WIDTH_SPACE = "\u200b"
 VARIATION_SELECTORS = ((0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+"""Unicode's ``Default_Ignorable_Code_Point`` (``DerivedCoreProperties.txt``), which Python's
+``unicodedata`` does not have. Written out, not asked of a library at run time, so that the
+hashes of a spec-4 manifest do not move when a dependency updates its Unicode data: the tests
+check it against the ``regex`` module's ``\\p{Default_Ignorable_Code_Point}`` (of Unicode 18.0
+there: the same ranges as Unicode 14.0's, the version of Python 3.11's ``unicodedata``)."""
 
 # Code point classes of the vectorised path (``text/tables.py``; the compiled kernels know them).
 UNKNOWN = 0  # not classified yet
@@ -104,6 +143,7 @@ REMOVED = 3  # removed from words without splitting them (punctuation, symbols; 
 SPACE = 4  # a word boundary; nothing in either view
 SPECIAL = 5  # anything else: the record takes the reference path (see ``tables.py``)
 SOLO = 6  # v3: a word on its own (the word before it closes; marks after it join it; see ``tables.py``)
+MARKUP = 7  # v4: may start markup (``markup.TRIGGERS``); in words and the alnum view, as REMOVED
 
 
 def is_removed(ch: str) -> bool:
@@ -111,13 +151,15 @@ def is_removed(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
-def is_ignorable(ch: str) -> bool:
-    """Whether step b removes ``ch``: a format character other than U+200B, or a variation
-    selector."""
-    if ch == ZERO_WIDTH_SPACE:
+def is_ignorable(ch: str, version: int = 3) -> bool:
+    """Whether step b of spec ``version`` (2 and up) removes ``ch``: a format character other
+    than U+200B, or a variation selector; from version 4 on, also any other default-ignorable
+    code point."""
+    if ch == ZERO_WIDTH_SPACE or ch < "\u00ad":  # U+00AD: the first format character
         return False
     cp = ord(ch)
-    return unicodedata.category(ch) == "Cf" or any(lo <= cp <= hi for lo, hi in VARIATION_SELECTORS)
+    ranges = DEFAULT_IGNORABLE if version >= 4 else VARIATION_SELECTORS
+    return unicodedata.category(ch) == "Cf" or any(lo <= cp <= hi for lo, hi in ranges)
 
 
 def _v1_words(text: str) -> list[str]:
@@ -144,9 +186,11 @@ def split_solo(chars: str) -> list[str]:
     return parts
 
 
-def prepare(text: str) -> str:
-    """Steps a to c of the version 2 and 3 specs (shared by both views)."""
-    visible = "".join(" " if ch == ZERO_WIDTH_SPACE else ch for ch in text if not is_ignorable(ch))
+def prepare(text: str, version: int = 3) -> str:
+    """Steps a to c of the specs from version 2 on (shared by both views; after step m)."""
+    visible = "".join(
+        " " if ch == ZERO_WIDTH_SPACE else ch for ch in text if not is_ignorable(ch, version)
+    )
     return unicodedata.normalize("NFKC", visible)
 
 
@@ -161,18 +205,29 @@ class TextSpec:
 
     def words(self, text: str) -> list[str]:
         """The normalised words of ``text`` under this spec."""
-        if self.version == 1:
-            return _v1_words(text)
-        words = _v1_words(prepare(text).casefold())
-        if self.version >= 3:
-            words = [part for word in words for part in split_solo(word)]
-        return [unicodedata.normalize("NFC", word) for word in words]
+        return self.rewritten_words(self.rewrite(text))
 
     def alnum(self, text: str) -> str:
         """The alphanumeric-only view of ``text`` under this spec, case kept."""
-        source = text if self.version == 1 else prepare(text)
+        source = self.rewrite(text)
+        if self.version >= 2:
+            source = prepare(source, self.version)
         view = "".join(ch for ch in source if ch.isalnum())
         return unicodedata.normalize("NFC", view) if self.version >= 3 else view  # step g
+
+    def rewrite(self, text: str) -> str:
+        """Step m: ``text`` with its markup rewritten (version 4; ``text`` itself before)."""
+        return markup.rewrite(text) if self.version >= 4 else text
+
+    def rewritten_words(self, text: str) -> list[str]:
+        """The words of a text whose markup is rewritten already (``rewrite``): every step
+        after m. (Step m is not idempotent: ``&#91;x](y)`` gives ``[x](y)``, a link.)"""
+        if self.version == 1:
+            return _v1_words(text)
+        words = _v1_words(prepare(text, self.version).casefold())
+        if self.version >= 3:
+            words = [part for word in words for part in split_solo(word)]
+        return [unicodedata.normalize("NFC", word) for word in words]
 
     @property
     def label(self) -> str:
@@ -182,9 +237,10 @@ class TextSpec:
 V1 = TextSpec(1, "words-v1", "alnum-v1")
 V2 = TextSpec(2, "words-v2", "alnum-v2")
 V3 = TextSpec(3, "words-v3", "alnum-v3")
-CURRENT = V3
+V4 = TextSpec(4, "words-v4", "alnum-v4")
+CURRENT = V4
 """The spec of new manifests."""
-SPECS = (V1, V2, V3)
+SPECS = (V1, V2, V3, V4)
 WORDS_SPEC = CURRENT.words_name
 ALNUM_SPEC = CURRENT.alnum_name
 
@@ -198,10 +254,10 @@ def spec_named(words_name: str, alnum_name: str) -> TextSpec | None:
 
 
 def words(text: str, spec: TextSpec = CURRENT) -> list[str]:
-    """The normalised words of ``text`` (spec ``words-v3`` unless another is given)."""
+    """The normalised words of ``text`` (spec ``words-v4`` unless another is given)."""
     return spec.words(text)
 
 
 def alnum(text: str, spec: TextSpec = CURRENT) -> str:
-    """The alphanumeric-only view of ``text`` (spec ``alnum-v3`` unless another is given)."""
+    """The alphanumeric-only view of ``text`` (spec ``alnum-v4`` unless another is given)."""
     return spec.alnum(text)

@@ -38,6 +38,14 @@ next ALNUM or SOLO code point: exactly step f of ``normalise.split_solo``, which
 same character. ALNUM and KEPT must then mean what step f reads (``str.isalnum()`` of that
 character); a code point where they would not is SPECIAL (none is known: the tests look).
 
+Version 4: the code points markup starts with (``&``, ``<``, ``[``: ``markup.TRIGGERS``) are
+MARKUP; every other code point is classified as in version 3, with step b removing every
+default-ignorable code point (REMOVED). The kernels treat MARKUP as REMOVED (they are
+punctuation) once the text is rewritten: ``features.py`` rewrites a batch's code points
+(``kernel.markup_pass``) before it classifies them, and the scan's prefilter rewrites the strings
+it decodes when its tables class ``&`` MARKUP. The rewrite keeps every code point where it was,
+so the classes then say all the rest, as in version 3.
+
 The alnum view: ``alnum_char[c]`` is the code point ``c`` gives the alnum view (0: none). From
 version 2 on, that may be another code point (fullwidth ``Ａ`` gives ``A``); the kernel that
 copies code points unmapped (the prefilter's) takes ``cls_raw_alnum``, in which such code
@@ -56,9 +64,11 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.text import markup
 from contam_guard.text.normalise import (
     ALNUM,
     KEPT,
+    MARKUP,
     REMOVED,
     SOLO,
     SPACE,
@@ -126,7 +136,7 @@ class CodepointTables:
     """Lazily filled lookup tables indexed by code point, for one spec version."""
 
     def __init__(self, version: int) -> None:
-        if version not in (1, 2, 3):
+        if version not in (1, 2, 3, 4):
             raise ValueError(f"no normalisation spec version {version}")
         self.version = version
         self.cls: NDArray[np.uint8] = np.zeros(N_CODEPOINTS, dtype=np.uint8)
@@ -148,7 +158,7 @@ class CodepointTables:
         if unseen.size == 0:
             return 0
         new = set(unseen.tolist())
-        classify = {1: self._classify_v1, 2: self._classify_v2, 3: self._classify_v3}[self.version]
+        classify = self._classify_v1 if self.version == 1 else self._classify_v2
         for cp in sorted(new):
             classify(int(cp))
         return len(new)
@@ -186,26 +196,29 @@ class CodepointTables:
             self._set(cp, ALNUM if alnum else KEPT, lower=lowered, alnum=alnum)
 
     def _classify_v2(self, cp: int) -> None:
-        cls, lower, alnum = _v2_class(chr(cp))
+        """Versions 2, 3 and 4."""
+        ch = chr(cp)
+        if self.version >= 4 and ch in markup.TRIGGERS:
+            self._set(cp, MARKUP)
+            return
+        cls, lower, alnum = _v2_class(ch, self.version)
+        if self.version >= 3:
+            if lower is not None and (cls == ALNUM) != lower.isalnum():
+                cls = SPECIAL  # step f would read the character otherwise than the kernels do
+            elif cls == ALNUM and lower is not None and is_solo(lower):
+                cls = SOLO
+            if cls == SPECIAL:
+                lower = alnum = None
         self._set(cp, cls, lower=lower, alnum=alnum)
 
-    def _classify_v3(self, cp: int) -> None:
-        cls, lower, alnum = _v2_class(chr(cp))
-        if lower is not None and (cls == ALNUM) != lower.isalnum():
-            cls = SPECIAL  # step f would read the character otherwise than the kernels do
-        elif cls == ALNUM and lower is not None and is_solo(lower):
-            cls = SOLO
-        if cls == SPECIAL:
-            lower = alnum = None
-        self._set(cp, cls, lower=lower, alnum=alnum)
 
-
-def _v2_class(ch: str) -> tuple[int, str | None, str | None]:
-    """Version 2's class of ``ch``, the one character it adds to a word (ALNUM and KEPT: else
-    None) and the one it adds to the alnum view (None: none)."""
+def _v2_class(ch: str, version: int) -> tuple[int, str | None, str | None]:
+    """Version 2's class of ``ch`` (with the code points step b removes in ``version``), the one
+    character it adds to a word (ALNUM and KEPT: else None) and the one it adds to the alnum
+    view (None: none)."""
     if ch == ZERO_WIDTH_SPACE:
         return SPACE, None, None
-    if is_ignorable(ch):
+    if is_ignorable(ch, version):
         return REMOVED, None, None
     if not starts_safely(ch):
         return SPECIAL, None, None

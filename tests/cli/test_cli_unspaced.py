@@ -182,10 +182,10 @@ def test_a_v2_manifest_keeps_working_and_upgrade_converts_it(cli: Runner, tmp_pa
 
     upgraded = cli("upgrade", "--manifest", manifest)
     assert upgraded.code == 0, upgraded.output
-    assert "cmmlu: re-hashed under words-v3/alnum-v3 (version 1 -> 2; written without spaces" in upgraded.out
-    assert "english: re-hashed under words-v3/alnum-v3 (hashes unchanged)" in upgraded.out
+    assert "cmmlu: re-hashed under words-v4/alnum-v4 (version 1 -> 2; written without spaces" in upgraded.out
+    assert "english: re-hashed under words-v4/alnum-v4 (hashes unchanged)" in upgraded.out
     after = store.load(manifest)
-    assert after.spec.words == "words-v3" and after.sets["cmmlu"].n == gpt3.UNSPACED_N
+    assert after.spec.words == "words-v4" and after.sets["cmmlu"].n == gpt3.UNSPACED_N
     assert after.sets["english"].version == 1 and after.sets["english"].n is None
     assert cli("scan", train, "--only", "gpt3", "--manifest", manifest).code == 1
 

@@ -106,14 +106,14 @@ TABLE: dict[str, tuple[int, ...]] = {
     # edit: percent found by gpt3, palm, llama2, gpt4, numbers, reworded (default settings)
     "filler word every 6-10 words": (0, 0, 1, 12, 0, 100),
     "every 7th-12th word deleted": (0, 0, 3, 23, 1, 100),
-    # the entity, the tag and camelCase glue every word of a copy into one: nothing is found
-    "HTML entities (&nbsp; between words, &#101; for e)": (0, 0, 0, 0, 0, 0),
-    "<span> between words": (0, 0, 0, 0, 0, 0),
-    "Markdown link around every 9th word": (0, 0, 0, 9, 0, 100),
+    # normalisation spec 4 reads the markup as its reader sees it: every copy is its item again
+    "HTML entities (&nbsp; between words, &#101; for e)": (100, 100, 100, 100, 100, 100),
+    "<span> between words": (100, 100, 100, 100, 100, 100),
+    "Markdown link around every 9th word": (100, 100, 100, 100, 100, 100),
     "punctuation glued to the next word": (52, 0, 10, 100, 51, 99),
     "letters spaced out": (0, 0, 0, 100, 0, 0),
     "underscores for spaces": (0, 0, 0, 100, 0, 0),
-    "camelCase for spaces": (0, 0, 0, 0, 0, 0),
+    "camelCase for spaces": (0, 0, 0, 0, 0, 0),  # every word glued into one: nothing is found
 }
 
 

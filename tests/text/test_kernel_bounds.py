@@ -134,6 +134,14 @@ def valid_calls(texts: list[str], values: list[int], block: bytes) -> dict[str, 
             {2: cps.size},
             codepoints=0,
         ),
+        "markup_pass": Call(
+            "markup_pass",
+            [cps, starts, empty(cps.size, np.uint32)],
+            {2},
+            {2: cps.size},
+            {1: cps.size},
+            codepoints=0,
+        ),
         "windows_pass": Call(
             "windows_pass",
             [alnum[:total].copy(), chars, empty(total, u64), empty(total, np.bool_)],
@@ -183,7 +191,8 @@ def run(mod: ModuleType, call: Call, args: list[Any], writable: set[int]) -> tup
 
 
 KERNELS = list(valid_calls(["a b"], [1], b"x\n"))
-TEXTS = st.lists(st.text(st.sampled_from(list("ab c.,İ中\t")), max_size=30), min_size=1, max_size=5)
+UNITS = st.sampled_from([*"ab c.,İ中\t&<>[]();#", "&amp;", "<b>", "](x)", "<!--", "-->"])  # v4's markup
+TEXTS = st.lists(st.lists(UNITS, max_size=30).map("".join), min_size=1, max_size=5)
 VALUES = st.lists(st.integers(0, 40) | st.integers(0, 2**64 - 1), min_size=1, max_size=30)
 BLOCKS = st.binary(min_size=1, max_size=60)
 

@@ -157,8 +157,17 @@ MARKS = ["\u0301", "\u0308", "\u0327", "\u0323", "\u05b4", "\u0e48", "\u302a"]
 WORDS = ["alpha", "Bravo", "café", "cafe\u0301", "ΣΟΦΙΑ", "Straße", "中文", "١٢٣", "x-y", "(z)"]
 WORDS += ["กินข้าว", "กิน", "コーヒー", "ខ្មែរ", "བོད་ཡིག", "GPT4在2023年", "ꆈꌠ", "한국어"]  # spec v3
 SEPARATORS = [" ", "  ", "\t", "\n", "\u3000", "\u2028", "\x85", "\x1c", ""]
+# Spec v4: markup (step m) and the default-ignorable code points versions 2 and 3 keep.
+MARKUP = [
+    "&amp;", "&nbsp;", "&#101;", "&#x65;", "&acE;", "&eacute;", "&#0;", "&#x301;", "&#x3164;", "<b>",
+    "</b>", "<a href='x y'>", "<!--", "-->", "[", "]", "(", ")", "](http://x.y/(z))", "][r]",
+    "<http://x.y>", "&", "<", ";", "\u034f", "\u3164", "\u115f", "\u1160", "\u17b4", "\uffa0",
+    "\U000e0fff", "\u2065",
+]  # fmt: skip
 
-hostile_units = st.sampled_from(HOSTILE + COMPAT + CASES + MARKS + WORDS + SEPARATORS) | st.text(max_size=3)
+hostile_units = st.sampled_from(HOSTILE + COMPAT + CASES + MARKS + WORDS + SEPARATORS + MARKUP) | st.text(
+    max_size=3
+)
 hostile_texts = st.lists(hostile_units, max_size=40).map("".join)
 any_texts = hostile_texts | st.text(max_size=200) | st.text(st.characters(codec="utf-8"), max_size=60)
 

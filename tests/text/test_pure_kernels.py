@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from contam_guard import native, pure_kernels
 from contam_guard.engine import table
-from contam_guard.text import normalise
+from contam_guard.text import markup, normalise
 from contam_guard.text.tables import tables_for
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")
@@ -99,6 +99,55 @@ def test_feature_passes_equal_compiled(texts: list[str], seed: int) -> None:
         lambda m, o: m.windows_pass(alnum[:total], chars, *o),
         [junk(rng, total, np.uint64), np.zeros(total, dtype=np.bool_)],
     )
+
+
+# Spec v4's markup (text/markup.py): references, tags, comments, autolinks, links, and their parts.
+MARKUP = st.sampled_from(
+    [
+        *("&amp;", "&nbsp;", "&#101;", "&#x65;", "&#X1F600;", "&acE;", "&#0;", "&#128;", "&#55296;"),
+        *("&#99999999;", "&eacute", "&Eacute;", "<span>", "</b>", "<br/>", '<a href="x">', "<!--", "-->"),
+        *("<!-->", "<?x?>", "<!DOCTYPE html>", "[", "]", "(", ")", "](http://x.y/(z))", "][r]", "][]"),
+        *("<http://x.y>", "<a@b.c>", *"&<>;#!?/x:@ \n\u2060"),
+    ]
+)
+MARKUP_TEXTS = st.lists(st.lists(MARKUP | ALPHABET, max_size=40).map("".join), max_size=8)
+
+
+@SETTINGS
+@given(MARKUP_TEXTS)
+def test_markup_pass_equals_compiled_and_the_spec(texts: list[str]) -> None:
+    """The rewrite of spec v4 (step m): both modules, into another array and in place, give
+    ``markup.rewrite`` of each record."""
+    cps, starts = joined(texts)
+    both(lambda m, o: m.markup_pass(cps, starts, *o), [np.full(cps.size, 7, dtype=np.uint32)])
+    for mod in (compiled, pure_kernels):
+        out = cps.copy()
+        changed = mod.markup_pass(out, starts, out)
+        text = out.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+        expected = "".join(markup.rewrite(t) + "\n" for t in texts)
+        assert text == expected
+        assert changed == sum(a != b for a, b in zip(text, "".join(t + "\n" for t in texts)))
+
+
+@SETTINGS
+@given(MARKUP_TEXTS, st.integers(0, 2**32 - 1))
+def test_feature_passes_equal_compiled_under_v4(texts: list[str], seed: int) -> None:
+    """Spec v4's tables (MARKUP code points left by the rewrite count as REMOVED)."""
+    rng = np.random.default_rng(seed)
+    tables = tables_for(normalise.V4)
+    cps, starts = joined(texts)
+    compiled.markup_pass(cps, starts, cps)
+    tables.classify_new(cps)
+    capacity = compiled.count_tokens(cps, tables.cls)
+    assert capacity == pure_kernels.count_tokens(cps, tables.cls)
+    results = []
+    for mod in (compiled, pure_kernels):
+        outs = [junk(rng, capacity, t) for t in (np.int64, np.int64, np.int64, np.uint64)]
+        flagged = np.zeros(len(texts), dtype=np.bool_)
+        count = mod.words_pass(cps, tables.cls, tables.lower, starts, *outs, flagged)
+        # Past ``count``: the compiled kernel may leave the words of a record it flagged later.
+        results.append((count, [o[:count].tolist() for o in outs], flagged.tolist()))
+    assert results[0] == results[1]
 
 
 def test_a_long_word_and_a_special_record() -> None:

@@ -214,7 +214,7 @@ def test_upgrade_rehashes_under_v2(cli: Runner, v1_project: Path) -> None:
     before = store.load(MANIFEST)
     result = cli("upgrade")
     assert result.code == 0, result.output
-    assert "hostile: re-hashed under words-v3/alnum-v3 (version 1 -> 2)" in result.out
+    assert "hostile: re-hashed under words-v4/alnum-v4 (version 1 -> 2)" in result.out
     after = store.load(MANIFEST)
     assert after.spec.core() == Spec().core()
     golden = after.sets["hostile"]
@@ -243,7 +243,7 @@ def test_upgrade_keeps_the_version_of_a_set_whose_hashes_do_not_change(cli: Runn
     _project(cli, tmp_path, V1_SPEC)
     _register_golden(cli, tmp_path, "Plain ASCII text is normalised the same way by both specs, every word.")
     result = cli("upgrade")
-    assert result.code == 0 and "demo: re-hashed under words-v3/alnum-v3 (hashes unchanged)" in result.out
+    assert result.code == 0 and "demo: re-hashed under words-v4/alnum-v4 (hashes unchanged)" in result.out
     golden = store.load(MANIFEST).sets["demo"]
     assert golden.version == 1 and len(golden.history) == 1
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from contam_guard.text import normalise
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import hash_grams, hash_words
-from contam_guard.text.normalise import SPECS, V1, V2, V3, TextSpec, is_ignorable
+from contam_guard.text.normalise import SPECS, V1, V2, V3, V4, TextSpec, is_ignorable
 from contam_guard.text.tables import (
     DECOMPOSITIONS_END,
     FIRST_COMBINING,
@@ -67,6 +67,7 @@ def test_every_classified_code_point_is_what_the_spec_makes_of_it(spec: TextSpec
         expected = {
             normalise.SPACE: ["x", "y"],
             normalise.REMOVED: ["xy"],
+            normalise.MARKUP: ["xy"],  # v4: punctuation where it starts no markup
             normalise.SOLO: ["x", chr(int(tables.lower[cp])), "y"],  # v3: a word on its own
         }.get(cls, ["x" + chr(int(tables.lower[cp])) + "y"])
         if spec.words(text) != expected or spec.alnum(text) != "x" + alnum + "y":
@@ -113,24 +114,26 @@ def test_tables_are_per_spec_and_lazy() -> None:
     assert fresh.ensure(np.array([ord(c) for c in "hello, Ｗorld"], dtype=np.uint32)) == 9
     assert np.count_nonzero(fresh.cls) == 9  # only what was met
     assert fresh.first_alnum_remap == ord("Ｗ")
-    assert tables_for(V3) is not tables_for(V2)
-    with pytest.raises(ValueError, match="version 4"):
-        CodepointTables(4)
+    assert tables_for(V3) is not tables_for(V2) and tables_for(V4) is not tables_for(V3)
+    with pytest.raises(ValueError, match="version 5"):
+        CodepointTables(5)
 
 
 # ------------------------------------------------------------------------------------------
 # The Unicode facts behind the version 2 tables
 
 
-def test_nfkc_and_casefold_never_produce_what_step_b_removes_or_a_capital_sigma() -> None:
-    """Step b runs before NFKC (and steps 3 and e after casefold) only because of this."""
+@pytest.mark.parametrize("version", [3, 4])
+def test_nfkc_and_casefold_never_produce_what_step_b_removes_or_a_capital_sigma(version: int) -> None:
+    """Step b runs before NFKC (and steps 3 and e after casefold) only because of this: in
+    version 4 too, which removes every default-ignorable code point."""
     produced = []
     for cp in ALL:
         ch = chr(cp)
-        if is_ignorable(ch) or ch == "\u200b":
+        if is_ignorable(ch, version) or ch == "\u200b":
             continue
         out = unicodedata.normalize("NFKC", ch).casefold()
-        if any(is_ignorable(c) or c in "\u200b\u03a3" for c in out):
+        if any(is_ignorable(c, version) or c in "\u200b\u03a3" for c in out):
             produced.append(hex(cp))
     assert produced == []
 
