@@ -11,13 +11,12 @@ from __future__ import annotations
 import codecs
 import io
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ijson
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record
 from contam_guard.readers.chunked import ChunkedRaw
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.depth import MAX_DEPTH, too_deep
@@ -147,7 +146,7 @@ def _elements(events: Iterable[tuple[str, Any]], display: str) -> Iterator[objec
             parent[key] = value
 
 
-def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+def read_json_array(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per element of a top-level JSON array (``.gz``/``.zst`` allowed).
 
     ``line`` is None (the parser does not track lines); ``index`` is the array position.
