@@ -8,6 +8,7 @@ in Parquet (``readers.columnar``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -54,7 +55,9 @@ def _open(where: Any, display: str, stack: ExitStack) -> Table:
         if not magic:
             raise InputError(display, "empty file: not an Arrow IPC file or stream")
         if magic.startswith(b"FEA1"):
-            whole = feather.read_table(source)
+            with warnings.catch_warnings():  # pyarrow deprecates Feather 1, yet such files exist
+                warnings.simplefilter("ignore", DeprecationWarning)
+                whole = feather.read_table(source)
             return Table(whole.schema, lambda columns: whole.select(columns).to_batches(_BATCH_ROWS))
         if magic == b"ARROW1":
             reader = pa.ipc.open_file(source)

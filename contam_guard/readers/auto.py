@@ -74,22 +74,16 @@ def _by_content(
     member: Member, display: str, options: ReadOptions, readers: Callable[[str], Reader], *, top: bool = False
 ) -> Iterator[Record]:
     found = sniff(member.head, member.name, options.encoding)
+    plain = _plain_name(member.name)  # what its bytes are decides, not what its name claims
     if found.format in _SUFFIX_OF:
-        # Compressed, though its name does not say so: named as it is, and read again.
+        # Compressed (whatever its name says): named as it is, and read again.
         if member.depth >= MAX_DEPTH:
             raise InputError(display, f"compressed more than {MAX_DEPTH} times over", hint=UNREADABLE_HINT)
-        renamed = Member(
-            member.name + _SUFFIX_OF[found.format],
-            display,
-            member.open(),
-            member.head,
-            depth=member.depth + 1,
-            size=member.size,
-            limit=member.limit,
+        yield from read_sniffed(
+            _renamed(member, plain + _SUFFIX_OF[found.format], member.depth + 1), display, options, readers
         )
-        yield from read_sniffed(renamed, display, options, readers)
     elif found.format is not None:
-        yield from readers(found.format)(member, display, options)
+        yield from readers(found.format)(_renamed(member, plain, member.depth), display, options)
     elif found.kind is not None:
         if top:  # a file given to read: the scan's own list of files left out says so
             raise UnsupportedFileError(display, f"{found.kind}: cannot hold text, not read")
@@ -100,3 +94,18 @@ def _by_content(
             f"{found.unreadable}: it may hold text, which contam-guard cannot read",
             hint=UNREADABLE_HINT,
         )
+
+
+def _plain_name(name: str) -> str:
+    """``name`` without its compression suffixes (``a.jsonl.gz.zst`` -> ``a.jsonl``)."""
+    while (stripped := strip_compression(name)) != name:
+        name = stripped
+    return name
+
+
+def _renamed(member: Member, name: str, depth: int) -> Member:
+    if name == member.name and depth == member.depth:
+        return member
+    return Member(
+        name, member.display, member.open(), member.head, depth=depth, size=member.size, limit=member.limit
+    )

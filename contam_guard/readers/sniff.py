@@ -5,7 +5,8 @@ The order matters. Compression and archive signatures come first (they are binar
 then text: no NUL byte in the first bytes, or UTF-16/32 (by byte-order mark, or sniffed as the
 opener does), so any text file is read whatever its name; then columnar formats; then the kinds
 of data that hold no text, by magic bytes (``puremagic``'s table, and model weights, which it
-does not know). Whatever is left may hold text that contam-guard cannot read: the caller makes
+does not know), or, for binary data whose magic bytes say nothing (a truncated file), by a media
+file's name. Whatever is left may hold text that contam-guard cannot read: the caller makes
 that an error (exit 2), never a silent pass.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import mimetypes
 import struct
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -172,6 +174,9 @@ def _binary(head: bytes, name: str) -> Sniffed:
         return Sniffed(unreadable=what)
     if suffix in _WEIGHT_SUFFIXES:
         return Sniffed(kind=f"model weights (by its {suffix} name)")
+    guessed = mimetypes.guess_type(name or "x")[0] or ""
+    if guessed.split("/")[0] in ("image", "audio", "video", "font"):  # binary, and named as media
+        return Sniffed(kind=f"{guessed} (by its name)")
     return Sniffed(unreadable="binary data of no kind contam-guard knows")
 
 
