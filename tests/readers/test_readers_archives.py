@@ -147,7 +147,9 @@ def test_tar_links_devices_and_folders_hold_no_data(tmp_path: Path) -> None:
 
 def test_hostile_names_are_shown_escaped_and_never_used_as_paths(tmp_path: Path) -> None:
     path = tmp_path / "a.tar"
-    path.write_bytes(tar_bytes({"../../up.jsonl": JSONL, "/abs.jsonl": JSONL, "evil\n\x1b[2Jname.txt": b"x\n"}))
+    path.write_bytes(
+        tar_bytes({"../../up.jsonl": JSONL, "/abs.jsonl": JSONL, "evil\n\x1b[2Jname.txt": b"x\n"})
+    )
     assert sorted({r.source for r in records(path)}) == [
         "a.tar:../../up.jsonl",
         "a.tar:/abs.jsonl",
@@ -172,7 +174,9 @@ def test_tables_inside_archives(tmp_path: Path) -> None:
     sink = io.BytesIO()
     pq.write_table(pa.table({"text": ["in a parquet member"]}), sink)
     path = tmp_path / "a.zip"
-    path.write_bytes(zip_bytes({"p/t.parquet": sink.getvalue(), "t.parquet.gz": gzip.compress(sink.getvalue())}))
+    path.write_bytes(
+        zip_bytes({"p/t.parquet": sink.getvalue(), "t.parquet.gz": gzip.compress(sink.getvalue())})
+    )
     found = records(path)
     assert [(r.source, r.joined()) for r in found] == [
         ("a.zip:p/t.parquet", "text\nin a parquet member"),  # the column name, then the value
@@ -191,7 +195,9 @@ def test_members_that_hold_no_text_are_noted_by_kind(tmp_path: Path) -> None:
 def test_a_torch_checkpoint_is_model_weights(tmp_path: Path) -> None:
     notes.take()
     path = tmp_path / "model.pt"
-    path.write_bytes(zip_bytes({"model/data.pkl": b"\x80\x02}q\x00.", "model/data/0": bytes(64), "model/version": b"3\n"}))
+    path.write_bytes(
+        zip_bytes({"model/data.pkl": b"\x80\x02}q\x00.", "model/data/0": bytes(64), "model/version": b"3\n"})
+    )
     assert records(path) == []
     assert notes.take() == ["PyTorch checkpoint (model weights): cannot hold text, not read: model.pt"]
 

@@ -38,9 +38,9 @@ WRITERS: dict[str, Writer] = {
     "t.parquet": lambda t, p: pq.write_table(t, p, row_group_size=1),
     "t.arrow": _arrow_file,
     "stream.arrow": _arrow_stream,
-    "t.feather": lambda t, p: feather.write_feather(t, p),
+    "t.feather": feather.write_feather,
     "v1.feather": _feather_v1,
-    "t.orc": lambda t, p: orc.write_table(t, p),
+    "t.orc": orc.write_table,
 }
 
 
@@ -66,7 +66,13 @@ def test_text_binary_and_names_in_every_table_format(tmp_path: Path, name: str) 
     found = records(path)
     assert [(r.index, r.line, r.source) for r in found] == [(0, None, name), (1, None, name)]
     assert segments(found) == [
-        [("{key}", "id"), ("{key}", "text"), ("{key}", "blob"), ("text", "first row"), ("blob", "binary text")],
+        [
+            ("{key}", "id"),
+            ("{key}", "text"),
+            ("{key}", "blob"),
+            ("text", "first row"),
+            ("blob", "binary text"),
+        ],
         [("text", "second row"), ("blob", "more")],
     ]
     if name != "v1.feather":  # Feather 1 has no large_binary
@@ -164,7 +170,7 @@ def test_a_broken_datasets_folder_names_what_is_wrong(tmp_path: Path) -> None:
     folder = tmp_path / "sft"
     datasets.Dataset.from_dict({"text": ["a"]}).save_to_disk(str(folder))
     next(folder.glob("*.arrow")).unlink()
-    with pytest.raises(InputError, match="listed in state.json but missing"):
+    with pytest.raises(InputError, match=r"listed in state\.json but missing"):
         records(folder)
     (folder / "state.json").write_text('{"_data_files": [{"filename": "../../etc/passwd"}]}')
     with pytest.raises(InputError, match="not a file name in the folder"):

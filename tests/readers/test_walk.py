@@ -45,7 +45,9 @@ def test_version_control_folders_are_not_walked(tmp_path: Path) -> None:
     touch(tmp_path / "d.jsonl")
     found = data_files([tmp_path])
     assert rel(tmp_path, found.files) == ["d.jsonl"]
-    assert [(n.path.name, n.reason) for n in found.notices] == [(".git", "version control's own folder; not read")]
+    assert [(n.path.name, n.reason) for n in found.notices] == [
+        (".git", "version control's own folder; not read")
+    ]
 
 
 def test_a_datasets_folder_is_one_input(tmp_path: Path) -> None:
@@ -53,7 +55,9 @@ def test_a_datasets_folder_is_one_input(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     rows = {"text": ["a", "b", "c"]}
     datasets.Dataset.from_dict(rows).save_to_disk(str(tmp_path / "data" / "sft"), num_shards=2)
-    datasets.DatasetDict({"train": datasets.Dataset.from_dict(rows)}).save_to_disk(str(tmp_path / "data" / "dd"))
+    datasets.DatasetDict({"train": datasets.Dataset.from_dict(rows)}).save_to_disk(
+        str(tmp_path / "data" / "dd")
+    )
     touch(tmp_path / "data" / "other.jsonl")
     assert rel(tmp_path, data_files([tmp_path / "data"]).files) == [
         "data/dd/train",  # dataset_dict.json only names the splits
