@@ -321,6 +321,68 @@ def _deep(levels: int) -> bytes:
     return data
 
 
+def _scrub_xz(root: Path) -> list[str]:
+    put(root, "t.jsonl.xz", lzma.compress(JSONL))
+    return ["scrub", "t.jsonl.xz", "--in-place"]
+
+
+def _xz_untouched(root: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert lzma.decompress((root / "t.jsonl.xz").read_bytes()) == JSONL
+
+
+def _zip_bad_member_first(root: Path) -> list[str]:
+    put(root, "data/a.zip", _zip({"a/paper.pdf": b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" + bytes(64)}))
+    put(root, "data/b.jsonl", JSONL)
+    return _scan("data", extra=("--skip-unreadable",))
+
+
+# --field and --skip-unreadable on the new formats; --jobs reads them as one process does.
+OPTIONS = [
+    Row(
+        "zip-member-with-field",
+        _named("t.zip", lambda: _zip({"inner/train.jsonl": JSONL}), "--field", "text"),
+        1,
+        0,
+        ("t.zip:inner/train.jsonl",),
+    ),
+    Row(
+        "zip-member-with-missing-field",
+        _named("t.zip", lambda: _zip({"inner/train.jsonl": JSONL}), "--field", "prompt"),
+        2,
+        0,
+        ("t.zip:inner/train.jsonl", "prompt"),
+    ),
+    Row("html-with-field-reads-the-page", _named("page.html", HTML, "--field", "text"), 1, 0, FAIL),
+    Row(
+        "feather-with-field",
+        _named("t.feather", lambda: _feather(_text_table()), "--field", "text"),
+        1,
+        0,
+        FAIL,
+    ),
+    Row(
+        "skip-unreadable-goes-on-after-a-bad-archive",
+        _zip_bad_member_first,
+        1,
+        1,  # the zip was left out silently; now its member is named as unreadable
+        ("data/a.zip:a/paper.pdf", "--skip-unreadable"),
+    ),
+    Row(
+        "archives-with-jobs-2",
+        _file(
+            "t.tar.gz",
+            lambda: _tar({"inner/train.jsonl": JSONL, "img.png": b"\x89PNG\r\n\x1a\n" + bytes(40)}, "w:gz"),
+            "--jobs",
+            "2",
+        ),
+        1,
+        0,
+        ("data/t.tar.gz:inner/train.jsonl", "data/t.tar.gz:img.png"),
+    ),
+    Row("scrub-refuses-to-write-xz-as-plain-text", _scrub_xz, 2, 2, (".xz",), check=_xz_untouched),
+]
+ROWS += OPTIONS
+
 HOSTILE = [
     Row("zip-bomb-header", _file("bomb.zip", _zip_bomb), 2, 0, ("bomb.zip",)),
     Row(
