@@ -81,7 +81,9 @@ def test_staged_binaries_listed_unreadable_ones_fail_unless_skipped_or_excluded(
 
     config = repo.root / ".contam-guard" / "contam-guard.yaml"
     assert config.is_file()
-    config.write_text(config.read_text(encoding="utf-8") + "\nscan:\n  exclude: ['*.pdf']\n", encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8") + "\nscan:\n  exclude: ['*.pdf']\n", encoding="utf-8"
+    )
     result = repo.cg("scan", "--staged")
     assert result.code == 0, result.output
     assert "docs/paper.pdf: excluded by scan.exclude '*.pdf'" in result.err
