@@ -42,12 +42,9 @@ def is_dataset_dict_file(path: Path) -> bool:
         data = json.loads(path.read_bytes()) if path.stat().st_size < (1 << 20) else None
     except (OSError, ValueError):
         return False
-    splits = data.get("splits") if isinstance(data, dict) else None
-    return (
-        isinstance(splits, list)
-        and len(data) == 1
-        and all(isinstance(s, str) and is_dataset_folder(path.parent / s) for s in splits)
-    )
+    if not isinstance(data, dict) or set(data) != {"splits"} or not isinstance(data["splits"], list):
+        return False
+    return all(isinstance(s, str) and is_dataset_folder(path.parent / s) for s in data["splits"])
 
 
 def shards(folder: Path, display: str) -> list[Path]:

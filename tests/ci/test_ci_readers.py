@@ -89,3 +89,16 @@ def test_staged_binaries_listed_unreadable_ones_fail_unless_skipped_or_excluded(
     assert "docs/paper.pdf: excluded by scan.exclude '*.pdf'" in result.err
     result = repo.cg("scan", "docs/paper.pdf")  # named on the command line: excluded as well
     assert result.code == 0 and "excluded by scan.exclude" in result.err
+
+
+def test_a_staged_datasets_folder_is_read(repo: Repo) -> None:
+    """``datasets``' own ``save_to_disk``, staged: its Arrow shards are read, and its JSON
+    metadata files are JSON documents (read, not refused)."""
+    import datasets  # noqa: PLC0415 (slow to import: this test only)
+
+    rows = {"prompt": [FILLER, leak(0)]}
+    datasets.Dataset.from_dict(rows).save_to_disk(str(repo.root / "data" / "sft"), num_shards=2)
+    repo.git("add", "data/sft")
+    assert failing(repo, "--staged") == [("q-01", "data/sft/data-00001-of-00002.arrow")]
+    repo.commit("the dataset")
+    assert failing(repo, "data") == [("q-01", "data/sft")]  # a folder walk: one dataset

@@ -205,3 +205,16 @@ def test_csv_header_with_field_and_golden_reads(tmp_path: Path) -> None:
     golden = records(path, fields=("question",), names=False)
     assert [(r.index, r.line, r.joined()) for r in golden] == [(0, 2, "the item")]
     assert [r.item_id for r in records(path, fields=("question",), id_field="id")] == ["1"]
+
+
+def test_a_json_document_is_one_record_of_training_data(tmp_path: Path) -> None:
+    """A config or a dump holding one object is read whole; a golden set must still be an array."""
+    path = put(tmp_path / "package.json", '{"name": "pkg", "description": "words", "n": 3}')
+    [record] = records(path)
+    assert [(s.path, s.text) for s in record.segments if not s.path.endswith("{key}")] == [
+        ("name", "pkg"),
+        ("description", "words"),
+    ]
+    assert [r.joined() for r in records(path, fields=("description",))] == ["words"]
+    with pytest.raises(InputError, match="top-level JSON value is an object, expected an array"):
+        records(path, detect_shape=True)
