@@ -216,8 +216,8 @@ def verify(where: Where) -> None:
 @app.command()
 @grouped
 def upgrade(where: Where) -> None:
-    """Convert a manifest of format 1 to format 2 (no golden files needed), and re-hash every set
-    under the current spec from its registered golden files when the spec is older."""
+    """Re-hash every set under the current spec from its registered golden files when the spec
+    is older; bring the files of a manifest written by an earlier contam-guard up to date."""
     from contam_guard.commands import upgrade as upgrade_command
 
     _exit(upgrade_command.run(_config(where.config), where.manifest))
@@ -289,9 +289,19 @@ def scan(
         Path | None,
         typer.Option("--index", metavar="DIR", help="Count the search index's records holding each run."),
     ] = None,
+    accept_guard_change: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-guard-change",
+            metavar="DIGEST",
+            help="--diff/--staged: accept the reviewed changes that weaken the guard (the manifest, "
+            "config or allowlist) with the digest the report printed for them.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Scan training files (or what a commit adds) against every registered set; exit 1 when a
-    failing rule fires on a finding that is not allowlisted."""
+    failing rule fires on a finding that is not allowlisted, or when the range weakens the guard."""
     from dataclasses import replace
 
     from contam_guard.commands import scan as scan_cmd
@@ -307,13 +317,14 @@ def scan(
         from contam_guard.commands.search import need_extra
 
         need_extra()
+    accept = tuple(accept_guard_change or ())
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
         from contam_guard.commands.spark_scan import check, spark_engine
 
         check(request)
-        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf)))
-    _exit(scan_cmd.run(loaded, request, outputs))
+        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf), accept))
+    _exit(scan_cmd.run(loaded, request, outputs, accept=accept))
 
 
 @app.command()
@@ -399,6 +410,16 @@ def review(
         str | None,
         typer.Option("--until", metavar="YYYY-MM-DD", help="Decisions stop applying after this date."),
     ] = None,
+    answer_timeout: Annotated[
+        float,
+        typer.Option(
+            "--answer-timeout",
+            min=0.1,
+            max=86_400,
+            metavar="SECONDS",
+            help="When standard input is not a terminal: how long to wait for each answer.",
+        ),
+    ] = 60.0,
 ) -> None:
     """Walk the unreviewed findings of a scan: y real leak, n false positive (with a reason),
     s skip, q quit. Decisions go to the allowlist (.contam-guard/allowlist.yaml)."""
@@ -410,7 +431,9 @@ def review(
         raise typer.BadParameter("review writes the allowlist: --no-allowlist does not apply")
     loaded = _config(where.config)
     request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
-    options = review_cmd.ReviewOptions(include_warn=all_findings, by=by, until=_parse_date(until))
+    options = review_cmd.ReviewOptions(
+        include_warn=all_findings, by=by, until=_parse_date(until), answer_timeout=answer_timeout
+    )
     _exit(review_cmd.run(loaded, request, options))
 
 
@@ -587,7 +610,7 @@ def search(
 def serve(
     index_dir: IndexDirOpt,
     host: Annotated[str, typer.Option("--host", help="Loopback address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port (0: any free one).")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8765,
 ) -> None:
     """A local, read-only search page over an index (loopback only; personal data masked)."""
     from contam_guard.commands import search as search_cmd
@@ -625,7 +648,7 @@ def impact(
     ] = None,
     view: Annotated[str | None, typer.Option("--view", help="One view only (default: all combined).")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 10_000,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same numbers).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed (same seed, same numbers).")] = 0,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report as Markdown.")] = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the subsets' scores as a PNG.")] = None,
@@ -708,15 +731,23 @@ def run() -> NoReturn:
     streams are flushed and the process ends. A run that started Spark is left to the normal
     shutdown, whose exit hook stops the JVM.
     """
+    from contam_guard.cli import streams
+
+    streams.guard()
     try:
         main()
         code = 0
     except SystemExit as exc:
         code = _exit_status(exc.code)
+    failed = streams.flush()
+    if failed is not None and code in (int(ExitCode.CLEAN), int(ExitCode.CONTAMINATED)):
+        with contextlib.suppress(OSError, ValueError):
+            console.error(str(failed))
+        code = int(ExitCode.USAGE)
     if "pyspark" in sys.modules:
         sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing to say
+        with contextlib.suppress(OSError, ValueError, ContamGuardError):  # said above, if at all
             stream.flush()
     os._exit(code)
 

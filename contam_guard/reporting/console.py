@@ -19,9 +19,15 @@ if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow
     from contam_guard.reporting.groups import Group
     from contam_guard.verdicts import Finding, Report
 
+
+def _on_terminal() -> bool:
+    """Whether stdout is a terminal (it may be closed: None)."""
+    return sys.stdout is not None and sys.stdout.isatty()
+
+
 # Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
 # emoji=False: "gsm8k:question:" must not become an emoji (rich reads :name: codes everywhere).
-out = Console(highlight=False, soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 200)
+out = Console(highlight=False, soft_wrap=True, emoji=False, width=None if _on_terminal() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
@@ -112,6 +118,17 @@ def summary_text(report: Report) -> str:
 
 
 def _summary(report: Report, out: Console) -> None:
+    _findings(report, out)
+    guard = report.guard
+    if guard is not None:  # --diff/--staged: changes of the range that weaken the guard
+        style = "yellow" if guard.accepted else "red"
+        label = "ACCEPTED" if guard.accepted else "GUARD"
+        for line in guard.lines():
+            out.print(f"[{style}]{label:7}[/] {escape(line)}")
+        out.print(f"[{style}]{escape(guard.verdict())}.[/]")
+
+
+def _findings(report: Report, out: Console) -> None:
     result = report.result
     out.print(
         f"Scanned {result.records} records ({result.chars:,} characters) in "
