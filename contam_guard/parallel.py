@@ -48,10 +48,11 @@ from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.sealing import SealKey
-from contam_guard.readers import detect_format
+from contam_guard.readers import detect_format, notes
 from contam_guard.readers.base import ReadOptions, Window
 from contam_guard.readers.blocks import line_blocks
-from contam_guard.readers.opener import compression_of, open_binary, transcodes
+from contam_guard.readers.compression import compression_of
+from contam_guard.readers.opener import open_binary, transcodes
 
 MIN_WINDOW_BYTES = 4 << 20
 """Smaller windows cost more in start-up and merging than they gain."""
@@ -245,6 +246,7 @@ def _scan_chunk(
         skip_unreadable=skip_unreadable,
         max_pairs=max_pairs,
     )
+    result.skipped += notes.take()  # what the readers left out while reading, for the summary
     run_at = np.flatnonzero(result.totals.run)
     return ChunkResult(
         run_at,

@@ -29,6 +29,7 @@ from contam_guard.engine.scanner import ScanResult, Snippet, Source, cap_pairs, 
 from contam_guard.keys import key_for
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers import ReadOptions
+from contam_guard.readers import notes as reader_notes
 from contam_guard.reporting import console
 from contam_guard.sources import Excluded, sources
 from contam_guard.text.hashing import HashKey
@@ -191,10 +192,14 @@ def execute(
         if before_scan is not None:
             before_scan(prepared, found)
         result = engine(prepared, request, found)
+        # What the readers left out while reading (archive members that hold no text, binary
+        # values that are not text), beside the files the engine skipped.
+        result.skipped += [note for note in reader_notes.take() if note not in result.skipped]
         from contam_guard.reword.step import registered_before, run_pass  # issue 15: the rewording rules
 
         if result.reword is None:
             notices += run_pass(prepared, request, found, result)
+            reader_notes.take()  # that pass read the same files again: the same notes
         else:  # the engine ran the pass where it read the records (Spark's tasks)
             rules = prepared.config.rules
             notices += registered_before(prepared.manifest, prepared.index, result.reword.index, rules)

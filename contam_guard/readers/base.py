@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from contam_guard.errors import InputError
+from contam_guard.readers.member import MAX_MEMBER_BYTES, Member
+
+Input: TypeAlias = Path | Member
+"""What a reader reads: a file on disk, or a file inside another (an archive member, the
+content of a compressed file) read once as a stream."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +85,9 @@ class ReadOptions:
     (``text``, chat ``messages``, Alpaca, ...): golden sets registered without ``--field``.
     ``id_field``: where to take an item id from (golden sets). ``whole_file``: a plain-text file
     is one document instead of one per line. ``encoding``/``errors``: how to decode bytes
-    (strict by default: undecodable bytes are an error with their offset).
+    (strict by default: undecodable bytes are an error with their offset). ``names``: read a
+    table's header cells and column names as text too, as JSON keys are (training data); a
+    golden set's items are its rows only.
     """
 
     fields: tuple[str, ...] = ()
@@ -90,10 +97,19 @@ class ReadOptions:
     encoding: str = "utf-8"
     errors: str = "strict"
     window: Window | None = None
+    names: bool = True
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    """The most bytes one archive member may inflate to (``readers.member``)."""
+
+    @property
+    def reads_names(self) -> bool:
+        """Whether header cells and column names are read: ``names``, and not a golden set's
+        read (``detect_shape`` or an ``id_field``: items are rows)."""
+        return self.names and not self.detect_shape and self.id_field is None
 
 
 class Reader(Protocol):
-    def __call__(self, path: Path, display: str, options: ReadOptions) -> Iterator[Record]: ...
+    def __call__(self, path: Input, display: str, options: ReadOptions) -> Iterator[Record]: ...
 
 
 class UnsupportedFileError(InputError):

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -21,7 +20,7 @@ from numpy.typing import NDArray
 
 from contam_guard import native
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record
 from contam_guard.readers.opener import Source, StreamError, open_binary
 
 if TYPE_CHECKING:
@@ -91,7 +90,7 @@ class LineBlock(Generic[Filtered]):
 
 
 @contextmanager
-def _open(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Source]:
+def _open(path: Input, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Source]:
     """The file opened as ``options`` say, its head checked by ``parser``."""
     with open_binary(
         path,
@@ -105,7 +104,7 @@ def _open(path: Path, display: str, options: ReadOptions, parser: LineParser) ->
         yield src
 
 
-def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
+def parsed_lines(path: Input, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
     """Every non-blank line of a file through ``parser``, one at a time (``.gz``/``.zst`` allowed).
 
     ``raw`` is the line's exact bytes with its ending; ``line`` the physical line; ``index``
@@ -128,7 +127,7 @@ def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LinePar
 
 
 def read_line_blocks(
-    path: Path,
+    path: Input,
     display: str,
     options: ReadOptions,
     parser: LineParser,

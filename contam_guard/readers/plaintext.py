@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record, Segment
+from contam_guard.readers.base import Input, ReadOptions, Record, Segment
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.opener import Source, StreamError, open_binary
@@ -88,7 +87,7 @@ class TextLineParser:
         )
 
 
-def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+def read_text(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per non-blank line (ending stripped), or one for the whole file.
 
     ``options.whole_file`` selects the latter. ``fields``/``id_field`` do not apply to

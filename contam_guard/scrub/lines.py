@@ -24,8 +24,9 @@ from numpy.typing import NDArray
 
 from contam_guard import native
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, detect_format
+from contam_guard.readers import SNIFF, ReadOptions, detect_format
 from contam_guard.readers.blocks import BLOCK_BYTES, line_blocks
+from contam_guard.readers.compression import compression_of
 from contam_guard.readers.fields import KEY_MARK, DupObject, parse_field, record_from_object, strings_in
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
@@ -85,8 +86,17 @@ def scrub_format(path: PurePath, display: str) -> str:
     """The input's format, or an ``InputError`` for a format scrub cannot write back (the hint
     shows how to convert that format to JSONL)."""
     fmt = detect_format(path)
+    written = compression_of(path) == "plain" or path.name.lower().endswith((".gz", ".zst"))
+    if fmt in FORMATS and not written:
+        # Read through any compression, but written back compressed only as .gz or .zst: an
+        # .xz (or .gzip, .lz4, ...) input would be replaced by plain text under its own name.
+        raise InputError(
+            display,
+            f"scrub writes .gz and .zst files, not {path.suffix}",
+            hint="decompress it (or recompress it as .gz or .zst) and scrub that file",
+        )
     if fmt not in FORMATS:
-        kind = "an unknown file type" if fmt is None else fmt.upper()
+        kind = "a file of no known format" if fmt == SNIFF else fmt.upper()
         hint = "convert it to JSONL (one JSON object per line) first"
         if fmt in _PANDAS_READERS:
             hint += f", e.g. with pandas: {_PANDAS_READERS[fmt]}.to_json(out, orient='records', lines=True)"

@@ -31,7 +31,7 @@ from pyspark.sql import types as st
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, UnsupportedFileError, detect_format, read_records
+from contam_guard.readers import SNIFF, ReadOptions, UnsupportedFileError, detect_format, read_records
 from contam_guard.readers.decoding import check_encoding
 from contam_guard.readers.fields import ALLOW_KEY
 from contam_guard.readers.opener import open_binary
@@ -240,7 +240,8 @@ def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
         if fmt not in SPARK_FORMATS:
             raise InputError(
                 source.display,
-                f"the Spark engine reads JSONL, text and Parquet, not {fmt.upper()}",
+                f"the Spark engine reads JSONL, text and Parquet, not "
+                f"{'a file whose name does not say its format' if fmt == SNIFF else fmt.upper()}",
                 hint="convert it to JSONL or Parquet, or scan it with the local engine",
             )
         if source.location.lower().endswith(".zst"):

@@ -54,9 +54,13 @@ def test_staged_reads_the_index_not_the_working_tree(repo: Repo) -> None:
     assert "Scanned 2 records" in result.out  # lines 2 and 3 of the staged file
 
 
-def test_code_only_and_empty_index_scan_nothing(repo: Repo) -> None:
+def test_code_is_text_and_an_empty_index_scans_nothing(repo: Repo) -> None:
     repo.write("src/app.py", "print('changed')\n")
     repo.git("add", "src/app.py")
+    result = repo.cg("scan", "--staged")
+    assert result.code == 0
+    assert "src/app.py" in result.out and "Scanned 1 records" in result.out  # source code is read
+    repo.commit("code")
     result = repo.cg("scan", "--staged")
     assert result.code == 0
     assert "nothing to scan" in result.err

@@ -652,9 +652,9 @@ def test_scan_equals_the_exact_path(
     first.write_bytes(b"".join(rows))
     second = tmp_path / "second.jsonl"
     second.write_bytes(b"".join(rows[len(rows) // 2 :]) + b"\n" + rows[0][3:])
-    notes = tmp_path / "notes.xyz"
-    notes.write_text("not data")
-    sources = [Source(first, "first.jsonl"), Source(notes, "notes.xyz"), Source(second, "sub/second.jsonl")]
+    picture = tmp_path / "picture.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(32))  # cannot hold text: skipped
+    sources = [Source(first, "first.jsonl"), Source(picture, "pic.png"), Source(second, "sub/second.jsonl")]
     options = ReadOptions(fields=() if field is None else (field,))
     filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, options, windows=windows))
     assert_same(filtered, exact)

@@ -108,7 +108,7 @@ def test_the_meter_counts_the_bytes_of_the_file_on_disk(tmp_path: Path, name: st
     records = read_records(path, name, ReadOptions())
     next(records)
     assert meter.bytes_read() > before  # counted while the file is open
-    assert sum(1 for _ in records) == 1_999
+    assert sum(1 for _ in records) == (2_000 if name.endswith(".csv") else 1_999)  # a CSV's header too
     # Read to the end: exactly the file's size on disk (compressed bytes for .gz).
     assert meter.bytes_read() - before == path.stat().st_size == meter.input_bytes([path])
 
