@@ -112,11 +112,11 @@ def _text_sources(schema: pa.Schema, options: ReadOptions, display: str) -> list
     return [ColumnSource(found, None)]
 
 
-def _id_source(schema: pa.Schema, id_field: str, display: str) -> ColumnSource:
-    src = locate(schema.names, id_field, "id", display)
+def _id_source(schema: pa.Schema, id_field: str, display: str, what: str = "id") -> ColumnSource:
+    src = locate(schema.names, id_field, what, display)
     dtype = schema.field(src.column).type
     if src.path is None and not (_is_string(dtype) or pa.types.is_integer(dtype)):
-        raise InputError(display, f"id column {src.column!r} has type {dtype}, expected string or integer")
+        raise InputError(display, f"{what} column {src.column!r} has type {dtype}, expected string or integer")
     return src
 
 
@@ -177,8 +177,14 @@ def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Rec
         text_srcs = _text_sources(schema, options, display)
         named = bool(options.fields) or options.detect_shape
         id_src = None if options.id_field is None else _id_source(schema, options.id_field, display)
+        group_src = None if options.group_by is None else _id_source(schema, options.group_by, display, "--group-by")
         allow = ALLOW_KEY if ALLOW_KEY in schema.names else None
-        wanted = [*(src.column for src in text_srcs), id_src.column if id_src else None, allow]
+        wanted = [
+            *(src.column for src in text_srcs),
+            id_src.column if id_src else None,
+            group_src.column if group_src else None,
+            allow,
+        ]
         columns = list(dict.fromkeys(c for c in wanted if c is not None))
         index = 0
         try:
@@ -195,6 +201,9 @@ def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Rec
                         item_id=None
                         if id_src is None
                         else _id_value(id_src, values[id_src.column][i], display, index),
+                        group=None
+                        if group_src is None
+                        else _id_value(group_src, values[group_src.column][i], display, index),
                     )
                     index += 1
         except _ARROW_ERRORS as exc:

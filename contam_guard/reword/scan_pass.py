@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from contam_guard.engine.batching import batches
 from contam_guard.engine.scanner import Snippet
 from contam_guard.readers import ReadOptions, Record, detect_format, read_records
+from contam_guard.readers.documents import documents, grouped
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import (
@@ -133,8 +134,11 @@ class Accumulator:
         self._best: dict[tuple[int, str, int], Hit] = {}
 
     def add(self, records: Iterable[Record], batch_chars: int = 1 << 20) -> None:
-        """Match every string of ``records``."""
-        units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
+        """Match every document of ``records`` (``readers.documents``: a record's values as one,
+        each key on its own), as the n-gram engine reads them."""
+        units = (
+            _Unit(r, d.field(0, len(d.text)), d.text) for r in records for d in documents(r.segments)
+        )
         for batch in batches(units, batch_chars, lambda u: len(u.text)):
             _batch(self._stats, batch, self.spec, self.key, self.bars, self.scorers, self._best)
 
@@ -209,6 +213,7 @@ def read_sources(
     for path, display, lines in sources:
         if detect_format(path) is None and not path.is_dir():
             continue
-        for record in read_records(path, display, options):
-            if lines is None or record.line in lines:
+        records = read_records(path, display, options)
+        for record in records if options.group_by is None else grouped(records):
+            if lines is None or record.touches(lines):
                 yield record
