@@ -1,20 +1,23 @@
-"""Test items cut into pieces across strings: what each rule finds, measured on GSM8K.
+"""Test items wrapped over lines or cut into pieces across strings: what the rules find, on GSM8K.
 
-    python -m benchmarks.split_items [--words 10]   # needs ../shared/data/gsm8k
+    python -m benchmarks.split_items [--words 10] [--only LAYOUT ...]   # needs ../shared/data/gsm8k
 
-Registers GSM8K's 1,319 test questions (``--field question``) in a temporary project, then
-writes every question cut into pieces of at most ``--words`` whitespace-separated words, one
-record per question, in three layouts, and scans each with the real command line (every rule,
+Registers GSM8K's 1,319 test questions (``--field question``) in a temporary project, writes
+every question in each layout below, and scans each with the real command line (every rule,
 ``--exit-zero``, ``--items-csv``):
 
-- ``list``: the pieces as the elements of one list field, ``{"sentences": [...]}``;
-- ``siblings``: the pieces as sibling fields, ``{"s0": ..., "s1": ...}``;
+- ``list``: the question cut into pieces of at most ``--words`` whitespace-separated words, as
+  the elements of one list field, ``{"sentences": [...]}``, one record per question;
+- ``siblings``: the same pieces as sibling fields, ``{"s0": ..., "s1": ...}``;
 - ``records``: one piece per record with a document id, scanned as it is and with
-  ``--group-by doc`` (consecutive records with the same ``doc`` read as one document).
+  (``grouped``) with ``--group-by doc`` (consecutive records with the same ``doc``: one document);
+- ``wrapped40``, ``wrapped60``, ``wrapped72``, ``quoted72``: a ``.txt`` (``.md``) file with each
+  question wrapped at that many columns (``textwrap``; a quoted ``> `` block), a blank line
+  between questions.
 
 Prints, per layout, how many items the GPT-3 rule flags and how many no rule flags at all. A
-whole question sits in every record (or group), so a guard that reads a record as one document
-flags all 1,319 with the GPT-3 rule.
+whole question sits in every record, group or paragraph, so a guard that reads documents flags
+all 1,319 with the GPT-3 rule.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,10 +36,16 @@ ROOT = Path(__file__).resolve().parents[1]
 GSM8K = ROOT.parent / "shared" / "data" / "gsm8k"
 
 
-def cg(*args: object, cwd: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "contam_guard", *map(str, args)], cwd=cwd, capture_output=True)
+def cg(*args: object, cwd: Path) -> int:
+    """Run contam-guard; its exit code (0 or 1), or a SystemExit with its error."""
+    done = subprocess.run(
+        [sys.executable, "-m", "contam_guard", *map(str, args)], check=False, cwd=cwd, capture_output=True
+    )
     if done.returncode not in (0, 1):
-        raise SystemExit(f"contam-guard {' '.join(map(str, args))}: exit {done.returncode}\n{done.stderr.decode()}")
+        raise SystemExit(
+            f"contam-guard {' '.join(map(str, args))}: exit {done.returncode}\n{done.stderr.decode()}"
+        )
+    return done.returncode
 
 
 def pieces(text: str, size: int) -> list[str]:
@@ -44,14 +54,27 @@ def pieces(text: str, size: int) -> list[str]:
     return [" ".join(words[k : k + size]) for k in range(0, len(words), size)]
 
 
-def layouts(questions: list[str], size: int) -> Iterator[tuple[str, list[dict[str, object]], tuple[str, ...]]]:
-    """(name, records, extra scan options) of each layout."""
+def jsonl(records: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def wrapped(questions: list[str], width: int, prefix: str = "") -> str:
+    return "\n".join(
+        "".join(f"{prefix}{line}\n" for line in textwrap.wrap(q, width - len(prefix))) for q in questions
+    )
+
+
+def layouts(questions: list[str], size: int) -> Iterator[tuple[str, str, str, tuple[str, ...]]]:
+    """(name, file suffix, file content, extra scan options) of each layout."""
     cut = [pieces(q, size) for q in questions]
-    yield "list", [{"sentences": p} for p in cut], ()
-    yield "siblings", [{f"s{k}": piece for k, piece in enumerate(p)} for p in cut], ()
-    per_record = [{"doc": d, "text": piece} for d, p in enumerate(cut) for piece in p]
-    yield "records", per_record, ()
-    yield "records --group-by doc", per_record, ("--group-by", "doc")
+    yield "list", ".jsonl", jsonl([{"sentences": p} for p in cut]), ()
+    yield "siblings", ".jsonl", jsonl([{f"s{k}": piece for k, piece in enumerate(p)} for p in cut]), ()
+    per_record = jsonl([{"doc": d, "text": piece} for d, p in enumerate(cut) for piece in p])
+    yield "records", ".jsonl", per_record, ()
+    yield "grouped", ".jsonl", per_record, ("--group-by", "doc")
+    for width in (40, 60, 72):
+        yield f"wrapped{width}", ".txt", wrapped(questions, width), ()
+    yield "quoted72", ".md", wrapped(questions, 72, "> "), ()
 
 
 def flagged(items_csv: Path) -> tuple[int, int, int]:
@@ -76,11 +99,11 @@ def main() -> None:
         work = Path(tmp)
         cg("init", cwd=work)
         cg("register", "gsm8k", GSM8K / "test.jsonl", "--field", "question", cwd=work)
-        for number, (name, records, options) in enumerate(layouts(questions, args.words)):
-            if args.only is not None and name.split()[0] not in args.only:
+        for number, (name, suffix, content, options) in enumerate(layouts(questions, args.words)):
+            if args.only is not None and name not in args.only:
                 continue
-            data = work / f"layout{number}.jsonl"
-            data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+            data = work / f"layout{number}{suffix}"
+            data.write_text(content, encoding="utf-8")
             out = work / f"layout{number}.csv"
             cg("scan", data, *options, "--exit-zero", "--items-csv", out, cwd=work)
             total, gpt3, none = flagged(out)
