@@ -45,6 +45,7 @@ from contam_guard.native import module
 from contam_guard.readers import blocks as block_reader
 from contam_guard.readers.base import ReadOptions, Segment, Window
 from contam_guard.readers.documents import documents
+from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, count_records, paragraph_lines
 from contam_guard.readers.fields import strings_in
 from contam_guard.text import normalise
 from contam_guard.text import tables as tables_module
@@ -964,3 +965,53 @@ def test_text_paragraphs_filter_equals_the_exact_engine(
         assert np.array_equal(hit_rows(out.grams, identity), expected_grams)
         assert np.array_equal(hit_rows(out.windows, identity), expected_windows)
         assert out.status[0] == HITS
+
+
+def test_a_text_without_blank_lines_is_cut_at_paragraph_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: FilterSpy
+) -> None:
+    """2.3 MB of lines and no blank one: records end after the line at which they reach
+    PARAGRAPH_BYTES, on both paths, in blocks or line by line; a leak wrapped over lines in the
+    middle is found on the line its run starts on."""
+    filler = "".join(f"line {k} of a corpus with one short document per line\n" for k in range(20_000))
+    a0 = ITEMS_A[0].split()
+    wrapped = "\n".join(" ".join(a0[k : k + 4]) for k in range(0, len(a0), 4)) + "\n"
+    data = (filler + wrapped + filler).encode()
+    path = write(tmp_path / "corpus.txt", data)
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, [Source(path, path.name)], ReadOptions()))
+    assert_same(filtered, exact)
+    records = [p.raw for p in paragraph_lines(data.splitlines(keepends=True)) if p is not None]
+    assert len(records) == 3 and all(len(raw) >= PARAGRAPH_BYTES > len(raw) - 100 for raw in records[:-1])
+    assert filtered.records == len(records) == count_records(data)
+    (pair,) = [p for p in filtered.pairs if p.longest_run >= 13]
+    assert (pair.line, pair.record) == (20_001, 1)  # after the 20,000 filler lines, in the 2nd record
+    assert MORE in spy.statuses
+
+
+@pytest.mark.parametrize("layout", ["list", "siblings", "nested", "keys between"])
+def test_a_leak_cut_into_strings_is_found_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """A record's value strings are one document on both paths: the run crosses them, keys
+    between values do not break it, and the pair names the fields it spans."""
+    words = ITEMS_A[0].split()
+    parts = [" ".join(words[k : k + 5]) for k in range(0, len(words), 5)]
+    record: dict[str, object] = {
+        "list": {"id": 3, "sentences": parts},
+        "siblings": {f"s{k}": part for k, part in enumerate(parts)},
+        "nested": {"a": {"b": parts[:2]}, "c": [{"d": p} for p in parts[2:]]},
+        "keys between": {f"long key number {k} of many words here": part for k, part in enumerate(parts)},
+    }[layout]
+    path = write(
+        tmp_path / "split.jsonl", (json.dumps({"text": "clean"}) + "\n" + json.dumps(record) + "\n").encode()
+    )
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, [Source(path, path.name)], ReadOptions()))
+    assert_same(filtered, exact)
+    (pair,) = [p for p in filtered.pairs if p.longest_run >= 13]
+    assert pair.longest_run == len(words) and (pair.line, pair.record) == (2, 1)
+    first, last = pair.field.split("..")
+    n = len(parts) - 1
+    assert first.endswith(("sentences[0]", "s0", "a.b[0]", '"long key number 0 of many words here"]'))
+    assert last.endswith(
+        (f"sentences[{n}]", f"s{n}", f"c[{n - 2}].d", f'"long key number {n} of many words here"]')
+    )
