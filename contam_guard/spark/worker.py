@@ -135,7 +135,10 @@ class PartitionScan:
             number = self._split(files[i], blocks[i])
             split = self.splits[number]
             file = self.plan.files[split.file]
-            if file.fmt in ("jsonl", "text"):
+            if file.fmt == "text":  # a whole file: its paragraphs
+                yield from self.reader.text_records(file, split, raws[i], str(number))
+                continue
+            if file.fmt == "jsonl":
                 record = self.reader.line_record(file, split, raws[i], str(number))
             else:
                 row = (texts[i], raws[i], rows[i], bool(allows[i]))
