@@ -160,7 +160,9 @@ def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LinePar
             raise InputError(display, exc.problem, line=line + 1, hint=exc.hint) from exc
 
 
-def _parsed_paragraphs(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
+def _parsed_paragraphs(
+    path: Path, display: str, options: ReadOptions, parser: LineParser
+) -> Iterator[Record]:
     with _open(path, display, options, parser) as src:
         offset = src.first_offset + src.bom_length
         index = src.first_record
@@ -176,7 +178,9 @@ def _parsed_paragraphs(path: Path, display: str, options: ReadOptions, parser: L
             for paragraph in paragraph_lines(counted()):
                 if paragraph is not None:
                     line = src.first_line + paragraph.first_line
-                    yield parser.parse(paragraph.raw, line=line, offset=offset + paragraph.offset, index=index)
+                    yield parser.parse(
+                        paragraph.raw, line=line, offset=offset + paragraph.offset, index=index
+                    )
                     index += 1
         except StreamError as exc:
             raise InputError(display, exc.problem, line=src.first_line + read, hint=exc.hint) from exc

@@ -110,7 +110,9 @@ def _merged(members: list[Record]) -> Record:
         return members[0]
     first = members[0]
     segments = tuple(
-        Segment(_member_path(member.index, s.path), s.text, member.line) for member in members for s in member.segments
+        Segment(_member_path(member.index, s.path), s.text, member.line)
+        for member in members
+        for s in member.segments
     )
     return replace(first, segments=segments, raw=None, allow=all(m.allow for m in members), item_id=None)
 

@@ -87,8 +87,8 @@ def text_block_end(data: bytes | bytearray, filled: int) -> int:
     # The last blank line: in the last 64 KiB first (prose has one every few lines).
     for start in dict.fromkeys((max(filled - _LOOK_BACK, 0), 0)):
         found = None
-        for found in _BLANK_LINE.finditer(data, start, filled):
-            pass
+        for match in _BLANK_LINE.finditer(data, start, filled):
+            found = match
         if found is not None:
             cut = found.end()
             break

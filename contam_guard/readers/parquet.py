@@ -116,7 +116,9 @@ def _id_source(schema: pa.Schema, id_field: str, display: str, what: str = "id")
     src = locate(schema.names, id_field, what, display)
     dtype = schema.field(src.column).type
     if src.path is None and not (_is_string(dtype) or pa.types.is_integer(dtype)):
-        raise InputError(display, f"{what} column {src.column!r} has type {dtype}, expected string or integer")
+        raise InputError(
+            display, f"{what} column {src.column!r} has type {dtype}, expected string or integer"
+        )
     return src
 
 
@@ -177,7 +179,9 @@ def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Rec
         text_srcs = _text_sources(schema, options, display)
         named = bool(options.fields) or options.detect_shape
         id_src = None if options.id_field is None else _id_source(schema, options.id_field, display)
-        group_src = None if options.group_by is None else _id_source(schema, options.group_by, display, "--group-by")
+        group_src = (
+            None if options.group_by is None else _id_source(schema, options.group_by, display, "--group-by")
+        )
         allow = ALLOW_KEY if ALLOW_KEY in schema.names else None
         wanted = [
             *(src.column for src in text_srcs),

@@ -6,9 +6,9 @@ only), masks and stems each string's words (``words.word_lists``) and hashes the
 manifest's spec and key. The numbers rule's runs are read over a record's documents as the
 n-gram engine reads them (``readers.documents``: its value strings as one, so a run crosses
 from one string into the next); the reworded score compares each string on its own, the unit
-its windows were calibrated on (a question joined with its answer would dilute them). It runs in Python over every record (the n-gram engine's compiled
-prefilter does not know these views), so it costs more than a GPT-3 scan: see README, "What the
-rules catch".
+its windows were calibrated on (a question joined with its answer would dilute them). It runs
+in Python over every record (the n-gram engine's compiled prefilter does not know these
+views), so it costs more than a GPT-3 scan: see README, "What the rules catch".
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from contam_guard.engine.batching import batches
 from contam_guard.engine.scanner import Snippet
 from contam_guard.readers import ReadOptions, Record, detect_format, read_records
 from contam_guard.readers.documents import Document, documents, grouped
-from contam_guard.reword.numbers import PLACEHOLDER
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import (
@@ -35,6 +34,7 @@ from contam_guard.reword.matching import (
     reworded_scores,
     windows,
 )
+from contam_guard.reword.numbers import PLACEHOLDER
 from contam_guard.reword.words import word_lists
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import TextSpec

@@ -143,7 +143,9 @@ def open_blocks(path: Path, display: str, fmt: str) -> Iterator[tuple[bool, Iter
         def blocks() -> Iterator[LineSpans]:
             number = 1
             try:
-                for data in line_blocks(src.stream, BLOCK_BYTES, text_block_end if paragraphs else last_line_end):
+                for data in line_blocks(
+                    src.stream, BLOCK_BYTES, text_block_end if paragraphs else last_line_end
+                ):
                     block = LineSpans(data, number, paragraphs)
                     yield block
                     number += block.lines

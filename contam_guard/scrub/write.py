@@ -40,7 +40,10 @@ def write_outputs(
             raise changed_error(job.display)
         touched = {state.line: state for (file, _), state in states.items() if file == number}
         wanted = sorted(touched)
-        with open_blocks(job.path, job.display, job.fmt) as (bom, blocks), output_stream(job.output, bom) as sink:
+        with (
+            open_blocks(job.path, job.display, job.fmt) as (bom, blocks),
+            output_stream(job.output, bom) as sink,
+        ):
             for block in blocks:
                 written = 0  # untouched lines are copied in runs, as the bytes read
                 for line_number in lines_in(block, wanted):

@@ -269,7 +269,9 @@ def _text_lines(spark: SparkSession, files: list[InputFile], *, whole: bool = Fa
     # lineSep "\n": only "\n" ends a line, as in the local readers (a lone "\r" does not).
     # Plain text is read by paragraph, and a paragraph may span any split: a file is one row.
     paths = [f.key for f in files]
-    lines = spark.read.text(paths, wholetext=True) if whole else spark.read.option("lineSep", "\n").text(paths)
+    lines = (
+        spark.read.text(paths, wholetext=True) if whole else spark.read.option("lineSep", "\n").text(paths)
+    )
     return lines.select(
         sf.col("_metadata.file_path").alias("file"),
         sf.col("_metadata.file_block_start").alias("block"),

@@ -91,7 +91,9 @@ class RowReader:
         split.chars += record.chars
         return record
 
-    def text_records(self, file: InputFile, split: SplitCounter, data: bytes, source: str) -> Iterator[Record]:
+    def text_records(
+        self, file: InputFile, split: SplitCounter, data: bytes, source: str
+    ) -> Iterator[Record]:
         """The records of a whole plain-text file (one row): its paragraphs, numbered as the local
         reader numbers them (``readers.paragraphs``)."""
         lines = data.split(b"\n")
@@ -100,8 +102,8 @@ class RowReader:
         offsets: list[int] = []
 
         def counted() -> Iterator[bytes]:
-            for raw in lines:
-                raw, offset = split.line(raw)
+            for line in lines:
+                raw, offset = split.line(line)
                 offsets.append(offset)
                 yield raw + b"\n"  # as line_record: every line ends in "\n" for the reader
 

@@ -219,7 +219,6 @@ class PartitionScan:
             "allow": [r.allowed_inline for r in rows],
         }
 
-
     def _reworded(self, stats: RewordStats) -> Iterator[pa.RecordBatch]:
         """The pass's per-item maxima (items with a nonzero one) and its kept hits."""
         found = np.flatnonzero((stats.numbers_run > 0) | (stats.reworded > 0))

@@ -45,8 +45,8 @@ from contam_guard.native import module
 from contam_guard.readers import blocks as block_reader
 from contam_guard.readers.base import ReadOptions, Segment, Window
 from contam_guard.readers.documents import documents
-from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, count_records, paragraph_lines
 from contam_guard.readers.fields import strings_in
+from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, count_records, paragraph_lines
 from contam_guard.text import normalise
 from contam_guard.text import tables as tables_module
 from contam_guard.text.features import extract_features

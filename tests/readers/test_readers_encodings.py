@@ -197,9 +197,7 @@ def test_records_are_numbered_as_in_utf8(tmp_path: Path) -> None:
     utf8 = [(r.index, r.line, r.joined()) for r in read(write(tmp_path / "a.txt", body.encode()))]
     utf16 = list(read_records(write(tmp_path / "b.txt", body.encode("utf-16")), "b.txt", ReadOptions()))
     assert (
-        [(r.index, r.line, r.joined()) for r in utf16]
-        == utf8
-        == [(0, 1, "first"), (1, 4, "second\r\nthird")]
+        [(r.index, r.line, r.joined()) for r in utf16] == utf8 == [(0, 1, "first"), (1, 4, "second\r\nthird")]
     )
 
 

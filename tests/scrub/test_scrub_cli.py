@@ -10,8 +10,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import textwrap
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 

@@ -3,17 +3,18 @@
 The rules are defined over training *documents*; a guard that reads one line or one string at a
 time never sees a run crossing a line break or a string boundary. Before this table's fixes the
 rows below exited 0 (``was``): plain text was read one line per record, and each string of a
-record on its own. At 72 columns one line of ``LONG`` holds 13 of its words, so those two rows
-failed before too (was 1; over GSM8K's 1,319 test questions 45 passed at 72 columns and all at
-40: ``benchmarks/split_items.py``); they check that a paragraph names the line its run starts on. Now a paragraph is a record (line breaks are word boundaries), a record's value
-strings are read together as one document (``readers.documents``), ``--group-by`` makes
-consecutive records one document, and each row fails (exit 1), naming the line the run starts on
-and the fields it spans. Every row runs twice: with the compiled kernels (the prefilter reads
+record on its own. Now a paragraph is a record (line breaks are word boundaries), a record's
+value strings are read together as one document (``readers.documents``), ``--group-by`` makes
+consecutive records one document, and each row fails (exit 1), naming the line the run starts
+on and the fields it spans. Every row runs twice: with the compiled kernels (the prefilter reads
 these small files, the manifest being small) and with the numpy ones (``CONTAM_GUARD_PURE=1``:
 the exact path).
 
-The sentence-per-record row had no option before (``--group-by`` is new): ``was`` is what the
-same file gave scanned as it was (records apart), exit 0.
+At 72 columns one line of ``LONG`` holds 13 of its words, so those two rows failed before too
+(was 1; of GSM8K's 1,319 test questions, 45 passed the GPT-3 rule at 72 columns and all 1,319
+at 40: ``benchmarks/split_items.py``): they check that a paragraph names the line its run starts
+on. The sentence-per-record rows had no option before (``--group-by`` is new): ``was`` is what
+the same file gave scanned as it was (records apart), exit 0.
 """
 
 from __future__ import annotations
@@ -252,3 +253,13 @@ def test_any_gsm8k_question_wrapped_at_any_width_fails(
     path.write_bytes(body.encode("utf-8"))
     manifest = gsm8k_project / ".contam-guard" / "manifest.json"
     assert _main(["scan", str(path), "--manifest", str(manifest), "--only", "gpt3"]) == 1
+
+
+def test_a_missing_group_by_field_is_exit_2_naming_the_line(template: Path, tmp_path: Path) -> None:
+    """--group-by names a field every record must hold: a record without it is bad input (exit 2,
+    the file and line named, no test text), never a record read on its own."""
+    root = copy_project(template, tmp_path / "p")
+    put(root, "s.jsonl", json.dumps({"doc": 1, "text": PIECES[0]}) + "\n" + json.dumps({"text": LONG}) + "\n")
+    done = run_row(Row("no group", lambda _: ["scan", "s.jsonl", "--group-by", "doc"], code=2, was=2), root)
+    assert "s.jsonl:2" in done.stderr and "--group-by field 'doc' not found" in done.stderr
+    assert "lamplighter" not in done.stdout + done.stderr
