@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-probe lint bench clean sanitize
 
-$(STAMP): pyproject.toml csrc/native.c
+$(STAMP): pyproject.toml csrc/native.c csrc/reword.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

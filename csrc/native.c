@@ -1656,6 +1656,9 @@ static PyObject *count_lines(PyObject *self, PyObject *const *objs, Py_ssize_t n
     return Py_BuildValue("nn", lines, blank);
 }
 
+/* The rewording rules' pass: a type of its own, in its own file (it uses the helpers above). */
+#include "reword.c"
+
 static PyMethodDef methods[] = {
     {"count_tokens", (PyCFunction)(void (*)(void))count_tokens, METH_FASTCALL, "Maximal runs of non-space code points."},
     {"words_pass", (PyCFunction)(void (*)(void))words_pass, METH_FASTCALL, "Find, normalise and hash every word."},
@@ -1684,6 +1687,10 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (m == NULL) return NULL;
     /* Which SipHash loop this CPU runs (exported for the tests and the curious). */
     if (PyModule_AddStringConstant(m, "siphash_simd", choose_siphash()) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (add_reword_type(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

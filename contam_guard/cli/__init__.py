@@ -588,7 +588,7 @@ def search(
 def serve(
     index_dir: IndexDirOpt,
     host: Annotated[str, typer.Option("--host", help="Loopback address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port (0: any free one).")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8765,
 ) -> None:
     """A local, read-only search page over an index (loopback only; personal data masked)."""
     from contam_guard.commands import search as search_cmd
@@ -626,7 +626,7 @@ def impact(
     ] = None,
     view: Annotated[str | None, typer.Option("--view", help="One view only (default: all combined).")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples.")] = 10_000,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same numbers).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed (same seed, same numbers).")] = 0,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report as Markdown.")] = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the subsets' scores as a PNG.")] = None,
@@ -709,15 +709,23 @@ def run() -> NoReturn:
     streams are flushed and the process ends. A run that started Spark is left to the normal
     shutdown, whose exit hook stops the JVM.
     """
+    from contam_guard.cli import streams
+
+    streams.guard()
     try:
         main()
         code = 0
     except SystemExit as exc:
         code = _exit_status(exc.code)
+    failed = streams.flush()
+    if failed is not None and code in (int(ExitCode.CLEAN), int(ExitCode.CONTAMINATED)):
+        with contextlib.suppress(OSError, ValueError):
+            console.error(str(failed))
+        code = int(ExitCode.USAGE)
     if "pyspark" in sys.modules:
         sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing to say
+        with contextlib.suppress(OSError, ValueError, ContamGuardError):  # said above, if at all
             stream.flush()
     os._exit(code)
 

@@ -50,6 +50,30 @@ ScrubMode = Enum(  # type: ignore[misc]
 )
 
 
+MAX_JOBS = 1024
+"""More worker processes than any machine has cores is a typo, not a setting."""
+NOT_CHARSETS = frozenset({"idna", "punycode", "undefined"})
+"""Python codecs that are text encodings by name only: they encode host names (IDNA, Punycode)
+or refuse everything, and fail on a file's bytes with errors no ``--errors`` handler applies to."""
+
+
+def _text_codec(value: str) -> str:
+    """``--encoding``: a codec that decodes the bytes of text files, checked before anything is read."""
+    import codecs  # noqa: PLC0415 (only when the option is used)
+
+    try:
+        info = codecs.lookup(value)
+    except LookupError:
+        raise typer.BadParameter(
+            f"unknown text encoding {value!r} (e.g. utf-8, latin-1, cp1252, utf-16)"
+        ) from None
+    if not getattr(info, "_is_text_encoding", True) or info.name in NOT_CHARSETS:
+        raise typer.BadParameter(
+            f"{value!r} is not a character encoding of text files (e.g. utf-8, latin-1, cp1252, utf-16)"
+        )
+    return value
+
+
 # --- groups ---------------------------------------------------------------------------------
 
 
@@ -117,7 +141,13 @@ class Read:
         ),
     ] = None
     encoding: Annotated[
-        str, typer.Option("--encoding", metavar="CODEC", help="Text encoding (a byte-order mark wins).")
+        str,
+        typer.Option(
+            "--encoding",
+            metavar="CODEC",
+            help="Text encoding (a byte-order mark wins).",
+            callback=_text_codec,
+        ),
     ] = "utf-8"
     errors: Annotated[Errors, typer.Option("--errors", help="Undecodable bytes: an error, or replaced.")] = (
         Errors.STRICT
@@ -185,7 +215,7 @@ class Run:
     """How the scan runs and what it reports."""
 
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Worker processes (splits large files).")
+        int, typer.Option("--jobs", "-j", min=1, max=MAX_JOBS, help="Worker processes (splits large files).")
     ] = 1
     skip_unreadable: Annotated[
         bool,

@@ -40,7 +40,14 @@ class ModelAccess:
         ),
     ] = None
     timeout: Annotated[
-        float, typer.Option("--timeout", metavar="SECONDS", min=0.001, help="openai: per request.")
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=0.001,
+            max=86_400,
+            help="openai: the deadline of each request's whole answer (at most a day).",
+        ),
     ] = 60.0
     retries: Annotated[
         int,

@@ -42,8 +42,6 @@ def run_search(root: Path, query: str, *, exact: bool, limit: int, as_json: bool
     need_extra()
     from contam_guard.search.query import SearchIndex  # noqa: PLC0415
 
-    if limit < 1:
-        raise ConfigError(f"--limit {limit}: give at least 1")
     result = SearchIndex(root).search(query, exact=exact, limit=limit, redact=redact)
     if as_json:
         console.raw(json.dumps(result.as_json(), ensure_ascii=False, indent=2) + "\n")
@@ -66,13 +64,17 @@ def run_serve(root: Path, host: str, port: int) -> int:
     from contam_guard.search.query import SearchIndex  # noqa: PLC0415
     from contam_guard.search.server import make_server  # noqa: PLC0415
 
-    server = make_server(SearchIndex(root), host, port)
+    def failed(error: BaseException) -> None:
+        console.notice(f"a request failed ({type(error).__name__}); the server goes on")
+
+    server = make_server(SearchIndex(root), host, port, on_error=failed)
     shown = f"[{host}]" if ":" in host else host
     console.info(f"serving {root} on http://{shown}:{server.server_address[1]}/ (read-only; Ctrl-C stops)")
     try:
         server.serve_forever()
     except Interrupted:
         console.info("stopped")
+        raise  # the signal's exit code (130, 143), as for every command
     finally:
         server.server_close()
     return int(ExitCode.CLEAN)

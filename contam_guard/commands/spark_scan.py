@@ -9,6 +9,8 @@ text and Parquet) and scanned in its tasks (``contam_guard.spark``).
 
 from __future__ import annotations
 
+import re
+import socket
 from collections.abc import Mapping
 
 from contam_guard.engine.scanner import ScanResult, Source
@@ -43,8 +45,60 @@ def check(request: ScanRequest) -> None:
     _needs_pyspark()
 
 
+_LOCAL = re.compile(r"local(?:\[(?:\*|[1-9]\d{0,5})(?:,\s*[1-9]\d{0,5})?\])?")
+"""``local``, ``local[N]``, ``local[*]``, ``local[N,F]`` (F: task failures allowed): what Spark
+takes, with N and F at least 1 (Spark fails on 0 or less after starting the JVM)."""
+_LOCAL_CLUSTER = re.compile(r"local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]")
+MASTER_CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a standalone master's port to accept a connection (Spark itself retries
+for more than a minute before it gives up, then fails with an internal error)."""
+
+
+def check_master(master: str | None) -> None:
+    """Refuse, before Spark starts, a master it cannot run on: a malformed ``local[...]``, or a
+    standalone ``spark://`` master none of whose addresses accepts a connection."""
+    if master is None:
+        return
+    if master.startswith("local-cluster"):
+        if not _LOCAL_CLUSTER.fullmatch(master):
+            raise ConfigError(
+                f"--master {master}: local-cluster takes [executors,cores,memory MiB], each at least 1"
+            )
+        return
+    if master.startswith("local"):
+        if not _LOCAL.fullmatch(master):
+            raise ConfigError(
+                f"--master {master}: not a local master Spark can run",
+                hint="use local, local[N] with N at least 1, or local[*] (all cores)",
+            )
+        return
+    if master.startswith("spark://"):
+        _reach(master)
+
+
+def _reach(master: str) -> None:
+    problems = []
+    for address in master[len("spark://") :].split(","):
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"--master {master}: {address!r} is not HOST:PORT")
+        try:
+            socket.create_connection((host, int(port)), timeout=MASTER_CONNECT_TIMEOUT).close()
+        except OSError as exc:
+            problems.append(f"{address} ({exc.strerror or type(exc).__name__})")
+        else:
+            return
+    raise ConfigError(
+        f"--master {master}: no Spark master answers at {', '.join(problems)}",
+        hint="start the master (sbin/start-master.sh) or check its address and port (7077 by default)",
+    )
+
+
 def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None = None) -> Engine:
-    """The scan step on Spark (``master``; None: as ``spark-submit`` or the environment says)."""
+    """The scan step on Spark (``master``; None: as ``spark-submit`` or the environment says).
+    A master that cannot work is refused here, before any work (``check_master``)."""
+    check_master(master)
 
     def scan_on_spark(prepared: Prepared, request: ScanRequest, found: list[Source]) -> ScanResult:
         check(request)

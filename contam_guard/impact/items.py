@@ -197,9 +197,10 @@ def _choose_set(path: Path, sets: list[str], set_name: str | None) -> str:
 
 def _int(path: Path, line: int, name: str, value: str) -> int:
     try:
-        number = int(value)
+        number = int(value) if len(value) <= 18 else -1  # (a longer count is no count of words)
     except ValueError:
         number = -1
     if number < 0:
-        raise InputError(str(path), f"{name} is {value!r}, not a count", line=line)
+        shown = repr(value) if len(value) <= 40 else repr(value[:37]) + "..."
+        raise InputError(str(path), f"{name} is {shown}, not a count", line=line)
     return number

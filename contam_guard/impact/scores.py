@@ -44,6 +44,8 @@ _LM_EVAL_FIELDS = frozenset(
     | {"doc_hash", "prompt_hash", "target_hash"}
 )
 
+MAX_INDEX = 10**18
+"""An index past any test set's size (and any an items CSV holds)."""
 _BULKY = ("doc", "arguments", "resps", "filtered_resps")
 
 
@@ -105,6 +107,14 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     raise InputError(str(path), "is not UTF-8 text", line=number) from None
                 except json.JSONDecodeError as exc:
                     raise InputError(str(path), f"not JSON ({exc.msg})", line=number) from None
+                except ValueError:  # an integer of more digits than Python converts (4,300)
+                    raise InputError(
+                        str(path), "not JSON this reads (a number too long)", line=number
+                    ) from None
+                except RecursionError:
+                    raise InputError(
+                        str(path), "not JSON this reads (nested too deeply)", line=number
+                    ) from None
                 if not isinstance(value, dict):
                     raise InputError(str(path), "not a JSON object", line=number)
                 for bulky in _BULKY:  # the prompts and responses: never read, often most of the file
@@ -247,9 +257,20 @@ def _number(path: Path, line: int, name: str, value: Any) -> float:
             value = float(value) if isinstance(value, str) else value
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return float(value)
-    raise InputError(str(path), f"{name} is {value!r}, not a finite number or true/false", line=line)
+    if isinstance(value, (int, float)):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer too large for a float
+            number = math.inf
+        if math.isfinite(number):
+            return number
+    raise InputError(str(path), f"{name} is {_shown(value)}, not a finite number or true/false", line=line)
+
+
+def _shown(value: Any) -> str:
+    """A value as a message quotes it: at most 40 characters (a 5,000-digit score is not quoted whole)."""
+    text = repr(value) if not isinstance(value, int) or value.bit_length() < 128 else "a number too long"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _is_number(value: Any) -> bool:
@@ -265,15 +286,16 @@ def _parses(value: Any) -> bool:
 
 
 def _index(path: Path, line: int, name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(str(path), f"{name} is {value!r}, not a 0-based index", line=line)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_INDEX:
+        raise InputError(str(path), f"{name} is {_shown(value)}, not a 0-based index", line=line)
     return value
 
 
 def _digits(path: Path, line: int, name: str, value: str) -> int:
-    if not value.strip().isdigit():
-        raise InputError(str(path), f"{name} is {value!r}, not a 0-based index", line=line)
-    return int(value)
+    digits = value.strip()
+    if not digits.isdigit() or len(digits) > 18:  # (no test set has a quintillion items)
+        raise InputError(str(path), f"{name} is {_shown(value)}, not a 0-based index", line=line)
+    return int(digits)
 
 
 def _unique(path: Path, rows: list[Score]) -> list[Score]:

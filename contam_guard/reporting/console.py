@@ -19,9 +19,15 @@ if TYPE_CHECKING:  # annotations only: importing these pulls in the engine (slow
     from contam_guard.reporting.groups import Group
     from contam_guard.verdicts import Finding, Report
 
+
+def _on_terminal() -> bool:
+    """Whether stdout is a terminal (it may be closed: None)."""
+    return sys.stdout is not None and sys.stdout.isatty()
+
+
 # Wide when not a terminal, so CI logs do not wrap tables into unreadable columns.
 # emoji=False: "gsm8k:question:" must not become an emoji (rich reads :name: codes everywhere).
-out = Console(highlight=False, soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 200)
+out = Console(highlight=False, soft_wrap=True, emoji=False, width=None if _on_terminal() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 

@@ -3,6 +3,7 @@ pair with every rule that fired on it (``reporting.groups``), sorted, determinis
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
@@ -17,8 +18,26 @@ SUMMARY_LIMIT = 1 << 20
 """GitHub refuses a job summary over 1 MiB."""
 
 
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*"} | {"\n": " ", "\r": " "})
+_HTML = str.maketrans({"&": "&amp;", "<": "&lt;"})  # no tag or entity starts without these
+
+
 def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("`", "\\`").replace("*", "\\*").replace("\n", " ")
+    """Training or golden text as Markdown shows it, never as markup: HTML (``<script>``,
+    ``<img onerror>``) as entities, and Markdown's bold, code, link and image syntax escaped
+    (``>`` stays: it opens nothing inside a line)."""
+    # "](" -> "]\(": no inline link or image (a remote image loads when the review is shown)
+    return text.translate(_HTML).translate(_MARKDOWN).replace("](", "]\\(")
+
+
+def _code(text: str) -> str:
+    """``text`` (a file name: data, too) as a code span: a fence longer than any run of backticks
+    in it, so it cannot close the span early; no HTML is read inside one."""
+    text = text.replace("\n", " ").replace("\r", " ")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _escape_names(text: str) -> str:
@@ -47,7 +66,7 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
     )
     lines += [f"- {_escape(note)}" for note in result.fields_note()]
     for notice in result.skipped:
-        lines.append(f"- skipped: {notice}")
+        lines.append(f"- skipped: {_escape(notice)}")
     lines += [f"- notice: {_escape(notice)}" for notice in report.notices]
     lines.append("")
     if not report.findings:
@@ -152,7 +171,7 @@ def _section(number: int, group: Group, golden: GoldenText | None, spec: TextSpe
     pair = group.pair
     out = [
         f"## {number}. {_escape(target.label)} v{target.version}, item {_escape(group.item_id)} "
-        f"(test index {group.test_index}) in `{group.where}`: {group.verdicts}",
+        f"(test index {group.test_index}) in {_code(group.where)}: {group.verdicts}",
         "",
     ]
     for finding in group.findings:
@@ -163,7 +182,7 @@ def _section(number: int, group: Group, golden: GoldenText | None, spec: TextSpe
     out += [f"- {_escape_names(note)}" for note in group.per_item_notes(quote="`")]
     line = f", line {pair.line}" if pair.line is not None else ""
     out.append(
-        f"- training: `{pair.source}` record {pair.record}{line}{_escape(pair.in_field)}: longest run "
+        f"- training: {_code(pair.source)} record {pair.record}{line}{_escape(pair.in_field)}: longest run "
         f"{pair.longest_run} words, {pair.ngrams8_found} 8-grams, {pair.covered_l10} words "
         f"in runs of 10+, {pair.window_hits} windows"
         + "".join(f", {number}" for number in pair_numbers(pair))  # issue 15: the rules' own numbers

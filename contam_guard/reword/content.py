@@ -212,7 +212,7 @@ def _number(digits: str) -> str:
 
 
 @lru_cache(maxsize=1 << 16)
-def _features(word: str) -> tuple[bool, str | None, tuple[str, ...], str | None]:
+def features_of(word: str) -> tuple[bool, str | None, tuple[str, ...], str | None]:
     """Whether a word is a number, its value feature, the numbers inside it, and its stem."""
     if mask_word(word) == PLACEHOLDER:
         value = word if word.isdigit() else _VALUES.get(word)
@@ -240,7 +240,7 @@ def _word(word: str) -> _Word:
     if found is None:
         if len(_SEEN) >= _SEEN_MAX:
             _SEEN.clear()
-        found = _SEEN[word] = (mask_word(word), *_features(word))
+        found = _SEEN[word] = (mask_word(word), *features_of(word))
     return found
 
 

@@ -8,6 +8,8 @@ view's stored table), so that it is the same number whether ``register`` stored 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -19,8 +21,15 @@ BoolArray = NDArray[np.bool_]
 
 
 def idf(items: int, df: FloatArray) -> FloatArray:
-    """ln(1 + N / df): a feature's weight in a view of N items (df = 1/2 for one no item has)."""
-    return np.asarray(np.log1p(items / df), dtype=np.float64)
+    """ln(1 + N / df): a feature's weight in a view of N items (df = 1/2 for one no item has).
+
+    Computed once per distinct df with the C library's ``log1p`` (``math.log1p``): numpy's
+    vectorised ``log1p`` may round the last bit differently from one array position to the
+    next (its SIMD loops and its scalar tail are different functions), and the scan's compiled
+    and numpy paths must sum the very same weights."""
+    values, inverse = np.unique(df, return_inverse=True)
+    table = np.array([math.log1p(items / value) for value in values.tolist()], dtype=np.float64)
+    return table[inverse.reshape(-1)] if values.size else np.zeros(0, dtype=np.float64)
 
 
 def runs(hashes: NDArray[np.uint64]) -> tuple[BoolArray, IntArray, FloatArray]:

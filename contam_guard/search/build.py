@@ -24,7 +24,7 @@ import numpy as np
 from contam_guard.commands.common import display_path
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, read_records
-from contam_guard.search import store
+from contam_guard.search import integrity, store
 from contam_guard.search.bm25 import Bm25Writer, body
 from contam_guard.search.exact import ShardWriter
 from contam_guard.text.features import words_of
@@ -77,16 +77,14 @@ def build(
     """
     summary = BuildSummary()
     store.clean_leftovers(root)
-    current = store.generation_dir(root) if (root / store.POINTER).exists() else None
-    if current is not None:
-        meta = store.load_meta(current)
-        if meta.fields != list(fields):
-            raise store.SearchIndexError(
-                f"{root}: this index holds --field {meta.fields or '(every string)'}, "
-                f"not {list(fields) or '(every string)'}",
-                hint="use the same --field options, or another --index folder",
-            )
-    else:
+    current, meta = integrity.open_checked(root) if (root / store.POINTER).exists() else (None, None)
+    if meta is not None and meta.fields != list(fields):
+        raise store.SearchIndexError(
+            f"{root}: this index holds --field {meta.fields or '(every string)'}, "
+            f"not {list(fields) or '(every string)'}",
+            hint="use the same --field options, or another --index folder",
+        )
+    if meta is None:
         meta = store.Meta(words_spec=CURRENT.words_name, alnum_spec=CURRENT.alnum_name, fields=list(fields))
     spec = spec_named(meta.words_spec, meta.alnum_spec)
     if spec is None:
@@ -116,6 +114,7 @@ def build(
     staged = store.stage(root, current)
     try:
         _add(staged, meta, todo, live_by_path, fields, spec, summary, on_chars, shard_words)
+        meta.bm25_sha256 = integrity.folder_digest(staged / "bm25")
         store.write_meta(staged, meta)
         summary.generation = store.publish(root, current, staged)
     except BaseException:
@@ -242,8 +241,11 @@ class _Builder:
             shutil.rmtree(self.shard.folder)
             return
         if records:
+            digest = integrity.folder_digest(self.shard.folder)
             self.meta.shards.append(
-                store.ShardEntry(name=self.shard_name(), records=records, segments=segments, words=words)
+                store.ShardEntry(
+                    name=self.shard_name(), records=records, segments=segments, words=words, sha256=digest
+                )
             )
 
     def next_shard(self) -> None:

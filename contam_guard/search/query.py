@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from contam_guard.errors import ConfigError
-from contam_guard.search import store
+from contam_guard.search import integrity, store
 from contam_guard.search.bm25 import Bm25Searcher
 from contam_guard.search.exact import Shard
 from contam_guard.search.snippets import Snippet, snippet
@@ -18,6 +18,9 @@ from contam_guard.text.hashing import HashArray
 from contam_guard.text.normalise import TextSpec, spec_named
 
 EXACT, BM25 = "exact", "bm25"
+MAX_HITS = 10_000
+"""The most hits one search returns: tantivy aborts the process on a limit past 2**32, and no
+reader pages through more (counts are complete whatever the limit)."""
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,7 @@ class SearchIndex:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.generation = store.generation_dir(root)
-        self.meta = store.load_meta(self.generation)
+        self.generation, self.meta = integrity.open_checked(root)
         spec = spec_named(self.meta.words_spec, self.meta.alnum_spec)
         if spec is None:
             raise store.SearchIndexError(f"{root}: unknown normalisation {self.meta.words_spec!r}")
@@ -133,6 +135,8 @@ class SearchIndex:
         return Result(query, BM25, len(hits), len(hits), hits)
 
     def search(self, query: str, *, exact: bool, limit: int = 10, redact: bool = False) -> Result:
+        if not 1 <= limit <= MAX_HITS:
+            raise ConfigError(f"--limit {limit}: give a number of hits from 1 to {MAX_HITS:,}")
         if exact:
             return self.exact(query, limit, redact=redact)
         return self.ranked(query, limit, redact=redact)

@@ -1,10 +1,17 @@
 """A local, read-only search page over an index (``contam-guard serve``).
 
-The standard library's HTTP server, bound to a loopback address only (anything else is
-refused: the page shows training text, and a guard must not publish it by accident). GET only:
-``/`` is the page (a query box, an exact/BM25 switch, hits with their ids and highlighted
-snippets, personal data masked visibly), ``/api/search`` the same answer as ``search --json``.
-Every other method is 405; nothing is ever written.
+The standard library's threading HTTP server, bound to a loopback address only (anything else
+is refused: the page shows training text, and a guard must not publish it by accident). Each
+connection is served in a thread of its own with a socket timeout, so an idle or half-open
+connection holds up nobody else; searches run one at a time (the index's readers are shared).
+
+Only requests addressed to the loopback by name are answered (``Host: 127.0.0.1:PORT``,
+``localhost:PORT`` or ``[::1]:PORT``): a page on another site that re-points its own DNS name
+at 127.0.0.1 (DNS rebinding) sends its own name as ``Host`` and gets 403, so it cannot read the
+search. GET and HEAD: ``/`` is the page (a query box, an exact/BM25 switch, hits with their ids
+and highlighted snippets, personal data masked visibly), ``/api/search`` the same answer as
+``search --json``. OPTIONS says what is allowed; every other method is 405; nothing is ever
+written.
 """
 
 from __future__ import annotations
@@ -14,15 +21,24 @@ import ipaddress
 import json
 import re
 import socket
+import sys
+import threading
+from collections.abc import Callable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
+from typing import cast
 from urllib.parse import parse_qs, urlsplit
 
 from contam_guard.errors import ConfigError, ContamGuardError
+from contam_guard.reporting.redact import MARKERS
 from contam_guard.search.query import Hit, Result, SearchIndex
 
 MAX_LIMIT = 100
-_MASK = re.compile(r"\[(?:EMAIL|PHONE|IP|KEY)\]")
+_MASK = re.compile("|".join(re.escape(marker) for marker in MARKERS))
+ALLOWED = "GET, HEAD, OPTIONS"
+CONNECTION_TIMEOUT = 30.0
+"""Seconds a connection may stay silent before it is closed."""
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>contam-guard search</title>
@@ -86,12 +102,50 @@ def _results_html(result: Result) -> str:
     return head + "\n".join(rows)
 
 
+def allowed_hosts(port: int) -> frozenset[str]:
+    """The ``Host`` values a request to the server on ``port`` may carry (lower case)."""
+    names = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+    if port == 80:  # the default port is left out of Host
+        names |= set(LOOPBACK_NAMES)
+    return frozenset(names)
+
+
 def make_handler(index: SearchIndex, redact: bool) -> type[BaseHTTPRequestHandler]:
+    searching = threading.Lock()
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "contam-guard"
+        timeout = CONNECTION_TIMEOUT
 
         def log_message(self, format: str, *args: object) -> None:
             pass  # quiet: queries are training text, not for a log
+
+        def parse_request(self) -> bool:
+            """The request line and headers, then the checks every method shares: the Host
+            (DNS rebinding) and the method (405 with Allow, not http.server's 501)."""
+            if not super().parse_request():
+                return False
+            host = (self.headers.get("Host") or "").strip().lower()
+            if host not in allowed_hosts(cast(HTTPServer, self.server).server_port):
+                self._send(
+                    HTTPStatus.FORBIDDEN,
+                    "text/plain",
+                    "this server answers only requests to 127.0.0.1, localhost or [::1] with its port\n",
+                )
+                return False
+            if self.command not in ("GET", "HEAD", "OPTIONS"):
+                self._send(HTTPStatus.METHOD_NOT_ALLOWED, "text/plain", "read-only: GET, HEAD or OPTIONS\n")
+                return False
+            return True
+
+        def do_OPTIONS(self) -> None:
+            self.send_response(HTTPStatus.NO_CONTENT)
+            self.send_header("Allow", ALLOWED)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_HEAD(self) -> None:
+            self.do_GET()
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
@@ -102,14 +156,15 @@ def make_handler(index: SearchIndex, redact: bool) -> type[BaseHTTPRequestHandle
             query = params.get("q", "").strip()
             exact = params.get("mode", "bm25") == "exact"
             try:
-                limit = max(1, min(MAX_LIMIT, int(params.get("limit", "10"))))
+                limit = max(1, min(MAX_LIMIT, int(params.get("limit", "10")[:6])))
             except ValueError:
                 limit = 10
             result: Result | None = None
             problem = ""
             if query:
                 try:
-                    result = index.search(query, exact=exact, limit=limit, redact=redact)
+                    with searching:
+                        result = index.search(query, exact=exact, limit=limit, redact=redact)
                 except ContamGuardError as exc:
                     problem = str(exc)
             if url.path == "/api/search":
@@ -136,11 +191,6 @@ def make_handler(index: SearchIndex, redact: bool) -> type[BaseHTTPRequestHandle
             )
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", page)
 
-        def _refuse(self) -> None:
-            self._send(HTTPStatus.METHOD_NOT_ALLOWED, "text/plain", "read-only: GET only\n")
-
-        do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815 (http.server's names)
-
         def _send(self, status: HTTPStatus, kind: str, text: str) -> None:
             data = text.encode("utf-8")
             self.send_response(status)
@@ -148,20 +198,50 @@ def make_handler(index: SearchIndex, redact: bool) -> type[BaseHTTPRequestHandle
             self.send_header("Content-Length", str(len(data)))
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+            if status == HTTPStatus.METHOD_NOT_ALLOWED:
+                self.send_header("Allow", ALLOWED)
             self.end_headers()
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
 
     return Handler
 
 
-def make_server(index: SearchIndex, host: str, port: int, *, redact: bool = True) -> HTTPServer:
+class Server(ThreadingHTTPServer):
+    """A thread per connection; closing does not wait for idle connections (daemon threads).
+    A request that fails in a way the handler did not answer (most often a client that hung
+    up) goes to ``on_error`` with the exception, never to a traceback on stderr."""
+
+    daemon_threads = True
+    block_on_close = False
+    on_error: Callable[[BaseException], None] | None = None
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        quiet = isinstance(error, (ConnectionError, TimeoutError))  # the client went away
+        if error is not None and not quiet and self.on_error is not None:
+            self.on_error(error)
+
+
+def make_server(
+    index: SearchIndex,
+    host: str,
+    port: int,
+    *,
+    redact: bool = True,
+    on_error: Callable[[BaseException], None] | None = None,
+) -> Server:
     """A server for ``index`` on ``host``:``port`` (loopback only; port 0 picks a free one)."""
     check_loopback(host)
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"--port {port}: a port is a number from 0 to 65535")
 
-    class Server(HTTPServer):
+    class Bound(Server):
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
 
     try:
-        return Server((host, port), make_handler(index, redact))
+        server = Bound((host, port), make_handler(index, redact))
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    server.on_error = on_error
+    return server

@@ -2,8 +2,8 @@
 
 ::
 
-    DIR/CURRENT              the name of the live generation ("gen-000003"), written atomically
-    DIR/gen-000003/meta.json format, spec, fields, files (path, digest, shard), shards
+    DIR/CURRENT              the live generation and its meta.json's SHA-256, written atomically
+    DIR/gen-000003/meta.json format, spec, fields, files (path, digest, shard), shards (digest)
     DIR/gen-000003/shards/s000000/*.npy, texts.bin   one shard per build step (``exact``)
     DIR/gen-000003/bm25/     the tantivy index (``bm25``)
 
@@ -13,11 +13,13 @@ never changed once written, so linking is safe and costs no copy), the new shard
 are added, and the folder is renamed to its generation name; then CURRENT is replaced
 atomically and the old generation removed. A failure or a kill at any point leaves CURRENT
 naming the old, complete generation; leftovers are removed by the next build. A new index is
-built the same way in a hidden folder beside DIR and renamed to DIR.
+built the same way in a hidden folder beside DIR and renamed to DIR. Every file of a generation
+is covered by a digest checked when the index is opened (``integrity``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -29,9 +31,11 @@ from contam_guard.atomic import write_text
 from contam_guard.errors import ContamGuardError
 
 FORMAT = "contam-guard-search-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: digests of meta.json (in CURRENT), of each shard and of the BM25 files."""
 POINTER = "CURRENT"
 _GENERATION = re.compile(r"gen-(\d{6})")
+_REBUILD = "rebuild it: remove {root} and run contam-guard index FILES --index {root}"
 
 
 class SearchIndexError(ContamGuardError):
@@ -60,6 +64,8 @@ class ShardEntry(BaseModel):
     records: int
     segments: int
     words: int
+    sha256: str
+    """``integrity.folder_digest`` of the shard's folder."""
 
 
 class Meta(BaseModel):
@@ -71,6 +77,40 @@ class Meta(BaseModel):
     fields: list[str]
     files: list[FileEntry] = []
     shards: list[ShardEntry] = []
+    bm25_sha256: str = ""
+    """``integrity.folder_digest`` of the BM25 folder."""
+
+
+def open_generation(root: Path) -> tuple[Path, Meta]:
+    """The live generation of the index at ``root`` and its ``meta.json``, whose SHA-256 must be
+    the one ``CURRENT`` records (``SearchIndexError`` otherwise)."""
+    generation = generation_dir(root)
+    expected = _pointer(root / POINTER)[1]
+    if expected is None:
+        raise SearchIndexError(
+            f"{root}: a search index of an older contam-guard (it records no digests of its files), "
+            "or a damaged one",
+            hint=_REBUILD.format(root=root),
+        )
+    path = generation / "meta.json"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SearchIndexError(f"{path}: corrupt search index (meta.json is missing)") from None
+    except OSError as exc:
+        raise SearchIndexError(f"{path}: cannot read the search index ({exc.strerror or exc})") from None
+    if expected is not None and hashlib.sha256(data).hexdigest() != expected:
+        raise SearchIndexError(
+            f"{path}: damaged search index (its SHA-256 is not the one {root / POINTER} records)",
+            hint=_REBUILD.format(root=root),
+        )
+    return generation, _parse_meta(path, data)
+
+
+def _pointer(pointer: Path) -> tuple[str, str | None]:
+    """CURRENT's generation name and meta.json digest (None when it records none)."""
+    parts = pointer.read_text(encoding="utf-8", errors="replace").split()
+    return (parts[0] if parts else "", parts[1] if len(parts) > 1 else None)
 
 
 def generation_dir(root: Path) -> Path:
@@ -83,7 +123,8 @@ def generation_dir(root: Path) -> Path:
         raise SearchIndexError(f"{root}: not a search index (a file, not a folder)")
     pointer = root / POINTER
     try:
-        name = pointer.read_text(encoding="utf-8").strip()
+        pointer.read_text(encoding="utf-8")
+        name = _pointer(pointer)[0]
     except FileNotFoundError:
         raise SearchIndexError(
             f"{root}: not a search index (no {POINTER} file)",
@@ -99,14 +140,11 @@ def generation_dir(root: Path) -> Path:
     return root / name
 
 
-def load_meta(generation: Path) -> Meta:
-    """The generation's ``meta.json``, checked; ``SearchIndexError`` naming it otherwise."""
-    path = generation / "meta.json"
+def _parse_meta(path: Path, data: bytes) -> Meta:
+    """``meta.json`` checked; ``SearchIndexError`` naming it otherwise."""
     try:
-        meta = Meta.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise SearchIndexError(f"{path}: corrupt search index (meta.json is missing)") from None
-    except (OSError, ValidationError, ValueError) as exc:
+        meta = Meta.model_validate_json(data)
+    except (ValidationError, ValueError) as exc:
         first = str(exc).splitlines()[0]
         raise SearchIndexError(f"{path}: corrupt search index ({first})") from None
     if meta.format != FORMAT or meta.format_version != FORMAT_VERSION:
@@ -149,14 +187,15 @@ def stage(root: Path, current: Path | None) -> Path:
 
 def publish(root: Path, current: Path | None, staged: Path) -> Path:
     """Make ``staged`` the live generation atomically; returns its final path."""
+    digest = hashlib.sha256((staged / "meta.json").read_bytes()).hexdigest()
     if current is None:
         top = staged.parent
-        write_text(top / POINTER, staged.name + "\n")
+        write_text(top / POINTER, f"{staged.name} {digest}\n")
         top.rename(root)  # rename(2) replaces an empty folder the user made for the index
         return root / staged.name
     final = root / next_name(current)
     staged.rename(final)
-    write_text(root / POINTER, final.name + "\n")
+    write_text(root / POINTER, f"{final.name} {digest}\n")
     shutil.rmtree(current, ignore_errors=True)
     return final
 
@@ -175,7 +214,7 @@ def clean_leftovers(root: Path) -> None:
         temporary.unlink(missing_ok=True)
     pointer = root / POINTER
     if pointer.is_file():
-        live = pointer.read_text(encoding="utf-8", errors="replace").strip()
+        live = _pointer(pointer)[0]
         for generation in root.glob("gen-*"):
             if generation.name != live and _GENERATION.fullmatch(generation.name):
                 shutil.rmtree(generation, ignore_errors=True)

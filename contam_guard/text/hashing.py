@@ -69,7 +69,8 @@ def _powers(base: int, count: int) -> HashArray:
     return out
 
 
-def _power_table(count: int) -> HashArray:
+def power_table(count: int) -> HashArray:
+    """CHAR_BASE ** k mod 2**64 for k = 0 .. at least ``count - 1`` (read-only)."""
     # Round up so the cache sees few distinct sizes.
     size = 1 << max(6, int(count - 1).bit_length())
     return _powers(CHAR_BASE, size)
@@ -81,7 +82,7 @@ def hash_words(chars: NDArray[np.uint32], lengths: NDArray[np.int64]) -> HashArr
         return np.zeros(0, dtype=U64)
     starts = np.cumsum(lengths) - lengths
     position_in_word = np.arange(chars.size, dtype=np.int64) - np.repeat(starts, lengths)
-    terms = chars.astype(U64) * _power_table(int(lengths.max()))[position_in_word]
+    terms = chars.astype(U64) * power_table(int(lengths.max()))[position_in_word]
     raw: HashArray = np.add.reduceat(terms, starts)
     return fmix64(raw ^ (lengths.astype(U64) * U64(LEN_MIX)))
 

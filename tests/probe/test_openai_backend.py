@@ -395,7 +395,7 @@ def test_timeout_and_concurrency_limit(
     url, behaviour = server(delay=1.0)
     done = cli(*base, "--base-url", url, "--timeout", "0.1", "--retries", "0")
     assert done.code == 2
-    assert "no answer within 0.1 s" in done.err
+    assert "no complete answer within 0.1 s" in done.err
 
 
 def test_minkpp_is_refused_before_any_request(

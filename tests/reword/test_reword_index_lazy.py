@@ -9,6 +9,7 @@ features), so a manifest written before they were stored scans the same.
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -33,14 +34,16 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RewordIndex:
 
 
 def first_implementation(tmp_path: Path) -> np.ndarray:
-    """Item weights as the rule first computed them: ``np.unique`` over the features in item order."""
+    """Item weights as the rule first computed them (``np.unique`` over the features in item
+    order), each feature's weight from the C library's ``log1p`` as ``reword.weights.idf``
+    defines it (numpy's vectorised ``log1p`` rounds some last bits differently)."""
     manifest = store.load(tmp_path / ".contam-guard" / "manifest.json")
     view = manifest.sets["golden"].views[derived_name("q", WORDS)]
     hashes = view.window_hashes
     per_item = np.maximum(view.alnum_counts - 49, 0)
     item = np.repeat(np.arange(per_item.size), per_item)
     _, inverse, df = np.unique(hashes, return_inverse=True, return_counts=True)
-    idf = np.log1p(per_item.size / df[inverse].astype(np.float64))
+    idf = np.array([math.log1p(per_item.size / d) for d in df[inverse].astype(np.float64).tolist()])
     return np.bincount(item, weights=idf, minlength=per_item.size)
 
 

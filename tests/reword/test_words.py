@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.reword.content import _features
+from contam_guard.reword.content import features_of
 from contam_guard.reword.numbers import mask_words
 from contam_guard.reword.words import normalised_words, word_lists
 from contam_guard.text.normalise import SPECS, TextSpec, is_ignorable
@@ -22,7 +22,7 @@ def reference_content(words: list[str]) -> list[str]:
     out: list[str] = []
     last: str | None = None
     for word in words:
-        is_number, number, inside, stem = _features(word)
+        is_number, number, inside, stem = features_of(word)
         if is_number:
             last = number
             out += [number] if number is not None else []

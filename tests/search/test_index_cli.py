@@ -84,13 +84,13 @@ def test_pii_is_masked_visibly_when_asked(cli: Runner, corpus: Path) -> None:
 def test_incremental_add_skips_indexed_files_and_replaces_changed_ones(cli: Runner, corpus: Path) -> None:
     index = corpus / "idx"
     assert cli("index", corpus / "a.jsonl", "--index", index).code == 0
-    assert (index / "CURRENT").read_text().strip() == "gen-000001"
+    assert (index / "CURRENT").read_text().split()[0] == "gen-000001"
     again = cli("index", corpus / "a.jsonl", "--index", index)
     assert again.code == 0 and "nothing new" in again.out
-    assert (index / "CURRENT").read_text().strip() == "gen-000001"
+    assert (index / "CURRENT").read_text().split()[0] == "gen-000001"
     added = cli("index", corpus / "a.jsonl", corpus / "b.jsonl", "--index", index)
     assert added.code == 0 and "indexed 1 file" in added.out and "skipped" in added.out
-    assert (index / "CURRENT").read_text().strip() == "gen-000002"
+    assert (index / "CURRENT").read_text().split()[0] == "gen-000002"
     assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "gen-000002"]
     assert _search(cli, index, "brown fox jumps", "--exact")["documents"] == 6
     write_jsonl(corpus / "a.jsonl", _rows("gamma", 2))  # a.jsonl changes
@@ -137,7 +137,7 @@ def test_a_killed_build_leaves_a_whole_index(cli: Runner, corpus: Path, step: st
 
 
 def _corrupt(index: Path, how: str) -> None:
-    generation = index / (index / "CURRENT").read_text().strip()
+    generation = index / (index / "CURRENT").read_text().split()[0]
     if how == "pointer":
         (index / "CURRENT").write_text("gen-999999\n")
     elif how == "meta":
@@ -160,7 +160,8 @@ def test_a_corrupt_index_is_exit_2(cli: Runner, corpus: Path, how: str) -> None:
     _corrupt(index, how)
     result = cli("search", "--index", index, "quick brown")
     assert result.code == 2, result.err
-    assert "corrupt search index" in result.err and "Traceback" not in result.err
+    assert "corrupt search index" in result.err or "damaged search index" in result.err, result.err
+    assert "Traceback" not in result.err
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,11 @@ MANIFEST_DIR = Path(".contam-guard")
 
 
 def cli(
-    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120, stdin: bytes | None = None
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``contam-guard ARGS`` as a real process in ``root``."""
     environment = dict(os.environ)

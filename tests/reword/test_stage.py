@@ -1,0 +1,88 @@
+"""The rewording rules' two stages (``reword.stage``): the compiled kernel and numpy give the
+same masked 5-gram hits and the same (unit, item, score) pairs, bit for bit, keyed or not, on
+random units with heavy overlaps (short and long: several windows), and both give what the
+rules' own functions give on the texts' word lists (``longest_runs`` and ``reworded_scores``)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from contam_guard.cli import main
+from contam_guard.engine.index import ManifestIndex
+from contam_guard.keys import key_for, unlocked
+from contam_guard.manifest import store
+from contam_guard.reword.index import RewordIndex
+from contam_guard.reword.stage import CompiledStage, NumpyStage, StageResult, has_compiled_stage
+from contam_guard.reword.vocab import spell
+from contam_guard.text.features import words_of
+from contam_guard.text.normalise import CURRENT
+from tests.helpers import write_jsonl
+
+pytestmark = pytest.mark.skipif(not has_compiled_stage(), reason="the compiled kernels are not built")
+
+VOCAB = [
+    *("apple", "apples", "pear", "tank", "water", "deep", "depth", "feet", "monday", "sold"),
+    *("baked", "cookies", "eggs", "dozen", "three", "17", "16", "2", "25%", "$4.50", "farmer"),
+    *("market", "train", "bus", "miles", "hour", "minutes", "the", "a", "of", "and", "10-foot"),
+]
+KEY = "0123456789abcdef0123456789abcdef-stage"
+
+
+def project(
+    root: Path, keyed: bool, monkeypatch: pytest.MonkeyPatch, golden_texts: list[str]
+) -> tuple[RewordIndex, object]:
+    monkeypatch.chdir(root)
+    if keyed:
+        monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
+    else:
+        monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
+    golden = write_jsonl(root / "golden.jsonl", [{"q": t} for t in golden_texts])
+    init = ["init", ".", *(["--keyed"] if keyed else [])]
+    for args in (init, ["register", "golden", str(golden), "--field", "q"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(args)
+        assert exit_info.value.code in (0, None), args
+    manifest = unlocked(store.load(root / ".contam-guard" / "manifest.json"), "CONTAM_GUARD_KEY")
+    index = RewordIndex.build(manifest, ManifestIndex.from_manifest(manifest))
+    return index, key_for(manifest, "CONTAM_GUARD_KEY")
+
+
+def text(rng: random.Random, low: int, high: int) -> str:
+    return " ".join(rng.choice(VOCAB) for _ in range(rng.randint(low, high)))
+
+
+def fed(stage: NumpyStage | CompiledStage, texts: list[str]) -> StageResult:
+    words = words_of(texts)
+    stage.add(spell(texts, words, stage.missing(words.hashes), CURRENT))
+    return stage.run(words.hashes, words.record_words)
+
+
+def triples(result: StageResult) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, float]]]:
+    hits = sorted(zip(result.gram_unit.tolist(), result.gram_at.tolist(), result.gram_posting.tolist()))
+    pairs = sorted(zip(result.pair_unit.tolist(), result.pair_item.tolist(), result.pair_score.tolist()))
+    return hits, pairs
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+@pytest.mark.parametrize("floor", [0.05, 0.2, 0.38, 0.8])
+def test_compiled_and_numpy_stages_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed: bool, floor: float
+) -> None:
+    rng = random.Random(int(floor * 100) + keyed)
+    golden = [text(rng, 4, 30) for _ in range(60)]
+    index, key = project(tmp_path, keyed, monkeypatch, golden)
+    compiled = CompiledStage(index, key, numbers=True, floor=floor)  # type: ignore[arg-type]
+    numpy_stage = NumpyStage(index, key, numbers=True, floor=floor)  # type: ignore[arg-type]
+    for batch in range(3):  # the vocabulary grows across batches
+        texts = [text(rng, 0, 40) for _ in range(120)] + [text(rng, 90, 220) for _ in range(8)]
+        # golden items with their numbers changed, inside other text: masked runs
+        texts += [
+            f"{text(rng, 0, 9)} {g.replace('17', '23').replace('three', '9')} {text(rng, 0, 9)}"
+            for g in golden
+        ]
+        got, want = triples(fed(compiled, texts)), triples(fed(numpy_stage, texts))
+        assert got == want, batch
+        assert len(want[0]) > 50 and len(want[1]) > 5  # the texts do overlap
