@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from contam_guard.errors import InputError
+from contam_guard.manifest.build import GoldenSource, build_set, golden_options, golden_texts
 from contam_guard.readers import ReadOptions, Record, Segment, read_records
 from contam_guard.readers.documents import documents, grouped, line_of
 from contam_guard.readers.fields import strings_in
@@ -104,3 +105,16 @@ def test_group_by_in_csv_and_parquet(tmp_path: Path) -> None:
     pq.write_table(table, tmp_path / "s.parquet")
     parquet = read_records(tmp_path / "s.parquet", "s.parquet", ReadOptions(fields=("text",), group_by="doc"))
     assert [r.group for r in grouped(parquet)] == ["5", "6"]
+
+
+def test_a_plain_text_golden_file_holds_one_item_per_line(tmp_path: Path) -> None:
+    """Training text is read by paragraph; a golden text file stays one item per line (a list of
+    questions has no blank lines between them)."""
+    golden = write(tmp_path / "golden.txt", b"first question here\nsecond question here\n\nthird one\n")
+    built = build_set([GoldenSource(golden, "golden.txt")], [None], None, None, None)
+    assert built.items == 3
+    assert [t for _, t in golden_texts(golden, "golden.txt", golden_options(None, None))] == [
+        "first question here",
+        "second question here",
+        "third one",
+    ]
