@@ -1417,9 +1417,9 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * (window) in the record, counted across its documents, posting). Code points not yet
  * classified are written to ``unknown``; the caller classifies them (their lines are EXACT).
  * ``overflow``: 1 when the hit arrays were too small, 2 when the per-line arrays were (or
- * both); the caller runs the block again with larger ones. ``key``: no items for an unkeyed manifest, or the two uint64 items
- * (k0, k1) of a keyed manifest's SipHash-2-4 key, applied to every 5-gram and window hash
- * before it is looked up (the manifest holds keyed hashes).
+ * both); the caller runs the block again with larger ones. ``key``: no items for an unkeyed
+ * manifest, or the two uint64 items (k0, k1) of a keyed manifest's SipHash-2-4 key, applied to
+ * every 5-gram and window hash before it is looked up (the manifest holds keyed hashes).
  */
 static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"block", 0, 1},         {"keys", 0, 1},          {"cls", 0, 1},
