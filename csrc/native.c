@@ -58,7 +58,7 @@ enum { CLS_UNKNOWN = 0, CLS_ALNUM = 1, CLS_KEPT = 2, CLS_REMOVED = 3, CLS_SPACE 
 enum { LINE_BLANK = 0, LINE_CLEAN = 1, LINE_HITS = 2, LINE_EXACT = 3, LINE_MORE = 4 };
 /* A plain-text record ends after the line at which it reaches this many bytes, if no blank line
  * ends it before (contam_guard/readers/paragraphs.py, checked at import). */
-#define PARAGRAPH_BYTES (1 << 20)
+#define PARAGRAPH_BYTES (16 << 10)
 
 static inline u64 fmix64(u64 x) {
     x ^= x >> 33;
