@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -232,4 +233,4 @@ def test_corrupt_compression_under_utf16_names_the_line_after_the_good_ones(
     assert info.value.line == err.line
     spans = [(r.line, r.last_line) for r in paragraphs]
     assert spans[0][0] == 1 and spans[-1][1] == err.line - 1
-    assert all(after[0] == before[1] + 1 for before, after in zip(spans, spans[1:]))
+    assert all(after[0] == before[1] + 1 for before, after in itertools.pairwise(spans))

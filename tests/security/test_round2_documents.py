@@ -75,6 +75,11 @@ def text_file(name: str, body: str) -> Row:
     return Row(name, build, code=1, was=0)
 
 
+def _whole_file(root: Path) -> list[str]:
+    put(root, "whole.txt", f"{CLEAN}\n\n{TXT40}")
+    return ["scan", "whole.txt", "--whole-file"]
+
+
 def _bullets(root: Path) -> list[str]:
     lines = textwrap.wrap(LONG, 60)
     body = "- " + "\n  ".join(lines) + "\n- another item\n"
@@ -150,6 +155,8 @@ ROWS = [
         text_file("quoted40.md", f"Quoted below.\n\n{QUOTED40}"), says=(f"quoted40.md:{LINE_QUOTED40} ",)
     ),
     Row("list item.md", _bullets, code=1, was=0, says=("list.md:3 ",)),
+    # --whole-file read the file as one record before too (was 1), but named its line 1.
+    Row("--whole-file wrapped40.txt", _whole_file, code=1, was=1, says=(f"whole.txt:{LINE40} ",)),
     Row("--staged wrapped.txt", _staged, code=1, was=0, says=(f"notes.txt:{LINE60} ",)),
     replace(
         _jsonl("list.jsonl", {"id": 1, "sentences": PIECES}), says=(f"field sentences[0]..sentences[{LAST}]",)
