@@ -1,10 +1,10 @@
 """contam-guard measured through its CLI in a subprocess, as users run it.
 
 Rows: ``register`` (into a fresh ``init`` folder each run, the ``init`` untimed), ``scan --only
-gpt3``, the same scan against a keyed manifest (``init --keyed``: SipHash-2-4) and against one
-keyed with AES as before SipHash, ``scan`` with every rule (the default), ``scan --jobs 2`` when ``scan
---help`` lists ``--jobs``, and ``scrub`` when the command exists; with ``--scale-gb``, the two
-GPT-3 scans again on the scale file (``scale_jobs``). Options that may not exist yet are detected
+gpt3``, the same scan against a keyed manifest (``init --keyed``: SipHash-2-4), ``scan`` with
+every rule (the default), ``scan --jobs 2`` when ``scan --help`` lists ``--jobs``, and ``scrub``
+when the command exists; with ``--scale-gb``, the two GPT-3 scans again on the scale file
+(``scale_jobs``). Options that may not exist yet are detected
 from ``--help``, so the suite runs against whatever the working tree has and says what it skipped.
 """
 
@@ -32,8 +32,6 @@ BENCH_KEY = "contam-guard-benchmark-key-" + "0123456789abcdef" * 2
 """A fixed, public secret: the keyed rows measure speed, nothing here needs hiding."""
 KEY_ENV = {**ENV, "CONTAM_GUARD_KEY": BENCH_KEY}
 KEYED = "scan --only gpt3, keyed manifest (SipHash-2-4)"
-KEYED_AES = "scan --only gpt3, keyed with AES (before `upgrade`)"
-CHILDREN = Path(__file__).resolve().parent / "children"
 
 
 def cli() -> list[str]:
@@ -84,9 +82,9 @@ def build_manifest(ctx: Context) -> Path:
 
 
 def keyed_jobs(ctx: Context, corpus_path: Path, input_bytes: int, records: int) -> list[Job]:
-    """``scan --only gpt3`` with the set registered keyed: by ``init --keyed`` + ``register``
-    (SipHash-2-4, through the prefilter) and keyed with AES as before SipHash (exact path only).
-    The manifests are built once, outside the timed runs; the key is in the rows' environment."""
+    """``scan --only gpt3`` with the set registered keyed by ``init --keyed`` + ``register``
+    (SipHash-2-4, through the prefilter). The manifest is built once, outside the timed runs; the
+    key is in the rows' environment."""
     rows: list[Job] = []
     root = ctx.work / "contam-guard-keyed"
     shutil.rmtree(root, ignore_errors=True)
@@ -102,17 +100,6 @@ def keyed_jobs(ctx: Context, corpus_path: Path, input_bytes: int, records: int) 
         Job(TOOL, KEYED, [scan_argv(corpus_path, keyed, *GPT3)], input_bytes, records, env=KEY_ENV,
             verdict=review_verdict, note=note)
     )  # fmt: skip
-    aes = ctx.work / "contam-guard-aes" / "manifest.json"
-    child = [sys.executable, str(CHILDREN / "aes_manifest.py"), str(ctx.eval_path), str(aes)]
-    built = subprocess.run(child, check=False, capture_output=True, text=True, env=KEY_ENV)
-    if built.returncode != 0:
-        rows.append(Job(TOOL, KEYED_AES, skip=f"no AES-keyed manifest: {built.stderr.strip()[-200:]}"))
-    else:
-        note = "what `contam-guard upgrade` moves to SipHash: AES runs in Python, so no prefilter"
-        rows.append(
-            Job(TOOL, KEYED_AES, [scan_argv(corpus_path, aes, *GPT3)], input_bytes, records, env=KEY_ENV,
-                verdict=review_verdict, note=note)
-        )  # fmt: skip
     return rows
 
 

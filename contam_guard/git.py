@@ -11,6 +11,13 @@ golden/test.jsonl data/extra.jsonl`` adds a test set to the training data), so i
 whole, like every added file. A binary or compressed file, any format without lines, and a Git
 LFS file (whose lines in git are the pointer's) are scanned whole when they changed; an LFS
 pointer is exported as its object's content (``contam_guard.lfs``).
+
+A submodule added, moved or moved to another commit adds the files of its own history in
+between: they are selected the same way in the submodule's repository (every file of a new or
+moved submodule, the changes between the two commits of an updated one), named by their path in
+the superproject. That needs the submodule checked out with the new commit; when it is not, the
+selection stops (``GitError``, exit 2) naming the submodule and how to scan it, never a silent
+pass.
 git runs without a shell, with fixed arguments; revisions from the user are checked first.
 """
 
@@ -33,6 +40,10 @@ from contam_guard.readers.opener import COMPRESSED_SUFFIXES
 LINE_FORMATS = frozenset({"jsonl", "text"})
 """Formats whose records are lines: only the added lines of these are scanned."""
 _REGULAR_MODES = frozenset({"100644", "100755"})
+_GITLINK = "160000"
+"""The mode of a submodule's entry: its "blob" id is a commit of the submodule."""
+_MAX_DEPTH = 16
+"""Submodules within submodules followed at most this deep."""
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 SHALLOW_HINT = (
     "the clone is shallow: fetch the history, e.g. `git fetch --unshallow`, or in GitHub Actions "
@@ -75,6 +86,8 @@ class Change:
     """The new content's blob id."""
     lines: frozenset[int] | None
     """Added 1-based line numbers, or None: scan the whole file."""
+    submodule: Path | None = None
+    """For a file of a submodule: the submodule's work tree, where its blob is read from."""
 
 
 @dataclass
@@ -148,7 +161,7 @@ def _merge_base(root: Path, a: str, b: str) -> str:
     return proc.stdout.decode("ascii").strip()
 
 
-def _endpoints(root: Path, rng: Range) -> list[str]:
+def endpoints(root: Path, rng: Range) -> list[str]:
     """The revision arguments for ``git diff`` (resolved commit ids)."""
     if rng.staged:
         return ["--cached"]
@@ -158,18 +171,44 @@ def _endpoints(root: Path, rng: Range) -> list[str]:
 
 
 def select(root: Path, rng: Range, *, whole_file: bool = False) -> Selection:
-    """The data files ``rng`` adds or changes, with the added lines of line-based files."""
+    """The data files ``rng`` adds or changes, with the added lines of line-based files (and
+    those of the submodules it adds or changes)."""
     selection = Selection(root)
-    ends = _endpoints(root, rng)
+    ends = endpoints(root, rng)
     if not rng.staged and ends[0] == ends[1]:
         selection.notices.append(f"BASE and HEAD are the same commit ({ends[0][:12]}): nothing to scan")
         selection.same_commit = True
         return selection
-    raw = run_git(root, ["diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", *ends, "--"])
+    _collect(_Where(root, "", rng.describe(), whole_file), ends, selection)
+    return selection
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The repository being diffed (the superproject, or a submodule's work tree)."""
+
+    repo: Path
+    prefix: str
+    """Its path in the superproject, with a trailing slash ("" for the superproject)."""
+    what: str
+    """The range, in the user's words."""
+    whole_file: bool
+    depth: int = 0
+
+
+def _collect(where: _Where, ends: list[str], selection: Selection) -> None:
+    raw = run_git(
+        where.repo, ["diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", *ends, "--"]
+    )
     for entry in _parse_raw(raw):
-        path = entry.path
+        path = where.prefix + entry.path
         selection.touched.add(path)
-        if entry.status == "D" or detect_format(PurePosixPath(path)) is None:
+        if entry.status == "D":
+            continue
+        if entry.mode == _GITLINK:
+            _submodule(where, entry, selection)
+            continue
+        if detect_format(PurePosixPath(path)) is None:
             continue
         if entry.status == "U":
             raise GitError(f"{path}: unmerged (a merge conflict); resolve it before scanning")
@@ -179,12 +218,51 @@ def select(root: Path, rng: Range, *, whole_file: bool = False) -> Selection:
         lines = None
         if (
             entry.status == "M"
-            and _line_based(path, whole_file)
-            and not any(lfs.blob_is_pointer(root, blob) for blob in (entry.old_blob, entry.blob))
+            and _line_based(path, where.whole_file)
+            and not any(lfs.blob_is_pointer(where.repo, blob) for blob in (entry.old_blob, entry.blob))
         ):
-            lines = _added_lines(root, ends, path)
-        selection.changes.append(Change(path, entry.blob, lines))
-    return selection
+            lines = _added_lines(where.repo, ends, entry.path)
+        selection.changes.append(Change(path, entry.blob, lines, where.repo if where.prefix else None))
+
+
+def _submodule(where: _Where, entry: _RawEntry, selection: Selection) -> None:
+    """Select what the submodule at ``entry`` adds: every file of a new (or moved, or once not a
+    submodule) one, the changes between its two commits for an updated one."""
+    path = where.prefix + entry.path
+    work_tree = where.repo / entry.path
+    if where.depth >= _MAX_DEPTH:
+        raise GitError(f"{path}: submodules nested more than {_MAX_DEPTH} deep; not followed")
+    if not _has_commit(work_tree, entry.blob):
+        raise GitError(
+            f"{path}: a submodule that {where.what} adds or moves to commit {entry.blob[:12]}, which is "
+            "not checked out here: its files were not scanned",
+            hint=f"check it out (`git submodule update --init --recursive -- {path}`) and run the "
+            f"scan again, or scan its files whole once checked out: `contam-guard scan {path}`",
+        )
+    updated = entry.status == "M" and entry.old_mode == _GITLINK and _has_commit(work_tree, entry.old_blob)
+    old = entry.old_blob if updated else _empty_tree(work_tree)
+    inner = _Where(work_tree, path + "/", where.what, where.whole_file, where.depth + 1)
+    _collect(inner, [old, entry.blob], selection)
+
+
+def _has_commit(work_tree: Path, commit: str) -> bool:
+    """Whether ``work_tree`` is a checked-out git repository of its own holding ``commit``."""
+    if set(commit) == {"0"} or not (work_tree / ".git").exists():
+        return False
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=work_tree, capture_output=True, check=False
+    )
+    if top.returncode != 0 or Path(os.fsdecode(top.stdout.strip())).resolve() != work_tree.resolve():
+        return False  # an empty folder: git would answer for the superproject
+    found = subprocess.run(
+        ["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=work_tree, capture_output=True, check=False
+    )
+    return found.returncode == 0
+
+
+def _empty_tree(repo: Path) -> str:
+    """The id of the empty tree in ``repo``'s hash (SHA-1 or SHA-256)."""
+    return run_git(repo, ["hash-object", "-t", "tree", os.devnull]).decode("ascii").strip()
 
 
 @dataclass(frozen=True)
@@ -194,6 +272,7 @@ class _RawEntry:
     old_blob: str
     blob: str
     mode: str
+    old_mode: str
 
 
 def _parse_raw(raw: bytes) -> Iterator[_RawEntry]:
@@ -202,12 +281,13 @@ def _parse_raw(raw: bytes) -> Iterator[_RawEntry]:
     i = 0
     while i < len(parts) and parts[i]:
         meta = parts[i].decode("ascii").lstrip(":").split()
-        _, new_mode, old_blob, new_blob, status = meta
+        old_mode, new_mode, old_blob, new_blob, status = meta
         if status[0] in "RC":  # not asked for; kept readable should a config force them
-            yield _RawEntry("A", os.fsdecode(parts[i + 2]), "0" * len(new_blob), new_blob, new_mode)
+            path = os.fsdecode(parts[i + 2])
+            yield _RawEntry("A", path, "0" * len(new_blob), new_blob, new_mode, "000000")
             i += 3
             continue
-        yield _RawEntry(status, os.fsdecode(parts[i + 1]), old_blob, new_blob, new_mode)
+        yield _RawEntry(status, os.fsdecode(parts[i + 1]), old_blob, new_blob, new_mode, old_mode)
         i += 2
 
 
@@ -247,10 +327,11 @@ def exported(
         for number, change in enumerate(changes):
             target = Path(tmp) / str(number) / PurePosixPath(change.path).name
             target.parent.mkdir()
+            repo = change.submodule or root
             with target.open("wb") as handle:
                 proc = subprocess.run(
                     ["git", "cat-file", "blob", change.blob],
-                    cwd=root,
+                    cwd=repo,
                     stdout=handle,
                     stderr=subprocess.PIPE,
                     check=False,
@@ -259,7 +340,7 @@ def exported(
                 problem = proc.stderr.decode("utf-8", "replace").strip()
                 raise GitError(f"{change.path}: cannot read its content from git ({problem})")
             try:
-                lfs.resolve_export(root, target, change.path)
+                lfs.resolve_export(repo, target, change.path)
             except InputError as exc:
                 if unreadable is None:
                     raise
@@ -269,4 +350,14 @@ def exported(
         yield files
 
 
-__all__ = ["Change", "Range", "Selection", "exported", "repo_root", "resolve", "run_git", "select"]
+__all__ = [
+    "Change",
+    "Range",
+    "Selection",
+    "endpoints",
+    "exported",
+    "repo_root",
+    "resolve",
+    "run_git",
+    "select",
+]

@@ -1,6 +1,6 @@
 """The secret for keyed hashing: read from an environment variable, checked against the manifest.
 
-The same secret also seals a keyed manifest of format 2 (``manifest.sealing``): the key for
+The same secret also seals a keyed manifest (``manifest.sealing``): the key for
 that is derived from it with the manifest's own salt, independently of the hashing keys.
 """
 
@@ -11,7 +11,7 @@ import os
 from contam_guard.errors import HashKeyError
 from contam_guard.manifest.model import Manifest
 from contam_guard.manifest.sealing import SealKey
-from contam_guard.text.hashing import HashKey, Prf, keyed_prf
+from contam_guard.text.hashing import HashKey
 
 
 def secret_from_env(variable: str) -> str | None:
@@ -37,20 +37,18 @@ def secret_from_env(variable: str) -> str | None:
     return secret
 
 
-def key_from_env(variable: str, prf: Prf = "siphash24") -> HashKey | None:
-    """The key in ``$variable`` for the keyed function ``prf`` (None when unset or empty);
-    ``HashKeyError`` when it is unusable."""
+def key_from_env(variable: str) -> HashKey | None:
+    """The key in ``$variable`` (None when unset or empty); ``HashKeyError`` when it is unusable."""
     secret = secret_from_env(variable)
-    return None if secret is None else HashKey(secret, prf)
+    return None if secret is None else HashKey(secret)
 
 
-def key_for(manifest: Manifest, variable: str, *, hash_spec: str | None = None) -> HashKey | None:
-    """The key the manifest needs: None for an unkeyed manifest, else the matching key for its
-    own hash spec (SipHash-2-4, or AES for a manifest keyed before SipHash), or for
-    ``hash_spec`` (``contam-guard upgrade`` re-keys with the same secret)."""
+def key_for(manifest: Manifest, variable: str) -> HashKey | None:
+    """The key the manifest needs: None for an unkeyed manifest, else the one in ``$variable``,
+    checked against the manifest's ``key_check``."""
     if manifest.key_check is None:
         return None
-    key = key_from_env(variable, keyed_prf(hash_spec or manifest.spec.hash))
+    key = key_from_env(variable)
     where = f"{manifest.path}: " if manifest.path is not None else ""
     if key is None:
         raise HashKeyError(
@@ -67,7 +65,7 @@ def key_for(manifest: Manifest, variable: str, *, hash_spec: str | None = None) 
 
 
 def seal_for(manifest: Manifest, variable: str) -> SealKey | None:
-    """The key that opens a keyed manifest of format 2 (``key_for`` checks the secret first);
+    """The key that opens a keyed manifest (``key_for`` checks the secret first);
     None for a manifest with nothing sealed."""
     if manifest.salt is None:
         return None

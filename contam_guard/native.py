@@ -29,7 +29,7 @@ def _spec() -> dict[str, int]:
     """Constants the kernels share with the Python spec (``text.hashing``, ``text.normalise``).
 
     Imported here, not at the top: the readers import this module, and the command line imports
-    the readers to start; the spec (and its AES import) is needed once the kernels load."""
+    the readers to start; the spec is needed once the kernels load."""
     from contam_guard.readers import paragraphs  # noqa: PLC0415
     from contam_guard.text import hashing, normalise  # noqa: PLC0415
 

@@ -37,8 +37,9 @@ def clean_name(name: str) -> str:
 
 
 def steps(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: Report) -> list[str]:
-    """The next steps for a scan that fails (exit 1); none for any other outcome."""
-    if report.return_code != ExitCode.CONTAMINATED:
+    """The next steps for a scan that fails (exit 1) on findings; none for any other outcome (a
+    scan failing only because the range weakens the guard says what to do in its verdict)."""
+    if report.return_code != ExitCode.CONTAMINATED or not report.failing:
         return []
     lines: list[str] = []
     reviews = outputs.reviews()

@@ -174,13 +174,22 @@ def finish(prepared: Prepared, request: ScanRequest, result: ScanResult, notices
     return ScanRun(report, golden, allowlist)
 
 
-def execute(loaded: LoadedConfig, request: ScanRequest, engine: Engine = scan_local) -> ScanRun:
-    """Every step: what ``scan``, ``review`` and ``sweep`` run (``engine``: which one scans)."""
+def execute(
+    loaded: LoadedConfig,
+    request: ScanRequest,
+    engine: Engine = scan_local,
+    before_scan: Callable[[Prepared, list[Source]], None] | None = None,
+) -> ScanRun:
+    """Every step: what ``scan``, ``review`` and ``sweep`` run (``engine``: which one scans).
+    ``before_scan`` sees the very list of sources the engine will read, before it reads them
+    (``scan`` checks its outputs against it)."""
     prepared = prepare(loaded, request)
     notices: list[str] = []
     with sources(
         request.paths, request.changes, request.read, prepared.excluded, notices, request.skip_unreadable
     ) as found:
+        if before_scan is not None:
+            before_scan(prepared, found)
         result = engine(prepared, request, found)
         from contam_guard.reword.step import registered_before, run_pass  # issue 15: the rewording rules
 

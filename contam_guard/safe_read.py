@@ -32,7 +32,7 @@ def read_regular(path: Path, *, what: str, limit: int, error: type[ContamGuardEr
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise error(
-                f"{path}: the {what} is not a regular file ({_kind(info.st_mode)})",
+                f"{path}: the {what} is not a regular file ({file_kind(info.st_mode)})",
                 hint=f"point contam-guard at the {what} file itself",
             )
         if info.st_size > limit:
@@ -51,7 +51,7 @@ def read_regular(path: Path, *, what: str, limit: int, error: type[ContamGuardEr
         os.close(fd)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):

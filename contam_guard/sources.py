@@ -8,6 +8,7 @@ golden file.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,31 +33,45 @@ class Excluded:
     """Files a walk or a diff never scans: the guard's own folder and the golden files."""
 
     guard_dir: Path
-    golden: dict[str, str]
-    """Absolute path (symlinks not resolved) of each registered golden file -> its set."""
+    golden: dict[tuple[int, int], tuple[str, str]]
+    """(device, inode) of each registered golden file -> its absolute path (symlinks not
+    resolved) and its set."""
 
     @classmethod
     def of(cls, loaded: LoadedConfig, manifest: Manifest) -> Excluded:
-        golden: dict[str, str] = {}
+        golden: dict[tuple[int, int], tuple[str, str]] = {}
         for name, golden_set in manifest.sets.items():
             for golden_file in golden_set.files:
-                path = loaded.root / golden_file.path
-                if path.is_file():
-                    golden[os.path.abspath(path)] = name
+                path = os.path.abspath(loaded.root / golden_file.path)
+                identity = _identity(path)
+                if identity is not None:
+                    golden[identity] = (path, name)
         return cls(loaded.guard_dir.resolve(), golden)
 
     def why(self, path: Path) -> str | None:
         """Why ``path`` is not scanned, or None when it is.
 
-        A golden file is left out only where it was registered. A symlink (or a folder link) in
-        the data that leads to it is scanned: a training pipeline reading the data folder reads
-        the test set through it, so that is a leak to report, not a file to skip."""
+        A golden file is left out only where it was registered, and only that file (by where it
+        lies, and by device and inode: another file of its name is scanned). A symlink (or a
+        folder link) in the data that leads to it is scanned: a training pipeline reading the
+        data folder reads the test set through it, so that is a leak to report, not a file to
+        skip."""
         if path.resolve().is_relative_to(self.guard_dir):
             return "contam-guard's own folder"
-        name = self.golden.get(os.path.abspath(path))
-        if name is not None:
-            return f"a golden file of set {name!r}"
+        identity = _identity(path)
+        found = self.golden.get(identity) if identity is not None else None
+        if found is not None and found[0] == os.path.abspath(path):
+            return f"a golden file of set {found[1]!r}"
         return None
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    """The (device, inode) of the regular file at ``path`` (None: none there)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
 
 def expand(paths: list[Path], excluded: Excluded | None, notices: list[str]) -> list[Source]:
@@ -128,6 +143,20 @@ def _changed(
         found = [Source(files[c.path], c.path, c.lines) for c in keep if c.path in files]
         found += [Source(root / name, name) for name in whole]
         yield found
+
+
+def originals(found: list[Source], changes: git.Range | None) -> dict[str, Path]:
+    """The files behind ``found`` that a user would call the inputs, by how to name them: each
+    source's own path, and for a git range the working-tree file it stands for (its content was
+    exported to a temporary file). What an output must never replace."""
+    named = {f"the input {source.display}": source.path for source in found}
+    if changes is not None and found:
+        from contam_guard import git
+
+        root = git.repo_root(Path.cwd())
+        for source in found:
+            named[f"the input {source.display} (changed in {changes.describe()})"] = root / source.display
+    return named
 
 
 def _relative(root: Path, paths: list[Path]) -> tuple[set[str], list[str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,8 +23,11 @@ from contam_guard.engine.pairs import Unlisted, run_span
 from contam_guard.engine.scanner import PairRow, ScanResult
 from contam_guard.engine.stats import ItemStats
 from contam_guard.errors import ExitCode
-from contam_guard.rules import RULES
+from contam_guard.rules import RULES, RuleResult
 from contam_guard.text.hashing import digest
+
+if TYPE_CHECKING:
+    from contam_guard.guard_changes import GuardChanges
 
 ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"
@@ -116,6 +120,9 @@ class Report:
     in_training: dict[str, int] = field(default_factory=dict)
     """``scan --index``: the training records of the index holding each pair's shared run (by
     ``span_digest``)."""
+    guard: GuardChanges | None = None
+    """``--diff``/``--staged``: the range's changes that weaken the guard (``guard_changes``);
+    they fail the scan unless accepted by their digest."""
 
     @property
     def failing(self) -> list[Finding]:
@@ -123,7 +130,8 @@ class Report:
 
     @property
     def return_code(self) -> ExitCode:
-        if self.failing and not self.exit_zero:
+        weakened = self.guard is not None and self.guard.failing
+        if (self.failing or weakened) and not self.exit_zero:
             return ExitCode.CONTAMINATED
         return ExitCode.CLEAN
 
@@ -147,6 +155,7 @@ def evaluate(
     stats = result.item_stats()
     outcomes = {name: RULES[name].evaluate(stats, rules.of(name), index) for name in rules.enabled()}
     actions = {name: str(rules.of(name).action) for name in outcomes}
+    outcomes = {name: _deferred(name, outcome, outcomes, actions) for name, outcome in outcomes.items()}
     report = Report(result, stats, exit_zero=exit_zero, actions=actions)
 
     by_item: dict[int, list[PairRow]] = defaultdict(list)
@@ -177,7 +186,7 @@ def evaluate(
                 if rule.pair_value is not None:  # the unlisted records are counted by shared run
                     continue
                 for more in unlisted.reaching(int(bar)) if unlisted else []:  # beyond the cap
-                    detail = _more_detail(more, int(bar))
+                    detail = rule.more_detail(more.records, more.longest, bar)
                     report.findings.append(Finding(**base, detail=detail, pairs=(), unlisted=more))
             else:
                 # issue 15: a pair only the rewording rules found shares no run or window
@@ -190,9 +199,14 @@ def evaluate(
     return report
 
 
-def _more_detail(more: Unlisted, n: int) -> str:
-    """A per-pair rule's finding for records beyond ``--max-pairs-per-item`` sharing one run."""
-    return (
-        f"and {more.records} more record(s) not listed (--max-pairs-per-item) share a run "
-        f"of up to {more.longest} words >= N = {n}"
-    )
+def _deferred(
+    name: str, outcome: RuleResult, outcomes: dict[str, RuleResult], actions: dict[str, str]
+) -> RuleResult:
+    """``outcome`` without the items its rule leaves to another (``Rule.defers_to``): where
+    that rule runs, fails and has a bar no higher, each pair is that rule's failing finding."""
+    other = RULES[name].defers_to
+    if other is None or other not in outcomes or actions[other] != "fail":
+        return outcome
+    bar, other_bar = outcome.pair_bar, outcomes[other].pair_bar
+    assert bar is not None and other_bar is not None  # both decided per pair
+    return replace(outcome, fired=outcome.fired & (other_bar > bar))

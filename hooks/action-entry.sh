@@ -3,7 +3,8 @@
 # variable, never inside the script text). It scans what the pull request (or push) adds, then
 # writes, in this order: annotations (stdout), the job summary ($GITHUB_STEP_SUMMARY), the review
 # files and SARIF (in $CG_OUT_DIR), the step outputs ($GITHUB_OUTPUT). Only then does it exit with
-# the scan's exit code: 0 clean, 1 contamination, 2 usage/config/git error (e.g. a shallow clone,
+# the scan's exit code: 0 clean, 1 contamination (or a change that weakens the guard: a set removed,
+# a rule disabled, a threshold raised, allowlist entries in bulk), 2 usage/config/git error (e.g. a shallow clone,
 # or Git LFS files checked out without their objects: `actions/checkout` needs `lfs: true`).
 #
 # Inputs (all optional):
@@ -11,6 +12,8 @@
 #   CG_BASE_REF     compare BASE..HEAD (default: the PR's base commit, or the push's "before")
 #   CG_MANIFEST, CG_CONFIG, CG_FAIL_ON (rules, comma- or space-separated), CG_SARIF (true/false)
 #   CG_FIELDS       fields to read, one per line (as --field; default: every string)
+#   CG_ACCEPT_GUARD_CHANGE  digests of reviewed changes that weaken the guard, one per line
+#                   (as --accept-guard-change; the failing scan prints the digest)
 #   CG_PR_BASE_SHA, CG_PUSH_BEFORE  from the event (action.yml passes them)
 #   CG_OUT_DIR      where the review files go (default: $RUNNER_TEMP/contam-guard)
 #   CONTAM_GUARD    the command (default: contam-guard on PATH)
@@ -47,6 +50,12 @@ while IFS= read -r field; do
   field="${field%"${field##*[![:space:]]}"}"
   [ -n "$field" ] && args+=(--field "$field")
 done <<< "${CG_FIELDS:-}"
+
+while IFS= read -r digest; do
+  digest="${digest#"${digest%%[![:space:]]*}"}"
+  digest="${digest%"${digest##*[![:space:]]}"}"
+  [ -n "$digest" ] && args+=(--accept-guard-change "$digest")
+done <<< "${CG_ACCEPT_GUARD_CHANGE:-}"
 
 base="${CG_BASE_REF:-}"
 if [ -z "$base" ]; then

@@ -18,6 +18,7 @@ from contam_guard.errors import InputError
 from contam_guard.keys import unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, View
+from contam_guard.manifest.names import stem_of
 from contam_guard.readers import ReadOptions, Record, read_records
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,3 +97,11 @@ def load_manifest(path: Path, key_env: str = "CONTAM_GUARD_KEY") -> Manifest:
 def manifest_view(path: Path, set_name: str, view: str, key_env: str = "CONTAM_GUARD_KEY") -> View:
     """One view of a registered set, read through the library (format 2 keeps it in binary files)."""
     return load_manifest(path, key_env).sets[set_name].views[view]
+
+
+def set_file(folder: Path, stem: str) -> Path:
+    """The file in a set's folder whose stem is ``stem`` (``q.bin``, ``q.windows.bin``,
+    ``_ids.bin``, ``part-0.bin``): set files are named by their stem and their bytes' digest."""
+    found = [path for path in folder.iterdir() if stem_of(path.name) == stem]
+    assert len(found) == 1, (stem, sorted(p.name for p in folder.iterdir()))
+    return found[0]

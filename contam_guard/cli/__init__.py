@@ -216,8 +216,8 @@ def verify(where: Where) -> None:
 @app.command()
 @grouped
 def upgrade(where: Where) -> None:
-    """Convert a manifest of format 1 to format 2 (no golden files needed), and re-hash every set
-    under the current spec from its registered golden files when the spec is older."""
+    """Re-hash every set under the current spec from its registered golden files when the spec
+    is older; bring the files of a manifest written by an earlier contam-guard up to date."""
     from contam_guard.commands import upgrade as upgrade_command
 
     _exit(upgrade_command.run(_config(where.config), where.manifest))
@@ -290,9 +290,19 @@ def scan(
         Path | None,
         typer.Option("--index", metavar="DIR", help="Count the search index's records holding each run."),
     ] = None,
+    accept_guard_change: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-guard-change",
+            metavar="DIGEST",
+            help="--diff/--staged: accept the reviewed changes that weaken the guard (the manifest, "
+            "config or allowlist) with the digest the report printed for them.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Scan training files (or what a commit adds) against every registered set; exit 1 when a
-    failing rule fires on a finding that is not allowlisted."""
+    failing rule fires on a finding that is not allowlisted, or when the range weakens the guard."""
     from dataclasses import replace
 
     from contam_guard.commands import scan as scan_cmd
@@ -308,13 +318,14 @@ def scan(
         from contam_guard.commands.search import need_extra
 
         need_extra()
+    accept = tuple(accept_guard_change or ())
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
         from contam_guard.commands.spark_scan import check, spark_engine
 
         check(request)
-        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf)))
-    _exit(scan_cmd.run(loaded, request, outputs))
+        _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf), accept))
+    _exit(scan_cmd.run(loaded, request, outputs, accept=accept))
 
 
 @app.command()
@@ -400,6 +411,16 @@ def review(
         str | None,
         typer.Option("--until", metavar="YYYY-MM-DD", help="Decisions stop applying after this date."),
     ] = None,
+    answer_timeout: Annotated[
+        float,
+        typer.Option(
+            "--answer-timeout",
+            min=0.1,
+            max=86_400,
+            metavar="SECONDS",
+            help="When standard input is not a terminal: how long to wait for each answer.",
+        ),
+    ] = 60.0,
 ) -> None:
     """Walk the unreviewed findings of a scan: y real leak, n false positive (with a reason),
     s skip, q quit. Decisions go to the allowlist (.contam-guard/allowlist.yaml)."""
@@ -411,7 +432,9 @@ def review(
         raise typer.BadParameter("review writes the allowlist: --no-allowlist does not apply")
     loaded = _config(where.config)
     request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
-    options = review_cmd.ReviewOptions(include_warn=all_findings, by=by, until=_parse_date(until))
+    options = review_cmd.ReviewOptions(
+        include_warn=all_findings, by=by, until=_parse_date(until), answer_timeout=answer_timeout
+    )
     _exit(review_cmd.run(loaded, request, options))
 
 

@@ -159,7 +159,13 @@ class Rules:
     """Which rules run and what they do (on top of the config's ``rules:``)."""
 
     n: Annotated[
-        str | None, typer.Option("--n", metavar="N|auto", help="GPT-3 rule's N (words) or 'auto'.")
+        str | None,
+        typer.Option(
+            "--n",
+            metavar="N|auto",
+            help="GPT-3 rule's N in words (5 or more), or 'auto' (the default: each set's "
+            "5th-percentile item length, 8..13).",
+        ),
     ] = None
     only: Annotated[
         list[RuleName] | None,

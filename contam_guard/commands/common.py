@@ -23,47 +23,36 @@ def display_path(path: Path, base: Path | None = None) -> str:
 
 
 def manifest_display(path: Path, root: Path) -> str:
-    """How a golden file is named inside the manifest: relative to the root, never absolute."""
+    """How a golden file is named inside the manifest: relative to the root (POSIX style), with
+    ``..`` when it lies outside it; never absolute. Not by its bare name: scans leave the golden
+    files out, and a bare name would leave out the repository's own file of that name."""
+    resolved, base = path.resolve(), root.resolve()
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return resolved.relative_to(base).as_posix()
     except ValueError:
+        pass
+    try:
+        return Path(os.path.relpath(resolved, base)).as_posix()
+    except ValueError:  # on another drive (Windows): no relative path leads there
         return path.name
 
 
 def load_manifest(loaded: LoadedConfig, override: Path | None = None) -> tuple[Path, Manifest]:
-    """The manifest, opened with the key when it is keyed and the key is set (a keyed manifest of
-    format 2 read without it shows set names, versions, totals and sizes only); a notice when it
-    is of format 1 or of an older spec."""
+    """The manifest, opened with the key when it is keyed and the key is set (a keyed manifest
+    read without it shows set names, versions, totals and sizes only); a notice when it is of an
+    older spec."""
     path = override or loaded.manifest_path
     manifest = unlocked(store.load(path), loaded.config.key_env)
-    if store.is_format1(manifest):
-        console.notice(FORMAT1_NOTICE.format(path=path))
-    if not manifest.spec.is_current(keyed=manifest.key_check is not None):  # keyed branch: issue 12.4
+    if not manifest.spec.is_current(keyed=manifest.key_check is not None):
         console.notice(old_spec_notice(path, manifest))
     return path, manifest
 
 
-FORMAT1_NOTICE = (
-    "{path} is a manifest of format 1 (one JSON file, read whole at every start): it is read as it "
-    "is; `contam-guard upgrade` converts it to format 2 (a small index and one file per set and "
-    "view, memory-mapped: scans start at once), with no golden file needed"
-)
-
-
 def old_spec_notice(path: Path, manifest: Manifest) -> str:
     """One line: the manifest is used with its older spec, and how to move to the current one."""
-    keyed = manifest.key_check is not None
-    current = Spec.current(keyed=keyed)
-    if (manifest.spec.words, manifest.spec.alnum) == (current.words, current.alnum):
-        # Only the keyed function is older (issue 12.4): keyed with AES, before SipHash.
-        return (
-            f"{path} is keyed with AES (made before SipHash-2-4): its keyed scans cannot use the "
-            "compiled prefilter and run several times slower; `contam-guard upgrade` (with the key set) "
-            "re-keys it with SipHash-2-4"
-        )
+    current = Spec.current(keyed=manifest.key_check is not None)
     return (
         f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
         f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
         f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text"
-        + (" (and re-keys it with SipHash-2-4)" if keyed and manifest.spec.hash != current.hash else "")
     )

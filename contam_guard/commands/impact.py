@@ -6,12 +6,14 @@ import importlib.util
 from pathlib import Path
 
 from contam_guard.atomic import write_bytes, write_text
+from contam_guard.config import load_config
 from contam_guard.errors import ConfigError, ContamGuardError, ExitCode
 from contam_guard.impact.analysis import analyse
 from contam_guard.impact.items import read_items
 from contam_guard.impact.render import to_json, to_markdown
 from contam_guard.impact.scores import read_scores
-from contam_guard.overlap_guard import check_outputs
+from contam_guard.overlap_guard import check_command
+from contam_guard.readers.opener import check_regular_file
 from contam_guard.reporting import console
 
 MAX_DRAWS = 1_000_000
@@ -40,10 +42,14 @@ def run(
         raise ContamGuardError(
             "--plot needs matplotlib, which is not installed", hint="pip install 'contam-guard[plot]'"
         )
-    check_outputs(
+    check_command(  # nor may they replace a file of the project (the manifest's set files ...)
+        load_config(),
         {"--json": json_path, "--markdown": markdown_path, "--plot": plot_path},
         {f"the scores {scores_path}": scores_path, f"the items CSV {items_path}": items_path},
     )
+    # Before opening either: a FIFO would block the open, /dev/zero would never end.
+    check_regular_file(scores_path, str(scores_path))
+    check_regular_file(items_path, str(items_path))
     table = read_items(items_path, set_name, view)
     table.check_rule(rule)
     scores = read_scores(scores_path, metric, filter_name)

@@ -64,8 +64,7 @@ def run(root: Path, *, keyed: bool, key_env: str) -> int:
     if new is None:
         assert current is not None
         state = "keyed" if current.key_check else "unkeyed"
-        old = "; format 1: `contam-guard upgrade` converts it" if store.is_format1(current) else ""
-        console.info(f"{manifest_path} already exists ({state}{old}); left unchanged")
+        console.info(f"{manifest_path} already exists ({state}); left unchanged")
         return ExitCode.CLEAN
     store.save(manifest_path, new)
     console.info(f"wrote {manifest_path} ({'keyed' if keyed else 'unkeyed'}, no sets yet)")

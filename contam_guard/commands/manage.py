@@ -6,6 +6,7 @@ hook on every commit and must start fast.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,22 +17,16 @@ from contam_guard.engine.index import ManifestIndex
 from contam_guard.errors import ExitCode, ManifestError
 from contam_guard.keys import key_for
 from contam_guard.manifest import disk, store
-from contam_guard.manifest.build import set_digest_of
-from contam_guard.manifest.digests import item_order_digest
-from contam_guard.manifest.model import GoldenSet, Manifest, View, is_derived, uses_windows
+from contam_guard.manifest.model import GoldenSet, Manifest, View, is_derived
+from contam_guard.manifest.record import set_digest
 from contam_guard.reporting import console
-from contam_guard.rules import RULES
+from contam_guard.rules import RULES, gpt3
 
 
 def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -> int:
     path = manifest_path or loaded.manifest_path
     with store.locked(path):
         path, manifest = load_manifest(loaded, path)
-        if store.is_format1(manifest):
-            raise ManifestError(
-                f"{path}: a manifest of format 1 is read, not changed: convert it first",
-                hint="run `contam-guard upgrade` (it needs no golden file), then remove the set",
-            )
         if name not in manifest.set_names:
             known = ", ".join(manifest.set_names) or "none"
             raise ManifestError(f"{path}: no set named {name!r} (registered: {known})")
@@ -41,16 +36,42 @@ def remove(loaded: LoadedConfig, name: str, manifest_path: Path | None = None) -
     return ExitCode.CLEAN
 
 
-def too_short(manifest: Manifest, rules: Rules) -> dict[tuple[str, str], dict[str, int]]:
+MEASURED = ("gpt3", "whole", "palm", "llama2", "gpt4")
+"""The rules measured on a view's own words and characters, one ``sets`` column each (the
+rewording rules read derived views, whose items are the same)."""
+
+
+@dataclass(frozen=True)
+class TooShort:
+    """Per view: how many items each rule cannot measure, the GPT-3 rule's N there, and how
+    many items no failing rule can measure (a copy of one cannot fail a scan)."""
+
+    counts: dict[str, int]
+    n: int | None
+    unfailable: int
+
+
+def too_short(manifest: Manifest, rules: Rules) -> dict[tuple[str, str], TooShort]:
     """How many items of each view each rule cannot see (too few words or characters)."""
     index = ManifestIndex.from_manifest(manifest)
+    sees = {name: rule.sees(index, rules.of(name)) for name, rule in RULES.items()}
+    any_failing = np.zeros(index.items, dtype=np.bool_)
+    for name in _failing(rules):
+        any_failing |= sees[name]
+    n = gpt3.thresholds(index, gpt3.RULE.settings_of(rules))
     out = {}
     for target in index.targets:
         span = slice(target.first_item, target.first_item + target.items)
-        out[(target.set_name, target.view)] = {
-            name: int(np.sum(~rule.sees(index, rules.of(name))[span])) for name, rule in RULES.items()
-        }
+        out[(target.set_name, target.view)] = TooShort(
+            counts={name: int(np.sum(~seen[span])) for name, seen in sees.items()},
+            n=int(n[span][0]) if target.items else None,
+            unfailable=int(np.sum(~any_failing[span])),
+        )
     return out
+
+
+def _failing(rules: Rules) -> list[str]:
+    return [name for name in rules.enabled() if rules.of(name).action == "fail"]
 
 
 COLUMNS = [
@@ -61,9 +82,7 @@ COLUMNS = [
     "view",
     "view bytes",
     "too short: gpt3",
-    "palm",
-    "llama2",
-    "gpt4",
+    *MEASURED[1:],
     "template",
     "digest",
 ]
@@ -87,29 +106,32 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     f"{sum(s.data.values()):,}",
                     "(sealed)",
                     "",
-                    "",
-                    "",
-                    "",
-                    "",
+                    *([""] * len(MEASURED)),
                     "",
                     s.digest[:12],
                 ]
             )
         footer.append(f"keyed: views, counts and rules are sealed; set ${loaded.config.key_env} to see them")
     else:
-        short = too_short(manifest, loaded.config.rules)
+        rules = loaded.config.rules
+        shorts = too_short(manifest, rules)
+        failing = _failing(rules)
+        unfailable: list[str] = []
         for name in manifest.set_names:
             golden, s = manifest.sets[name], summaries[name]
             set_bytes = f"{sum(s.data.values()):,}" if s.data else "—"
             for view in sorted(golden.views):
-                if is_derived(view):  # issue 15: a rewording rule's derived view (reword.views)
+                if is_derived(view):  # a rewording rule's derived view (reword.views)
                     continue
-                counts = short[(name, view)]
+                short = shorts[(name, view)]
                 view_bytes = s.views.get(view) if s.views is not None else None
-                gpt4 = str(counts["gpt4"]) if golden.has_windows else "not stored"
                 sizes = [set_bytes, view, f"{view_bytes:,}" if view_bytes is not None else "—"]
-                gpt3 = str(counts["gpt3"]) + (f" (N={golden.n})" if golden.n is not None else "")  # issue 14
-                short_counts = [gpt3, str(counts["palm"]), str(counts["llama2"]), gpt4]
+                short_counts = [_short_cell(rule, short, golden) for rule in MEASURED]
+                if short.unfailable:
+                    unfailable.append(
+                        f"{name}:{view}: {short.unfailable} item(s) too short for every failing rule "
+                        f"({', '.join(failing) or 'none is on'}): a copy of one cannot fail a scan"
+                    )
                 marks = golden.views[view].templates
                 template = f"{marks.ngrams} ({marks.top})" if golden.templates is not None else "not marked"
                 rows.append(
@@ -124,21 +146,24 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     ]
                 )
             if not golden.has_windows:
-                rules = ",".join(golden.rules)
+                listed = ",".join(golden.rules)
                 footer.append(
-                    f"{name}: registered for {rules}: no window hashes stored, so gpt4 cannot see it "
-                    f"(to store them: contam-guard register {name} FILE... --rules {rules},gpt4)"
+                    f"{name}: registered for {listed}: no window hashes stored, so gpt4 cannot see it "
+                    f"(to store them: contam-guard register {name} FILE... --rules {listed},gpt4)"
                 )
     if not manifest.sealed and manifest.set_names:
+        needs = "; ".join(RULES[rule].needs(rules.of(rule)) for rule in MEASURED)
+        footer.append(
+            f"too short: the items each rule cannot measure ({needs}; runs are measured through "
+            "5-grams, so no run rule measures an item under 5 words); N: the gpt3 rule's N for the view"
+        )
+        footer.extend(unfailable)
         footer.append(
             "template: the view's template 5-grams (in brackets: how many items the most common is in); "
             "runs of them alone are ignored (contam-guard register NAME FILE... --template-share, "
             "--template-min-items)"
         )
-    if store.is_format1(manifest):
-        size = path.stat().st_size
-        footer.append(f"{path}: format 1 (one JSON file, {size:,} bytes); `contam-guard upgrade` converts it")
-    elif rows:
+    if rows:
         total = sum(sum(s.data.values()) for s in summaries.values()) + path.stat().st_size
         count = sum(len(s.data) for s in summaries.values())
         footer.append(f"{path}: {total:,} bytes in all (the index and {count} set files)")
@@ -146,11 +171,19 @@ def sets(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
     return ExitCode.CLEAN
 
 
+def _short_cell(rule: str, short: TooShort, golden: GoldenSet) -> str:
+    if rule == "gpt4" and not golden.has_windows:
+        return "not stored"
+    count = str(short.counts[rule])
+    return f"{count} (N={short.n})" if rule == "gpt3" and short.n is not None else count
+
+
 def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
-    """Load with every check, check every file's digest (xxh3-128 of its bytes) against the index
-    (format 2), every table's entries, the digests of sets (and of views where the arrays give
-    them), and for a keyed manifest that the key in the environment is the one it was built
-    with (a sealed file that does not open with it is named)."""
+    """Load with every check (every command runs those: the index against each set's record, a
+    keyed index's MAC), then check every file's digest (xxh3-128 of its bytes) against the
+    index, every table's entries, each set's digest against its ids and views, and for a keyed
+    manifest that the key in the environment is the one it was built with (a sealed file that
+    does not open with it is named)."""
     path, manifest = load_manifest(loaded, manifest_path)
     hint = store.RESTORE_HINT.format(path=path)
     # A keyed manifest is only usable with its key: without this check the verify hook passes
@@ -163,39 +196,27 @@ def verify(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
         )
     for name, golden in manifest.sets.items():
         for view_name, view in golden.views.items():
-            problem = _view_problem(view, golden, is_derived(view_name))
+            problem = _view_problem(view, golden)
             if problem is not None:
                 raise ManifestError(f"{path}: set {name!r} view {view_name!r}: {problem}", hint=hint)
-        if set_digest_of(golden.ids, golden.id_field, golden.views, golden.rules) != golden.digest:
+        views = {view_name: view.digest for view_name, view in golden.views.items()}
+        if set_digest(golden.ids, golden.id_field, views, golden.rules) != golden.digest:
             raise ManifestError(
                 f"{path}: set {name!r}: the ids and views do not match the set's digest", hint=hint
-            )
-        if not golden.history or golden.history[-1].digest != golden.digest:
-            raise ManifestError(
-                f"{path}: set {name!r}: the version history does not end at the current version", hint=hint
             )
     for stray in disk.unlisted_files(manifest):
         console.notice(f"{stray}: not part of the manifest (left by an interrupted write?); remove it")
     keyed = f"keyed, ${loaded.config.key_env} matches" if manifest.key_check else "unkeyed"
-    files = (
-        ""
-        if store.is_format1(manifest)
-        else f", {sum(len(s.data) for s in manifest.summaries.values())} files"
-    )
+    files = f", {sum(len(s.data) for s in manifest.summaries.values())} files"
     console.info(
         f"{path}: OK (schema {manifest.schema_version}, {len(manifest.sets)} set(s){files}, {keyed})"
     )
     return ExitCode.CLEAN
 
 
-def _view_problem(view: View, golden: GoldenSet, derived: bool) -> str | None:
-    """What is wrong with a view's stored data (None: nothing); a ``derived`` view (issue 15)
-    holds window hashes whatever the set's rules."""
+def _view_problem(view: View, golden: GoldenSet) -> str | None:
+    """What is wrong with a view's stored data (None: nothing)."""
     data = view.data
-    if data.item_windows is not None or data.item_grams is not None:  # format 1: arrays in item order
-        in_order = data.item_windows if derived or uses_windows(golden.rules) else None
-        digest = item_order_digest(view.field, data.words, data.alnum, view.gram_hashes, in_order)
-        return None if digest == view.digest else "the hashes do not match the view's digest"
     windows = view.windows
     for label, table in (("5-gram", data.grams), ("window", windows)):
         problem = table.deep_check() if table is not None else None

@@ -8,7 +8,7 @@ from pathlib import Path
 from contam_guard.commands.common import load_manifest, manifest_display
 from contam_guard.config import LoadedConfig
 from contam_guard.engine.templates import TemplateSettings
-from contam_guard.errors import ContamGuardError, ExitCode, InputError, ManifestError
+from contam_guard.errors import ContamGuardError, ExitCode, InputError
 from contam_guard.keys import key_for
 from contam_guard.manifest import names, store
 from contam_guard.manifest.build import GoldenSource, build_set
@@ -67,7 +67,14 @@ def register(
     path = manifest_path or loaded.manifest_path
     if not name.strip() or name != name.strip():
         raise ContamGuardError(f"set name {name!r}: a name is needed, without leading or trailing spaces")
-    if benchmark is not None:  # issue 14: the catalogue's files, views and id field (yours win)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the shell passed that are not UTF-8 (surrogate escapes)
+        raise ContamGuardError(
+            f"set name {name!r}: not UTF-8 text (the manifest names its sets in UTF-8 JSON)",
+            hint="name the set with UTF-8 text, for example letters, digits, '.', '_' and '-'",
+        ) from None
+    if benchmark is not None:  # the catalogue's files, views and id field (yours win)
         from contam_guard.catalogue.fetch import for_register  # noqa: PLC0415
 
         files, fields, id_field, note = for_register(benchmark, files, fields, id_field, loaded.root)
@@ -80,11 +87,6 @@ def register(
             raise InputError(str(file), "no such file")
     with store.locked(path):
         path, manifest = load_manifest(loaded, path)
-        if store.is_format1(manifest):
-            raise ManifestError(
-                f"{path}: a manifest of format 1 is read, not changed: convert it first",
-                hint="run `contam-guard upgrade` (it needs no golden file), then register again",
-            )
         key = key_for(manifest, loaded.config.key_env)
         clash = names.clash([*(other for other in manifest.sets if other != name), name])
         if clash is not None:
@@ -117,7 +119,7 @@ def register(
             )
         except InputError as exc:
             raise without_golden_text(exc) from None
-        golden = gpt3.with_set_n(golden, n, previous)  # issue 14: the set's own GPT-3 N
+        golden = gpt3.with_set_n(golden, n, previous)  # the set's own GPT-3 N
         updated = manifest.model_copy(update={"sets": {**manifest.sets, name: golden}})
         store.save(path, updated)
     if previous is not None and previous.digest == golden.digest and previous.templates == golden.templates:
@@ -128,7 +130,7 @@ def register(
         stored = "" if uses_windows(golden.rules) else " (no window hashes: not registered for gpt4)"
         console.info(
             f"{name}: registered version {golden.version}, {golden.items} items, views: "
-            + ", ".join(sorted(v for v in golden.views if not is_derived(v)))  # issue 15: not derived ones
+            + ", ".join(sorted(v for v in golden.views if not is_derived(v)))  # not derived ones
             + f"; rules: {', '.join(golden.rules)}{stored}"
         )
     if golden.n is not None:

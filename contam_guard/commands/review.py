@@ -1,24 +1,26 @@
 """``contam-guard review``: walk the unreviewed findings of a scan, one pair at a time.
 
-The scan is run afresh with the same inputs and options as ``scan`` (so what is reviewed is
-what CI sees). For each finding not yet in the allowlist: the pair is shown on stderr (the
+The scan is run afresh with the same inputs and options as ``scan`` (so what is reviewed is what
+CI sees). For each finding not yet in the allowlist: the pair is shown on stderr (the
 training-side snippet and the rule's numbers; golden text only with ``--show-golden``), then a
-line is read from stdin: ``y`` real leak, ``n`` false positive (then a reason, required),
-``s`` skip, ``q`` quit. Both ``y`` and ``n`` are written to the allowlist at once (atomically):
-``n`` allows the finding from then on, ``y`` records a confirmed leak that still fails the
-scan but is not asked about again. End of input is ``q``. Only failing findings are walked
-unless ``--all`` is given. One decision covers every finding with the same content key.
+line is read from stdin: ``y`` real leak, ``n`` false positive (then a reason, required), ``s``
+skip, ``q`` quit (``commands.answers``: off a terminal each answer must come in time and be a
+line of text, or the review stops with exit 2). Both ``y`` and ``n`` are written to the
+allowlist at once (atomically): ``n`` allows the finding from then on, ``y`` records a confirmed
+leak that still fails the scan but is not asked about again. End of input is ``q``. Only failing
+findings are walked unless ``--all`` is given. One decision covers every finding with the same
+content key.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from dataclasses import dataclass
 from typing import Literal
 
 from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, entry_for, key_of, seen_in
 from contam_guard.atomic import Interrupted
+from contam_guard.commands.answers import Answers, prompt
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode
 from contam_guard.pipeline import ScanRequest, execute
@@ -34,6 +36,8 @@ class ReviewOptions:
     include_warn: bool = False
     by: str | None = None
     until: dt.date | None = None
+    answer_timeout: float = 60.0
+    """Seconds to wait for each answer when standard input is not a terminal."""
 
 
 @dataclass
@@ -43,17 +47,16 @@ class Tally:
     skipped: int = 0
 
 
-def _ask(question: str) -> str | None:
+def _ask(answers: Answers, question: str) -> str | None:
     """Prompt on stderr, read one line from stdin; None at end of input."""
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    line = sys.stdin.readline()
-    return None if line == "" else line.strip()
+    prompt(question)
+    line = answers.line()
+    return None if line is None else line.strip()
 
 
-def _reason() -> str | None:
+def _reason(answers: Answers) -> str | None:
     while True:
-        answer = _ask("Why is it not a leak? (reason, required): ")
+        answer = _ask(answers, "Why is it not a leak? (reason, required): ")
         if answer is None or answer:
             return answer
         console.notice("a reason is required, so that others can check the decision")
@@ -81,22 +84,23 @@ def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> i
     if not todo:
         console.info("Nothing to review: every failing finding is already in the allowlist.")
         return ExitCode.CLEAN
+    answers = Answers(timeout=options.answer_timeout)  # a closed stdin: exit 2 before any question
     console.info(f"{len(todo)} finding(s) to review; decisions go to {allowlist.path}")
     try:
         for number, finding in enumerate(todo, 1):
             console.review_pair(number, len(todo), finding, _golden(done.golden, finding))
-            decision = _decide(tally)
+            decision = _decide(answers, tally)
             if decision is None:
                 break
             if decision == SKIP:
                 continue
-            reason = "confirmed leak" if decision == LEAK else _reason()
+            reason = "confirmed leak" if decision == LEAK else _reason(answers)
             if reason is None:
                 break
             files = seen_in(done.report.findings, key_of(finding), loaded.root)
             allowlist = allowlist.with_entry(_entry(finding, decision, reason, options, files))
             allowlist.save()
-    except (KeyboardInterrupt, Interrupted):  # Interrupted: Ctrl-C under cli.main (issue 11)
+    except (KeyboardInterrupt, Interrupted):  # Interrupted: Ctrl-C under cli.main
         console.notice("interrupted: the decisions made so far are saved")
     console.info(
         f"Reviewed: {tally.false_positives} false positive(s), {tally.leaks} confirmed leak(s), "
@@ -105,9 +109,9 @@ def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> i
     return ExitCode.CLEAN
 
 
-def _decide(tally: Tally) -> Decision | Literal["skip"] | None:
+def _decide(answers: Answers, tally: Tally) -> Decision | Literal["skip"] | None:
     while True:
-        answer = _ask("Real leak? [y]es, leak / [n]o, false positive / [s]kip / [q]uit: ")
+        answer = _ask(answers, "Real leak? [y]es, leak / [n]o, false positive / [s]kip / [q]uit: ")
         if answer is None or answer.lower() in ("q", "quit"):
             return None
         choice = answer.lower()[:1]

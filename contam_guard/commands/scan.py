@@ -7,16 +7,34 @@ command checks the outputs first, writes them (``reporting.outputs``) and says w
 from __future__ import annotations
 
 from contam_guard.config import LoadedConfig
-from contam_guard.pipeline import Engine, ScanRequest, execute, scan_local
+from contam_guard.engine.scanner import Source
+from contam_guard.pipeline import Engine, Prepared, ScanRequest, execute, scan_local
 from contam_guard.reporting.outputs import Outputs, write
 
 
-def run(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, engine: Engine = scan_local) -> int:
-    """Scan with ``engine`` (the local one, or Spark's), write ``outputs``; the exit code."""
-    from contam_guard import next_steps, overlap_guard
+def run(
+    loaded: LoadedConfig,
+    request: ScanRequest,
+    outputs: Outputs,
+    engine: Engine = scan_local,
+    accept: tuple[str, ...] = (),
+) -> int:
+    """Scan with ``engine`` (the local one, or Spark's), write ``outputs``; the exit code. A
+    ``--diff``/``--staged`` scan also reports the range's changes that weaken the guard
+    (``guard_changes``: a failing finding unless their digest is in ``accept``)."""
+    from contam_guard import next_steps, overlap_guard, sources
 
-    overlap_guard.check_scan(loaded, request, outputs)  # no output may replace an input
-    done = execute(loaded, request, engine)
+    def check_outputs(prepared: Prepared, found: list[Source]) -> None:
+        # Against the very files the engine is about to read (no output may replace an input).
+        read = sources.originals(found, request.changes)
+        overlap_guard.check_scan(loaded, prepared.manifest_path, outputs, read)
+
+    done = execute(loaded, request, engine, before_scan=check_outputs)
+    if request.changes is not None:
+        from contam_guard import guard_changes
+
+        manifest_path = request.manifest_path or loaded.manifest_path
+        done.report.guard = guard_changes.compare(loaded, request.changes, manifest_path, accept)
     done.report.notices += next_steps.unreachable_rules(loaded, request, done.report)
     code = write(done.report, done.golden, outputs)
     next_steps.after_scan(loaded, request, outputs, done.report)  # a failure says what to do next

@@ -7,6 +7,9 @@ name. ``--in-place`` replaces each input instead (atomically). ``--dry-run`` wri
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +20,13 @@ from contam_guard import overlap_guard
 from contam_guard.commands.common import display_path, load_manifest
 from contam_guard.config import LoadedConfig, ScrubSettings
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.scanner import Source, check_readable
-from contam_guard.errors import ConfigError
+from contam_guard.engine.scanner import Source
+from contam_guard.errors import ConfigError, InputError
 from contam_guard.keys import key_for
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
 from contam_guard.scrub import Job, ScrubOptions, ScrubStats, apply, plan, scrub_format
+from contam_guard.scrub.commit import check_keepable
 
 
 @dataclass(frozen=True)
@@ -57,16 +61,52 @@ def _same(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
+def _check_input(source: Source) -> None:
+    """A file scrub can read and replace, or ``InputError``/``ConfigError`` saying what it is
+    (checked before anything is opened: opening a FIFO blocks, /dev/zero never ends)."""
+    path = source.path
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if path.is_symlink():
+            target = os.readlink(path)
+            raise InputError(
+                source.display, f"a broken symlink (its target {target} does not exist)"
+            ) from None
+        raise InputError(source.display, "no such file or directory") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(source.display, "a symlink loop (the link leads back to itself)") from None
+        raise InputError(source.display, f"cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ConfigError(
+            f"{source.display}: is a folder; scrub takes files",
+            hint=f"pass the files themselves, e.g. {source.display}/*.jsonl",
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(
+            source.display, "not a regular file (a FIFO, socket or device); scrub reads and rewrites files"
+        )
+
+
+def _other_links(job: Job) -> str | None:
+    """A notice when ``--in-place`` replaces one name of a file that has others (hard links):
+    they keep the original text, leaks included."""
+    links = os.stat(job.path).st_nlink
+    if job.output != job.path or links < 2:
+        return None
+    return (
+        f"{job.display} has {links - 1} other hard link(s): --in-place replaced this name only, "
+        "the other names still hold the original text, with what was removed here; scrub them "
+        "too, or remove them (`find -samefile` lists them)"
+    )
+
+
 def plan_jobs(request: ScrubRequest) -> list[Job]:
     """Check the inputs and map each to its output; usage errors raise ``ConfigError``."""
     sources = [Source(p, display_path(p)) for p in request.inputs]
-    check_readable(sources)
     for source in sources:
-        if source.path.is_dir():
-            raise ConfigError(
-                f"{source.display}: is a folder; scrub takes files",
-                hint=f"pass the files themselves, e.g. {source.display}/*.jsonl",
-            )
+        _check_input(source)
     resolved = [s.path.resolve() for s in sources]
     if len(set(resolved)) < len(resolved):
         raise ConfigError("the same input is given twice")
@@ -102,6 +142,13 @@ def plan_jobs(request: ScrubRequest) -> list[Job]:
     return [Job(s.path, s.display, f, o) for s, f, o in zip(sources, formats, outputs)]
 
 
+def _check_owners(jobs: list[Job]) -> None:
+    """Every file to be replaced keeps its owner, or nothing is done."""
+    for job in jobs:
+        if job.output is not None:
+            check_keepable(job.output, display_path(job.output))
+
+
 def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None = None) -> int:
     started = time.perf_counter()
     settings = settings_for(loaded, request)
@@ -114,7 +161,11 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
     jobs = plan_jobs(request)
     if request.log is not None and any(_same(request.log, p) for j in jobs for p in (j.path, j.output) if p):
         raise ConfigError(f"{display_path(request.log)}: the log would overwrite an input or an output")
-    overlap_guard.check_scrub(loaded, jobs, request.log, manifest_path)  # issue 11: outputs vs inputs
+    overlap_guard.check_scrub(loaded, jobs, request.log, manifest_path)  # outputs vs inputs
+    if not request.dry_run:
+        _check_owners(jobs)
+        if request.log is not None:
+            check_keepable(request.log, display_path(request.log))
     _, manifest = load_manifest(loaded, manifest_path)
     key = key_for(manifest, loaded.config.key_env)
     if not manifest.sets:
@@ -129,7 +180,10 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
         if request.log is not None:
             console.notice("--dry-run: the log was not written either")
     else:
+        linked = [notice for job in jobs if (notice := _other_links(job)) is not None]
         apply(scrub_plan, request.log)
+        for notice in linked:
+            console.notice(notice)
     _summary(scrub_plan.stats, settings, time.perf_counter() - started, request.dry_run)
     return 0
 

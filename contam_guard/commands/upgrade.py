@@ -1,24 +1,19 @@
-"""``contam-guard upgrade``: bring a manifest to the current format and spec.
+"""``contam-guard upgrade``: bring a manifest to the current spec, and its files up to date.
 
-1. A manifest of format 1 (one JSON file) is converted to format 2 (an index and one binary file
-   per set and view). No golden file is needed and nothing is hashed again: every digest,
-   version and history entry stays. A keyed one needs its key: its files are sealed.
-2. A manifest of an older spec is re-hashed under the current one: the current normalisation
-   (``words-v3``, from spec 1 or 2: a set written without spaces also gets its own GPT-3 N,
-   ``gpt3.default_n``, unless it had one) and, for a keyed manifest made before SipHash (its
-   hashes went through AES, so its scans cannot use the compiled prefilter), SipHash-2-4 under
-   the same secret.
+1. A manifest of an older normalisation spec is re-hashed under the current one (a set written
+   without spaces also gets its own GPT-3 N, ``gpt3.default_n``, unless it had one).
+2. A manifest of the current spec written by an earlier contam-guard is saved again: its ids
+   files get the record of their set (``manifest.record``), a keyed one's index its MAC and its
+   sealed files their padding (``manifest.sealing``). Nothing is hashed again.
 
-For step 2 the manifest holds hashes only, so the golden files are read again, from the paths it
+For step 1 the manifest holds hashes only, so the golden files are read again, from the paths it
 records (relative to the project root). Each set is first hashed under the manifest's own spec
 and must give exactly its registered digest: an upgrade changes how text is normalised, never
 what was registered (a golden file edited since would otherwise slip in unreviewed). Then it is
 hashed under the current spec. A set whose hashes do not change (ASCII text is the same under
-both normalisation specs) keeps its version; another (every set, when the keyed function
-changes) gets the next version, its history keeping the old digest. The key's ``key_check``
-stays: it identifies the secret, whichever function the secret keys. Nothing is written by step
-2 unless every set converts; step 1 is written first, on its own (a conversion whose re-hash
-then fails for missing golden files leaves a manifest of format 2 and the old spec).
+both normalisation specs) keeps its version; another gets the next version, its history keeping
+the old digest. A keyed manifest is re-hashed under the same secret. Nothing is written unless
+every set converts.
 """
 
 from __future__ import annotations
@@ -27,11 +22,10 @@ from pathlib import Path
 
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode, ManifestError
-from contam_guard.keys import key_for, secret_from_env, unlocked
+from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.build import AUTO_VIEW, GoldenSource, build_set
 from contam_guard.manifest.model import GoldenSet, Manifest, Spec, is_derived
-from contam_guard.manifest.upgrade import to_format2
 from contam_guard.reporting import console
 from contam_guard.rules import gpt3
 from contam_guard.text.hashing import SIPHASH_SPEC
@@ -41,31 +35,22 @@ from contam_guard.text.normalise import CURRENT
 def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
     path = manifest_path or loaded.manifest_path
     with store.locked(path):
-        manifest = unlocked(store.load(path), loaded.config.key_env)
+        # A keyed index without a MAC (written before indexes had one) is read here only.
+        manifest = unlocked(store.load(path, without_mac=True), loaded.config.key_env)
         keyed = manifest.key_check is not None
-        converted = store.is_format1(manifest)
-        if converted:
-            key_for(manifest, loaded.config.key_env)  # a keyed one is sealed with its key: check it
-            store.save(path, to_format2(manifest, secret_from_env(loaded.config.key_env) if keyed else None))
-            console.info(
-                f"{path}: converted to format 2 ({len(manifest.sets)} set(s); digests, versions and "
-                "history unchanged)"
-            )
-            manifest = unlocked(store.load(path), loaded.config.key_env)
         current = Spec.current(keyed=keyed)
         if manifest.spec.is_current(keyed=keyed):
-            if not converted:
-                console.info(f"{path}: already format 2, spec {describe(current)}; nothing to do")
+            key_for(manifest, loaded.config.key_env)
+            if store.save(path, manifest):
+                console.info(
+                    f"{path}: spec {describe(current)}; its files brought up to date (each set's "
+                    "own record" + (", the index's MAC, sealed files padded" if keyed else "") + ")"
+                )
+            else:
+                console.info(f"{path}: already spec {describe(current)}, files up to date; nothing to do")
             return ExitCode.CLEAN
-        try:
-            sources = _golden_sources(path, manifest, loaded.root)
-        except ManifestError as error:
-            if converted:  # step 1 is written and kept: say so, so that nobody restores the old file
-                kept = "The conversion to format 2 is done and kept: scans work as before"
-                error.hint = f"{error.hint}. {kept}"
-            raise
+        sources = _golden_sources(path, manifest, loaded.root)
         key = key_for(manifest, loaded.config.key_env)
-        new_key = key_for(manifest, loaded.config.key_env, hash_spec=current.hash)
         old = manifest.spec.text()
         sets: dict[str, GoldenSet] = {}
         for name in sorted(manifest.sets):
@@ -73,11 +58,10 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
             fields = [
                 None if view == AUTO_VIEW else golden.views[view].field
                 for view in golden.views
-                if not is_derived(view)  # issue 15: derived views are rebuilt by build_set
+                if not is_derived(view)  # derived views are rebuilt by build_set
             ]
-            again = build_set(
-                sources[name], fields, golden.id_field, key, None, old, golden.rules
-            )  # as registered
+            # hashed as registered first: it must give the registered digest
+            again = build_set(sources[name], fields, golden.id_field, key, None, old, golden.rules)
             if again.digest != golden.digest:
                 files = ", ".join(f.path for f in golden.files)
                 raise ManifestError(
@@ -86,9 +70,7 @@ def run(loaded: LoadedConfig, manifest_path: Path | None = None) -> int:
                     hint="restore the registered files, or register the set again from the new "
                     f"files (contam-guard register {name} FILE...), then run `contam-guard upgrade`",
                 )
-            rehashed = build_set(
-                sources[name], fields, golden.id_field, new_key, golden, CURRENT, golden.rules
-            )
+            rehashed = build_set(sources[name], fields, golden.id_field, key, golden, CURRENT, golden.rules)
             sets[name] = gpt3.with_set_n(rehashed, None, golden)  # words-v3 may give it one
         store.save(path, manifest.model_copy(update={"spec": current, "sets": sets}))
     for name, golden in sets.items():

@@ -249,6 +249,20 @@ class ManifestIndex:
     def items(self) -> int:
         return int(self.item_target.size)
 
+    @cached_property
+    def whole_runs(self) -> IntArray:
+        """Per item, the shared run that a copy of the whole item in one string gives: its word
+        count, less the template words it begins and ends with (runs are trimmed of those); 0
+        when that leaves a template word inside (a run is cut there, so no one run holds the
+        item) or fewer than 5 words (runs are measured through 5-grams)."""
+        start, end = self.word_base, self.word_base + self.word_counts
+        if self.templates.marked:
+            start, end = self.templates.trim(start, end)
+            end = np.maximum(end, start)
+            end = np.where(self.templates.words_in(start, end) > 0, start, end)
+        whole = (end - start).astype(np.int64)
+        return np.where(whole >= GRAM_N, whole, 0)
+
     def prefers_tables(self, input_bytes: int, *, windows: bool) -> bool:
         """Whether a scan of ``input_bytes`` should build the in-memory hash tables first (for
         the compiled prefilter): yes once the input is large against the manifest, or when they

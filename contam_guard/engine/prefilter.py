@@ -19,8 +19,7 @@ exact path unchanged, so its result, line number and error message are the exact
 With a keyed manifest, the filter passes every 5-gram and window hash through SipHash-2-4
 under the key before it looks it up, as the exact path does (``HashKey.apply``, the same C
 function). The filter applies only where it computes exactly what the exact path would: UTF-8
-read strictly, an unkeyed or SipHash-keyed manifest (a manifest keyed before SipHash passes
-its hashes through AES, which stays in Python), and no restriction to a diff's lines.
+read strictly, and no restriction to a diff's lines.
 """
 
 from __future__ import annotations
@@ -128,13 +127,6 @@ def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
     return LineFormat(_native.READ_KEYS, options.fields)
 
 
-def usable_with(key: HashKey | None) -> bool:
-    """Whether the prefilter can scan for a manifest keyed with ``key`` (None: unkeyed): it
-    applies SipHash-2-4 keys itself; AES keys (manifests keyed before SipHash) only the exact
-    path applies."""
-    return key is None or key.kernel_key is not None
-
-
 _NO_POSTINGS = Postings.build(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
 
 
@@ -160,13 +152,10 @@ _UNKEYED = np.zeros(0, dtype=np.uint64)
 
 class Prefilter:
     def __init__(self, index: ManifestIndex, *, windows: bool, key: HashKey | None = None) -> None:
-        """A filter over ``index``'s hashes (keyed with ``key``, which must be a SipHash key:
-        ``usable_with(key)``)."""
-        if not usable_with(key):
-            raise ValueError("the prefilter cannot apply an AES key")
+        """A filter over ``index``'s hashes (keyed with ``key``, when the manifest is keyed)."""
         self.key = key
         """The manifest's key: the lines the filter leaves to the exact path are hashed with it."""
-        self._key = _UNKEYED if key is None or key.kernel_key is None else key.kernel_key
+        self._key = _UNKEYED if key is None else key.kernel_key
         self._grams = index.grams
         # Without windows the C loop never reads their table: an empty one stands in.
         self._windows = index.windows if windows else _NO_POSTINGS

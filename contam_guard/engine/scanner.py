@@ -24,7 +24,7 @@ from contam_guard.engine.batching import batches
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.engine.pairs import PairStore, Unlisted
-from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format, usable_with
+from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter, line_format
 from contam_guard.engine.stats import ItemStats, item_stats
 from contam_guard.errors import InputError
 from contam_guard.readers import (
@@ -221,8 +221,7 @@ def scan(
     # Manifest 2: a small scan looks up the views' stored tables; a large one builds the
     # prefilter's in-memory tables first (``ManifestIndex.prefers_tables``).
     large = index.prefers_tables(sum(_size(s.path) for s in sources), windows=windows)
-    usable = usable_with(key) and large  # key: issue 12.4
-    prefilter = Prefilter(index, windows=windows, key=key) if usable else None
+    prefilter = Prefilter(index, windows=windows, key=key) if large else None
     for source in sources:
         store.file(source.display)
         fmt = detect_format(source.path)

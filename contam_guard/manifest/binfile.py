@@ -1,4 +1,4 @@
-"""The binary files of a manifest of format 2: a JSON header naming each array's dtype and length,
+"""The binary files of a manifest: a JSON header naming each array's dtype and length,
 then the arrays, little-endian, each at an offset that is a multiple of 64 bytes.
 
 ::

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from contam_guard.engine.templates import TemplateSettings
 from contam_guard.errors import InputError
-from contam_guard.manifest.digests import golden_set_digest
 from contam_guard.manifest.model import (
     GoldenFile,
     GoldenSet,
@@ -18,6 +17,7 @@ from contam_guard.manifest.model import (
     is_derived,
     uses_windows,
 )
+from contam_guard.manifest.record import set_digest
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.reword.views import build_derived
@@ -48,7 +48,7 @@ def golden_texts(path: Path, display: str, options: ReadOptions) -> Iterator[tup
 class GoldenSource:
     path: Path
     display: str
-    """How the file is named in the manifest: relative to the project root, or its bare name."""
+    """How the file is named in the manifest: relative to the project root, ``..`` when outside."""
 
 
 def build_set(
@@ -79,7 +79,7 @@ def build_set(
     ids: list[str] = []
     files: list[GoldenFile] = []
     for number, field in enumerate(fields):
-        if field is not None and is_derived(field):  # issue 15: "~" names the derived views
+        if field is not None and is_derived(field):  # "~" names the derived views
             raise InputError(sources[0].display, f"a field name cannot hold '~' ({field!r})")
         texts, view_ids, counts = _read_field(sources, field, id_field)
         if number == 0:
@@ -89,7 +89,7 @@ def build_set(
         views[field or AUTO_VIEW] = hash_view(
             field or AUTO_VIEW, texts, key, spec, windows=windows, templates=templates
         )
-        # issue 15: the rewording rules' derived views, for a set registered for those rules
+        # the rewording rules' derived views, for a set registered for those rules
         # (never template-marked: no GPT-3/PaLM/Llama 2 rule reads them)
         views.update(build_derived(field or AUTO_VIEW, texts, key, spec, rules=rules))
     set_digest = set_digest_of(ids, id_field, views, rules)
@@ -129,13 +129,8 @@ def build_set(
 def set_digest_of(
     ids: Sequence[str], id_field: str | None, views: dict[str, View], rules: tuple[str, ...]
 ) -> str:
-    """``golden_set_digest`` of a set: the rules count only when not every rule (a set of every
-    rule has the digest format 1 gave it)."""
-    chosen = None if rules == all_rules() else rules
-    # The rewording rules' derived views (issue 15) are left out: they are a function of the
-    # views the digest covers, and adding them must not make a new version.
-    registered = [(name, view.digest) for name, view in views.items() if not is_derived(name)]
-    return golden_set_digest(ids, id_field, registered, chosen)
+    """``record.set_digest`` of a set being built."""
+    return set_digest(ids, id_field, {name: view.digest for name, view in views.items()}, rules)
 
 
 def _read_field(
@@ -153,9 +148,11 @@ def _read_field(
             assert item_id is not None
             where = f"{source.display}:{record.line}" if record.line else source.display
             if item_id in first_seen:
+                # The id is not shown: an id field may hold test text (the question itself).
                 raise InputError(
                     source.display,
-                    f"duplicate item id {item_id!r} (first at {first_seen[item_id]})",
+                    f"duplicate item id: this item's id is the id of the item at {first_seen[item_id]} "
+                    "(ids are not shown: they may be test text)",
                     line=record.line,
                     hint="item ids must be unique within a set; pick another --id-field",
                 )

@@ -1,4 +1,4 @@
-"""Checks every manifest format shares: its JSON, its schema version, its spec."""
+"""The checks of a manifest's index before its sets are read: its JSON, its schema version, its spec."""
 
 from __future__ import annotations
 
@@ -53,9 +53,10 @@ def parse_json(path: Path, raw_text: str) -> dict[str, Any]:
             f"version reads up to {SCHEMA_VERSION})",
             hint='upgrade contam-guard (README.md, "Install"), or use the one that wrote it',
         )
-    if version < 1:
+    if version < SCHEMA_VERSION:
         raise ManifestError(
-            f"{path}: manifest schema {version} is older than any this contam-guard can read",
+            f"{path}: manifest schema {version} is older than any this contam-guard reads (it "
+            f"reads schema {SCHEMA_VERSION})",
             hint=REBUILD_HINT.format(path=path),
         )
     return raw
@@ -89,5 +90,11 @@ def check_spec(path: Path, found: Spec, key_check: str | None, wanted: Spec | No
     if found.hash == SIPHASH_SPEC and key_check is None:
         raise ManifestError(
             f"{path}: the manifest's hashes are keyed ({SIPHASH_SPEC}) but it records no key_check",
+            hint=RESTORE_HINT.format(path=path),
+        )
+    if found.hash != SIPHASH_SPEC and key_check is not None:
+        # A key_check with unkeyed hashes: every scan would hash with a key the hashes never saw.
+        raise ManifestError(
+            f"{path}: the manifest records a key_check but its hashes are not keyed ({found.hash})",
             hint=RESTORE_HINT.format(path=path),
         )

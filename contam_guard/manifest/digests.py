@@ -1,8 +1,8 @@
 """Digests of views and sets: what ``register`` seals, and what a golden file must hash to.
 
-A view's digest is over its arrays in item order as format 1 stored them (base64 of
-little-endian ``int32`` counts and ``uint64`` hashes), so that converting a manifest to format 2
-keeps every digest, version and history entry as it was. Kept apart from hashing text so that
+A view's digest is over its arrays in item order (base64 of little-endian ``int32`` counts and
+``uint64`` hashes): what the golden text hashes to, whatever the layout of the files that store
+it (so a set's version does not change with them). Kept apart from hashing text so that
 ``verify`` (run by a hook on every commit) does not load the text engine.
 """
 
@@ -72,7 +72,7 @@ def tables_digest(
     windows: NDArray[np.uint64] | None,
 ) -> str:
     """Digest of what a view's stored tables hold, computable from them (``verify``): its counts,
-    its 5-gram hashes in item order and its window hashes per item in hash order (format 2
+    its 5-gram hashes in item order and its window hashes per item in hash order (a manifest
     keeps which item each window belongs to, not its place in the item)."""
     return digest(
         b"tables-v1",

@@ -1,50 +1,46 @@
-"""Writing a manifest of format 2: the index and the binary files of the sets that changed.
+"""Writing a manifest: the sets' binary files, then the index, then removing what it no longer lists.
 
-A set read from this manifest and saved with the same content keeps its files, byte for byte:
-re-registering one set writes that set's files and the index, nothing else. Each file is
-written atomically, and only when its bytes differ; the index last, so that it never names a
-file not yet written; files no set uses any more are removed after it. The same golden files
-always give the same bytes (a keyed manifest's too: ``sealing.py``).
+A registration is committed as a database commits: every new file is written (atomically) under
+a new name, its stem and the digest of its bytes (``names.addressed``), so no file the current
+index names is ever replaced; then the index is replaced (atomically); then the files no set
+uses any more, and what interrupted writes left, are removed. A writer killed at any point
+leaves the old index with all its files, or the new one with all its files; a reader holding
+the old index keeps the files it opened (and one that finds a file gone reads the new index:
+``store.load``). A set read from this manifest and saved with the same content keeps its view
+files, byte for byte; the same golden files always give the same bytes (a keyed manifest's too:
+``sealing.py``).
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-from collections.abc import Sequence
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
 from pydantic import ValidationError
 
 from contam_guard.atomic import write_bytes, write_text
 from contam_guard.errors import ManifestError
-from contam_guard.manifest import binfile, names
+from contam_guard.manifest import names, record
 from contam_guard.manifest.binfile import RESTORE_FILE
-from contam_guard.manifest.disk import (
-    StoredSet,
-    aad,
-    dumps_index,
-    file_digest,
-    ids_digest,
-    meta_aad,
-)
-from contam_guard.manifest.disk_arrays import ITEM_WEIGHTS, SHAPE_KEYS
-from contam_guard.manifest.ids import DeferredIds, Ids
-from contam_guard.manifest.model import GoldenSet, Manifest, View, is_derived
-from contam_guard.manifest.packed import PackedTable
+from contam_guard.manifest.disk_encode import ids_file, view_file, windows_file
+from contam_guard.manifest.disk_files import StoredSet, file_digest
+from contam_guard.manifest.ids import DeferredIds
+from contam_guard.manifest.index_text import aad, dumps_index, ids_digest, mac_body, meta_aad
+from contam_guard.manifest.model import GoldenSet, Manifest, Spec, is_derived
 from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, TemplateEntry, ViewEntry
-from contam_guard.manifest.sealing import SealKey
+from contam_guard.manifest.sealing import SealKey, is_padded, padded_meta, padded_size
 
 
-def write(path: Path, manifest: Manifest) -> None:
-    """Write ``manifest`` as format 2 at ``path`` (its index) and ``sets/`` beside it."""
+def write(path: Path, manifest: Manifest) -> bool:
+    """Write ``manifest`` at ``path`` (its index) and ``sets/`` beside it; whether anything changed."""
     root = path.parent
     keyed = manifest.key_check is not None
     if keyed and (manifest.seal is None or manifest.salt is None):
-        raise ValueError("a keyed manifest of format 2 is written with its seal key and salt")
+        raise ValueError("a keyed manifest is written with its seal key and salt")
     clash = names.clash(list(manifest.sets))
     if clash is not None:
         raise ManifestError(
@@ -52,11 +48,12 @@ def write(path: Path, manifest: Manifest) -> None:
             "on macOS and Windows",
             hint=f"register one of them under another name (contam-guard remove {clash[1]})",
         )
+    seal = manifest.seal if keyed else None
     old = _current(path)
     entries: dict[str, SetEntry] = {}
     writes: dict[str, bytes] = {}
     for name in sorted(manifest.sets):
-        entries[name], files = _entry_for(root, name, manifest.sets[name], manifest.seal if keyed else None)
+        entries[name], files = _entry_for(root, name, manifest.sets[name], manifest.spec, seal)
         writes.update(files)
     index = Index(
         spec=manifest.spec,
@@ -64,21 +61,66 @@ def write(path: Path, manifest: Manifest) -> None:
         seal=Seal(salt=manifest.salt) if keyed and manifest.salt is not None else None,
         sets=entries,
     )
+    if seal is not None:
+        index = index.model_copy(update={"mac": seal.index_mac(mac_body(index))})
+    changed = False
     root.mkdir(parents=True, exist_ok=True)
     for rel, data in sorted(writes.items()):
-        _write_if_changed(root / rel, data)
+        if _read_or_none(root / rel) != data:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            write_bytes(root / rel, data)
+            changed = True
+            _step()
     text = dumps_index(index)
     if _read_or_none(path) != text.encode("utf-8"):
         write_text(path, text)
-    kept = {rel for entry in entries.values() for rel in entry.data}
-    for rel in sorted(_listed(old) - kept):
-        (root / rel).unlink(missing_ok=True)
+        changed = True
+        _step()
+    _remove_unlisted(root, old, index)
+    return changed
+
+
+def _remove_unlisted(root: Path, old: Index | None, new: Index) -> None:
+    """Remove the files the new index does not list: those the old one did, and those of ours
+    (``names.ours``) an interrupted write left in the folder of a set either index names (another
+    manifest may share the folder: no other set's folder is touched); then the empty set folders."""
+    kept = _listed(new)
+    found = _listed(old)
+    for name in {*(old.sets if old is not None else ()), *new.sets}:
+        folder = root / names.set_folder(name)
         with contextlib.suppress(OSError):
-            (root / rel).parent.rmdir()  # the set's folder, once empty
+            found |= {f"{names.set_folder(name)}/{p.name}" for p in folder.iterdir() if names.ours(p.name)}
+    for rel in sorted(found - kept):
+        with contextlib.suppress(FileNotFoundError):
+            (root / rel).unlink()
+            _step()
+    for rel in sorted({str(Path(rel).parent) for rel in found} - {str(Path(rel).parent) for rel in kept}):
+        with contextlib.suppress(OSError):
+            (root / rel).rmdir()  # the set's folder, once empty
+            _step()
+
+
+# --- Fault injection, for the crash tests only (tests/security/test_round2_manifest.py).
+# CONTAM_GUARD_MANIFEST_KILL_AFTER=N kills this process with SIGKILL right after the writer's
+# N-th file operation (a set file written, the index replaced, a file or folder removed), so a
+# test kills a real register exactly after each step in turn. Read nowhere else.
+_DONE = [0]
+
+
+def _step() -> None:
+    limit = os.environ.get("CONTAM_GUARD_MANIFEST_KILL_AFTER")
+    if not limit:
+        return
+    _DONE[0] += 1
+    if str(_DONE[0]) == limit:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# --- end of fault injection
 
 
 def _current(path: Path) -> Index | None:
-    """The index at ``path`` as it is now, if it is one of format 2 (for the files it lists)."""
+    """The index at ``path`` as it is now (for the files it lists)."""
     data = _read_or_none(path)
     if data is None:
         return None
@@ -99,44 +141,40 @@ def _read_or_none(path: Path) -> bytes | None:
         return None
 
 
-def _write_if_changed(path: Path, data: bytes) -> None:
-    if _read_or_none(path) == data:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(path, data)
-
-
 def _entry_for(
-    root: Path, name: str, golden: GoldenSet, seal: SealKey | None
+    root: Path, name: str, golden: GoldenSet, spec: Spec, seal: SealKey | None
 ) -> tuple[SetEntry, dict[str, bytes]]:
-    """The index entry of ``golden`` and the files to write for it (none when its files are
-    those it was read from)."""
-    rels = names.view_files(name, windowed(golden), keyed=seal is not None)
-    ids_rel = names.ids_file(name)
-    wanted = {ids_rel} | {rel for pair in rels.values() for rel in pair if rel is not None}
+    """The index entry of ``golden`` and the files it names (its view files are those it was
+    read from, when they still hold what would be written)."""
+    stems = names.view_files(name, windowed(golden), keyed=seal is not None)
     stored = golden.stored
     writes: dict[str, bytes] = {}
-    if (
-        isinstance(stored, StoredSet)
-        and stored.root == root.resolve()
-        and stored.entry.digest == golden.digest
-        and (stored.entry.sealed is None) == (seal is None)
-        and set(stored.entry.data) == wanted
-        and _intact(name, stored, golden)
-    ):
-        data = dict(stored.entry.data)
-        ids_sum = stored.ids_digest
+    if _keeps_views(root, name, golden, stems, seal):
+        assert isinstance(stored, StoredSet)
+        data = {rel: stored.entry.data[rel] for rel in stored.entry.data if rel != stored.entry.ids}
+        files = {view: (e.file, e.windows) for view, e in stored.meta.views.items()}
     else:
-        ids_sum = ids_digest(golden.ids)
-        writes[ids_rel] = _sealed(ids_file(golden.ids, ids_sum), ids_rel, ids_sum, seal)
+        data, files = {}, {}
         for view_name, view in golden.views.items():
-            main, window = rels[view_name]
-            # a derived view (issue 15, "~") is read by no rule that honours template marks
+            main, window = stems[view_name]
+            # a derived view ("~") is read by no rule that honours template marks
             marked = golden.templates is not None and not is_derived(view_name)
-            writes[main] = _sealed(view_file(view, golden.items, marked=marked), main, view.digest, seal)
+            main_rel = _add(
+                writes,
+                data,
+                main,
+                view_file(view, golden.items, marked=marked),
+                view.digest,
+                seal,
+                golden.items,
+            )
+            window_rel = None
             if window is not None:
-                writes[window] = _sealed(windows_file(view, golden.items), window, view.digest, seal)
-        data = {rel: _described(blob) for rel, blob in writes.items()}
+                window_rel = _add(
+                    writes, data, window, windows_file(view, golden.items), view.digest, seal, golden.items
+                )
+            files[view_name] = (main_rel, window_rel)
+    ids_sum = ids_digest(golden.ids)
     meta = SetMeta(
         id_field=golden.id_field,
         files=golden.files,
@@ -146,8 +184,8 @@ def _entry_for(
                 field=view.field,
                 digest=view.digest,
                 tables=view.tables_digest,
-                file=rels[view_name][0],
-                windows=rels[view_name][1],
+                file=files[view_name][0],
+                windows=files[view_name][1],
             )
             for view_name, view in golden.views.items()
         },
@@ -164,18 +202,76 @@ def _entry_for(
         digest=golden.digest,
         items=golden.items,
         history=golden.history,
-        data=data,
-        ids=ids_rel,
+        data={},
+        ids="",
     )
+    # The ids file's header holds the set's record, the entry's other fields: first the entry
+    # without its files (the record does not name them), then the ids file, then the entry.
+    bare = SetEntry.model_construct(**common, **meta.model_dump())
+    header = {record.KEY: record.set_record(name, spec, bare, meta)}
+    ids_rel = _add(
+        writes, data, names.ids_file(name), ids_file(golden.ids, ids_sum, header), ids_sum, seal, golden.items
+    )
+    common.update(data=dict(sorted(data.items())), ids=ids_rel)
     if seal is None:
         return SetEntry(**common, **meta.model_dump()), writes
-    sealed = seal.seal(meta.model_dump_json().encode("utf-8"), meta_aad(name, golden.digest))
+    plain = padded_meta(meta.model_dump_json().encode("utf-8"))
+    sealed = seal.seal(plain, meta_aad(name, golden.digest))
     return SetEntry(**common, sealed=base64.b64encode(sealed).decode("ascii")), writes
+
+
+def _add(
+    writes: dict[str, bytes],
+    data: dict[str, DataFile],
+    stem: str,
+    plain: bytes,
+    expected: str,
+    seal: SealKey | None,
+    items: int,
+) -> str:
+    """Add a file of stem ``stem`` to write (sealed, and padded, when keyed); its name."""
+    blob = plain if seal is None else _sealed(plain, stem, expected, seal, items)
+    described = DataFile(
+        bytes=len(blob), digest=file_digest(lambda size, offset: blob[offset : offset + size], len(blob))
+    )
+    rel = names.addressed(stem, described.digest)
+    writes[rel] = blob
+    data[rel] = described
+    return rel
+
+
+def _sealed(plain: bytes, stem: str, expected: str, seal: SealKey, items: int) -> bytes:
+    """``plain`` sealed, padded first (with zero bytes after its arrays, which no reader reads)
+    so that the sealed size is ``sealing.padded_size``."""
+    from contam_guard.manifest.sealing import OVERHEAD  # noqa: PLC0415
+
+    target = padded_size(len(plain) + OVERHEAD, items)
+    return seal.seal(plain + bytes(target - OVERHEAD - len(plain)), aad(stem, expected))
+
+
+def _keeps_views(
+    root: Path, name: str, golden: GoldenSet, stems: dict[str, tuple[str, str | None]], seal: SealKey | None
+) -> bool:
+    """Whether ``golden``'s view files can stay those it was read from: the same content and
+    layout (views, window tables, keyed or not; sealed ones padded), and intact."""
+    stored = golden.stored
+    if not (
+        isinstance(stored, StoredSet)
+        and stored.root == root.resolve()
+        and stored.entry.digest == golden.digest
+        and (stored.entry.sealed is None) == (seal is None)
+        and {view: e.windows is not None for view, e in stored.meta.views.items()}
+        == {view: pair[1] is not None for view, pair in stems.items()}
+    ):
+        return False
+    if seal is not None and not all(is_padded(d.bytes, golden.items) for d in stored.entry.data.values()):
+        return False
+    return _intact(name, stored, golden)
 
 
 def windowed(golden: GoldenSet) -> dict[str, bool]:
     """Whether each view of ``golden`` has a window table: a registered view when the set's
-    rules read windows; a derived view (issue 15, ``reword.views``) when it holds window hashes
+    rules read windows; a derived view (``reword.views``) when it holds window hashes
     (the ``reworded`` rule's content features are stored there, whatever the rules)."""
     return {
         name: view.has_windows if is_derived(name) else golden.has_windows
@@ -204,62 +300,3 @@ def _intact(name: str, stored: StoredSet, golden: GoldenSet) -> bool:
         for view in golden.views.values():
             view.data, view.windows  # noqa: B018
     return True
-
-
-def _described(blob: bytes) -> DataFile:
-    return DataFile(
-        bytes=len(blob), digest=file_digest(lambda size, offset: blob[offset : offset + size], len(blob))
-    )
-
-
-def _sealed(plain: bytes, rel: str, expected: str, seal: SealKey | None) -> bytes:
-    return plain if seal is None else seal.seal(plain, aad(rel, expected))
-
-
-def ids_file(ids: Sequence[str], expected: str) -> bytes:
-    offsets, blob = Ids.of(ids)
-    return binfile.encode(
-        {"kind": "ids", "items": len(ids), "digest": expected},
-        {"offsets": (binfile.smallest_dtype(offsets), offsets), "bytes": ("|u1", blob)},
-    )
-
-
-def view_file(view: View, items: int, *, marked: bool = False) -> bytes:
-    """A view's counts and 5-gram table (and its template marks, for a set that has them)."""
-    data = view.data
-    arrays: dict[str, tuple[str, NDArray[Any]]] = {
-        "words": (binfile.smallest_dtype(data.words), data.words),
-        "alnum": (binfile.smallest_dtype(data.alnum), data.alnum),
-        **_table_arrays("grams", data.grams),
-    }
-    header: dict[str, Any] = {"kind": "view", "items": items, "digest": view.digest}
-    header["grams"] = _shape(data.grams)
-    if data.item_weights is not None:  # float64, stored as their bits (files hold unsigned arrays)
-        arrays[ITEM_WEIGHTS] = ("<u8", np.ascontiguousarray(data.item_weights, dtype="<f8").view("<u8"))
-    if marked:
-        marks = data.templates
-        arrays["templates.at"] = (binfile.smallest_dtype(marks.at), marks.at)
-        arrays["templates.run"] = (binfile.smallest_dtype(marks.run), marks.run)
-        header["templates"] = {"ngrams": marks.ngrams, "top": marks.top}
-    return binfile.encode(header, arrays)
-
-
-def windows_file(view: View, items: int) -> bytes:
-    """A view's window table."""
-    table = view.windows
-    assert table is not None
-    header = {"kind": "windows", "items": items, "digest": view.digest, "windows": _shape(table)}
-    return binfile.encode(header, _table_arrays("windows", table))
-
-
-def _shape(table: PackedTable) -> dict[str, int]:
-    return {k: getattr(table.shape, k) for k in SHAPE_KEYS}
-
-
-def _table_arrays(name: str, table: PackedTable) -> dict[str, tuple[str, NDArray[Any]]]:
-    return {
-        f"{name}.units": ("<u8", table.units),
-        f"{name}.groups": ("<u4", table.groups),
-        f"{name}.remainders": ("<u8", table.remainders),
-        f"{name}.payloads": ("<u8", table.payloads),
-    }

@@ -7,8 +7,7 @@ count and the alnum-view length, and per view the 5-gram hashes and (for a set r
 GPT-4's rule) the 50-character window hashes, as sorted packed tables (``packed.py``): all the
 engine needs to compute every rule.
 
-On disk (``store.py``), format 2 is a small JSON index and one binary file per set and view;
-format 1 (``format1.py``) was one JSON file holding every array as base64, and is still read.
+On disk (``store.py``) a manifest is a small JSON index and one binary file per set and view.
 Arrays are read lazily: a view's data is loaded (memory-mapped, or decrypted) when first used.
 """
 
@@ -32,9 +31,7 @@ from contam_guard.text import normalise
 from contam_guard.text.hashing import GRAM_N, HASH_SPEC, HASH_SPECS, SIPHASH_SPEC, WINDOW_CHARS
 
 SCHEMA_VERSION = 2
-FORMAT1_SCHEMA = 1
-"""The schema version of format 1 (one JSON file: ``format1.py``), read until ``upgrade``."""
-"""Manifest format 2: an index and binary files. Format 1 (one JSON file) is read, not written."""
+"""The manifest's format: an index and binary files."""
 MANIFEST_FORMAT = "contam-guard-manifest"
 MAX_COUNT = 2**31 - 1
 """Counts and versions are 32-bit in the arrays; a larger (or negative) one was not written by us."""
@@ -53,8 +50,7 @@ class Spec(_Frozen):
     upgrade``; a spec this contam-guard does not know is an error, never a silent rehash.
 
     ``hash`` is ``cg-poly64-v1`` for an unkeyed manifest, ``cg-poly64-v1+siphash24`` for a keyed
-    one; a keyed manifest made before SipHash records ``cg-poly64-v1`` with its ``key_check``
-    (its hashes went through AES) and is read as it is until ``contam-guard upgrade``."""
+    one."""
 
     words: str = normalise.CURRENT.words_name
     alnum: str = normalise.CURRENT.alnum_name
@@ -94,8 +90,8 @@ class Spec(_Frozen):
 
 
 class GoldenFile(_Frozen):
-    """A golden file as registered: its path (relative to the project root, POSIX style; only
-    the file name when it lies outside the root) and how many items it gave."""
+    """A golden file as registered: its path (relative to the project root, POSIX style, with
+    ``..`` when it lies outside the root) and how many items it gave."""
 
     path: str
     items: Count
@@ -123,7 +119,7 @@ class ViewData:
     item_grams: NDArray[np.uint64] | None = None
     """The 5-gram hashes in item order, when known without decoding (just hashed)."""
     item_windows: NDArray[np.uint64] | None = None
-    """The window hashes in item order, when known (just hashed, or read from format 1)."""
+    """The window hashes in item order, when known (just hashed)."""
     templates: TemplateMarks = field(default_factory=TemplateMarks.none)
     """The template marks (``engine.templates``; none for a set registered without them)."""
     item_weights: NDArray[np.float64] | None = None
@@ -189,8 +185,7 @@ class View:
 
     @property
     def in_memory(self) -> bool:
-        """Whether the view was built in this process (hashed, or decoded from format 1), not
-        read from a file."""
+        """Whether the view was built in this process (hashed), not read from a file."""
         return isinstance(self._data, ViewData)
 
     @property
@@ -263,7 +258,7 @@ class View:
 
     @cached_property
     def window_hashes(self) -> NDArray[np.uint64]:
-        """The window hashes, items concatenated in order. Format 2 keeps which item each window
+        """The window hashes, items concatenated in order. A manifest keeps which item each window
         belongs to but not its place in the item: each item's are in hash order then (every rule
         counts windows, none needs their places)."""
         if self.data.item_windows is not None:
@@ -279,7 +274,7 @@ class View:
 
 
 DERIVED_MARK = "~"
-"""Marks a derived view (issue 15, ``reword.views``): no field name may hold it."""
+"""Marks a derived view (``reword.views``): no field name may hold it."""
 
 
 def is_derived(view_name: str) -> bool:
@@ -314,7 +309,7 @@ class GoldenSet:
     """When an n-gram of the set is template (None: registered before templates were marked;
     nothing is)."""
     stored: Any = field(default=None, compare=False, repr=False)
-    """How the set lies on disk (``store.py``), when it was read from a manifest of format 2:
+    """How the set lies on disk (``disk_files.StoredSet``), when it was read from a manifest:
     saving it there again leaves its files untouched."""
     n: int | None = None
     """The GPT-3 rule's N for this set (``register --n``; text written without spaces gets its
@@ -357,7 +352,7 @@ class SetSummary:
 
 
 class Manifest:
-    """A manifest in memory. ``sets`` of a keyed manifest of format 2 read without its key are
+    """A manifest in memory. ``sets`` of a keyed manifest read without its key are
     sealed: reading them raises the error ``sealed_error`` gives; ``summaries`` stay readable."""
 
     def __init__(
@@ -379,14 +374,14 @@ class Manifest:
         self.spec = spec if spec is not None else Spec()
         self.key_check = key_check
         self.salt = salt
-        """The HKDF salt of a keyed manifest of format 2 (hex)."""
+        """The HKDF salt of a keyed manifest (hex)."""
         self.schema_version = schema_version
         self.digest = digest
-        """The integrity digest of the index (or of the whole file, format 1), when read."""
+        """The integrity digest of the index, when read."""
         self.path = path
         """The index it was read from (None: built in memory)."""
         self.seal = seal
-        """The ``sealing.SealKey`` of a keyed manifest of format 2, once unlocked (or new)."""
+        """The ``sealing.SealKey`` of a keyed manifest, once unlocked (or new)."""
         self._sets = sets if sets is not None else {}
         self._summaries = summaries
         self._sealed_error = sealed_error

@@ -10,6 +10,12 @@ differ only in case (a clash on macOS and Windows) are refused when the second i
 The ids of a set are in ``sets/<set>/_ids.bin`` (no plain name starts with ``_``); a view's
 window table is in ``<view>.windows.bin`` beside it. A keyed manifest does not reveal its
 fields, nor which file holds what: its files are ``part-0.bin``, ``part-1.bin``, ...
+
+Those are a file's *stem*; it is written under its stem with the first 16 hex digits of its
+bytes' digest before ``.bin`` (``question.0123456789abcdef.bin``). A file is never replaced
+under its name, so a writer killed at any point, or a reader holding the old index, finds every
+file that index names as it was (``disk_write.py``). Indexes written before this name their
+files by stem alone; those are read as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ import re
 
 SETS_DIR = "sets"
 IDS_FILE = "_ids.bin"
+ADDRESS_CHARS = 16
+_ADDRESSED = re.compile(r"(?P<stem>.+)\.[0-9a-f]{16}\.bin")
+_TEMPORARY = re.compile(r"\..+\.bin\.[^/]+\.tmp")
+"""What an interrupted atomic write of a set file leaves (``atomic.py``'s temporary names)."""
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _RESERVED = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?", re.IGNORECASE)
 
@@ -74,3 +84,22 @@ def clash(names: list[str]) -> tuple[str, str] | None:
             return seen[folded], name
         seen[folded] = name
     return None
+
+
+def addressed(stem: str, file_digest: str) -> str:
+    """The name a file of stem ``stem`` (``.../question.bin``) is written under, given the digest
+    of its bytes."""
+    return f"{stem[: -len('.bin')]}.{file_digest[:ADDRESS_CHARS]}.bin"
+
+
+def stem_of(rel: str) -> str:
+    """A file's stem: its name without the digest ``addressed`` put in (as it is, for a name
+    written before files were named by content)."""
+    match = _ADDRESSED.fullmatch(rel)
+    return f"{match['stem']}.bin" if match else rel
+
+
+def ours(file_name: str) -> bool:
+    """Whether a file in a set's folder is one a manifest writer makes: a set file named by its
+    content, or a temporary file an interrupted write left (others are left alone)."""
+    return bool(_ADDRESSED.fullmatch(file_name) or _TEMPORARY.fullmatch(file_name))

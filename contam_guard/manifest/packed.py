@@ -1,4 +1,4 @@
-"""Sorted, bit-packed hash tables: how a manifest of format 2 stores 5-gram and window hashes.
+"""Sorted, bit-packed hash tables: how a manifest stores 5-gram and window hashes.
 
 A table holds ``count`` entries, each a 64-bit hash and a small payload (a 5-gram's place in
 its view, or the item a window belongs to), sorted by (hash, payload). It is stored as an

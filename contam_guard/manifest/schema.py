@@ -1,26 +1,31 @@
-"""The index of a manifest of format 2 (``manifest.json``): small, sorted, diffable JSON.
+"""The index of a manifest (``manifest.json``): small, sorted, diffable JSON.
 
 ::
 
     {"format": "contam-guard-manifest", "schema_version": 2, "spec": {...}, "key_check": null,
      "seal": null, "digest": "...",
      "sets": {"gsm8k": {"version": 1, "digest": "...", "items": 1319, "history": [...],
-                        "data": {"sets/gsm8k/_ids.bin": {"bytes": 9241, "digest": "..."},
-                                 "sets/gsm8k/question.bin": {...}},
+                        "data": {"sets/gsm8k/_ids.6c1f….bin": {"bytes": 9241, "digest": "6c1f..."},
+                                 "sets/gsm8k/question.9a07….bin": {...}},
                         "id_field": "id", "files": [{"path": "test.jsonl", "items": 1319}],
                         "rules": ["gpt3", "gpt4", "llama2", "palm"],
                         "views": {"question": {"field": "question", "digest": "...", "tables": "...",
-                                               "file": "sets/gsm8k/question.bin",
-                                               "windows": "sets/gsm8k/question.windows.bin"}},
-                        "ids": "sets/gsm8k/_ids.bin", "ids_digest": "...", "sealed": null}}}
+                                               "file": "sets/gsm8k/question.9a07….bin",
+                                               "windows": "sets/gsm8k/question.windows.2b4e….bin"}},
+                        "ids": "sets/gsm8k/_ids.6c1f….bin", "ids_digest": "...", "sealed": null}}}
 
 ``data`` lists every binary file of the set with its size and digest (xxh3-128; checked when
-the file is first read, and by ``verify`` for every file). A view's window table has a file of
-its own (``question.windows.bin``), read only by a scan with a rule that reads windows.
+the file is first read, and by ``verify`` for every file); a file is named by its stem and the
+start of that digest (``names.py``). A view's window table has a file of its own
+(``question.windows.….bin``), read only by a scan with a rule that reads windows. The ids file's
+header repeats the set's entry (``record.py``). A golden file's ``path`` is relative to the
+project root, with ``..`` when it lies outside.
 A keyed manifest (``seal``: the AEAD, the KDF and its salt) shows per set only the version,
 digest, item total, history and ``data``; the rest (``id_field``, ``files``, ``rules``,
 ``views``, ``ids_digest``, and ``n``, the set's own GPT-3 N when it has one) is in
-``sealed``, encrypted (``sealing.py``), and its binary files are sealed too.
+``sealed``, encrypted (``sealing.py``), and its binary files are sealed too. Its index carries
+``mac``, HMAC-SHA-256 under a key derived from the secret of everything but ``digest`` and
+``mac``: nobody without the key can change it unseen.
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ class DataFile(_Frozen):
 class ViewEntry(_Frozen):
     field: str
     digest: str
-    """The content digest: what the golden text hashes to (as format 1 computed it)."""
+    """The content digest: what the golden text hashes to (``digests.view_digest``)."""
     tables: Digest
     """``digests.tables_digest`` of what the files hold (``verify`` recomputes it)."""
     file: RelPath
@@ -87,7 +92,7 @@ class SetMeta(_Frozen):
     views: dict[str, ViewEntry]
     ids_digest: str
     n: SetN | None = None
-    """The set's own GPT-3 N (issue 14; not content: it changes neither version nor files)."""
+    """The set's own GPT-3 N (not content: it changes neither the version nor the view files)."""
     templates: TemplateEntry | None = None
     """None: registered before template n-grams were marked."""
 
@@ -158,6 +163,9 @@ class Seal(_Frozen):
     salt: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")]
 
 
+Mac = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
 class Index(_Frozen):
     format: Literal["contam-guard-manifest"] = "contam-guard-manifest"
     schema_version: Literal[2] = 2
@@ -165,13 +173,18 @@ class Index(_Frozen):
     key_check: str | None = None
     seal: Seal | None = None
     sets: dict[str, SetEntry] = Field(default_factory=dict)
+    mac: Mac | None = None
+    """A keyed manifest's MAC of the index (``sealing.SealKey.index_mac``; None: unkeyed, or
+    written before indexes had one, which ``contam-guard upgrade`` adds)."""
     digest: str = ""
-    """Integrity digest over everything above (``store.index_digest``)."""
+    """Integrity digest over everything above (``disk.index_digest``)."""
 
     @model_validator(mode="after")
     def _sealed_iff_keyed(self) -> Index:
         if (self.seal is None) != (self.key_check is None):
             raise ValueError("a keyed manifest (key_check) and only a keyed one has a seal")
+        if self.mac is not None and self.seal is None:
+            raise ValueError("only a keyed manifest has a MAC")
         for name, entry in self.sets.items():
             if (entry.sealed is None) != (self.seal is None):
                 raise ValueError(

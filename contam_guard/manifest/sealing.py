@@ -1,4 +1,4 @@
-"""Encryption at rest of a keyed manifest: what a manifest of format 2 holds beyond set names,
+"""Encryption at rest of a keyed manifest: what a keyed manifest holds beyond set names,
 versions, item totals and file sizes is sealed with AES-256-GCM.
 
 The key is derived from the secret (``CONTAM_GUARD_KEY``) with HKDF-SHA-256 and a random salt
@@ -14,6 +14,18 @@ the same bytes, which is what makes manifests deterministic and diffs of unchang
 two different plaintexts get the same nonce with probability about 2**-96 per pair, which is the
 only way a GCM nonce could repeat. What this reveals is that two sealed files are identical,
 nothing more.
+
+Sizes say little more: a sealed file is padded (``padded_size``) to 4 KiB plus its set's item
+total (which the index shows anyway) times a power of two bytes per item, so a candidate set
+registered under another key gives the same sizes whether or not it is the golden one, and
+swapping an item changes no size (an item added moves every size with the total, whatever its
+length), unless it carries a file's mean bytes per item across a power of two (one item moves
+the mean by ``1/items`` of its difference from it). The sealed metadata is padded to a power of
+two (``padded_meta``).
+
+The index itself is authenticated: ``mac`` is HMAC-SHA-256 of its canonical text under a third
+key derived from the secret, so an index edited without the key (a set, view or rule removed,
+its digest recomputed) is refused before anything is scanned with it.
 """
 
 from __future__ import annotations
@@ -21,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contam_guard.errors import ManifestError
 from contam_guard.manifest.binfile import RESTORE_FILE
@@ -32,6 +44,13 @@ KDF = "hkdf-sha256"
 NONCE_BYTES = 12
 SALT_BYTES = 16
 _INFO = b"contam-guard manifest format 2: aes-256-gcm key, then nonce key"
+OVERHEAD = len(SEALED) + NONCE_BYTES + 16
+"""Bytes a sealed file adds to its plaintext: the marker, the nonce and GCM's tag."""
+MIN_BYTES_PER_ITEM = 64
+PAD_FLOOR = 4096
+"""Bytes every sealed file has beyond its per-item share: a file's header and the arrays of a
+small set fit in it, so the files of every small set of the same item total are the same size."""
+MIN_META_BYTES = 512
 
 
 def new_salt() -> str:
@@ -41,10 +60,12 @@ def new_salt() -> str:
 
 @dataclass(frozen=True)
 class SealKey:
-    """The two keys derived from the secret and the manifest's salt (the secret is not kept)."""
+    """The keys derived from the secret and the manifest's salt (the secret is not kept): the
+    AEAD's, the synthetic nonce's, and the index MAC's."""
 
     aead: bytes
     nonce: bytes
+    mac: bytes = field(default=b"", repr=False)
 
     @classmethod
     def derive(cls, secret: str, salt: str) -> SealKey:
@@ -53,10 +74,16 @@ class SealKey:
         from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
         from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: PLC0415
 
-        material = HKDF(algorithm=hashes.SHA256(), length=64, salt=bytes.fromhex(salt), info=_INFO).derive(
+        # HKDF's output is a prefix of any longer one: the first two keys are those of manifests
+        # sealed before the index had a MAC, so their files still open.
+        material = HKDF(algorithm=hashes.SHA256(), length=96, salt=bytes.fromhex(salt), info=_INFO).derive(
             secret.encode("utf-8")
         )
-        return cls(material[:32], material[32:])
+        return cls(material[:32], material[32:64], material[64:])
+
+    def index_mac(self, canonical: bytes) -> str:
+        """The MAC of an index's canonical text (hex)."""
+        return hmac.new(self.mac, b"contam-guard index\0" + canonical, hashlib.sha256).hexdigest()
 
     def seal(self, plaintext: bytes, aad: bytes) -> bytes:
         """``SEALED``, the synthetic nonce, and the ciphertext with its tag."""
@@ -88,3 +115,30 @@ class SealKey:
                 "or from another version of the manifest)",
                 hint=RESTORE_FILE.format(display=display),
             ) from None
+
+
+def padded_size(content: int, items: int) -> int:
+    """The size a sealed file of ``content`` bytes (sealed, before padding) is padded to:
+    ``PAD_FLOOR`` plus its set's item total times the smallest power of two bytes per item (at
+    least 64) that holds it. A small set's files all get the floor and 64 bytes per item; a large
+    set's show their bytes per item to within a factor of two, which one item moves by a
+    ``1/items`` share of its own difference from the mean."""
+    per_item = MIN_BYTES_PER_ITEM
+    while PAD_FLOOR + per_item * max(items, 1) < content:
+        per_item *= 2
+    return PAD_FLOOR + per_item * max(items, 1)
+
+
+def is_padded(size: int, items: int) -> bool:
+    """Whether a sealed file of ``size`` bytes has a size ``padded_size`` gives (else it was
+    written before sealed files were padded, and is written again)."""
+    per_item, rest = divmod(size - PAD_FLOOR, max(items, 1))
+    return rest == 0 and per_item >= MIN_BYTES_PER_ITEM and per_item & (per_item - 1) == 0
+
+
+def padded_meta(text: bytes) -> bytes:
+    """Sealed metadata (JSON) padded with spaces to a power of two bytes (at least 512)."""
+    size = MIN_META_BYTES
+    while size < len(text):
+        size *= 2
+    return text + b" " * (size - len(text))

@@ -118,6 +118,17 @@ def summary_text(report: Report) -> str:
 
 
 def _summary(report: Report, out: Console) -> None:
+    _findings(report, out)
+    guard = report.guard
+    if guard is not None:  # --diff/--staged: changes of the range that weaken the guard
+        style = "yellow" if guard.accepted else "red"
+        label = "ACCEPTED" if guard.accepted else "GUARD"
+        for line in guard.lines():
+            out.print(f"[{style}]{label:7}[/] {escape(line)}")
+        out.print(f"[{style}]{escape(guard.verdict())}.[/]")
+
+
+def _findings(report: Report, out: Console) -> None:
     result = report.result
     out.print(
         f"Scanned {result.records} records ({result.chars:,} characters) in "

@@ -51,6 +51,14 @@ def render(report: Report) -> str:
     """The workflow commands, one per line (empty when nothing is to be annotated)."""
     # Notices (stale or expired allowlist entries, an empty range) first: they explain the rest.
     lines = [f"::notice title=contam-guard::{escape_data(text)}" for text in report.notices]
+    guard = report.guard
+    if guard is not None:  # the range weakens the guard: on the file that changed
+        command = "warning" if guard.accepted else "error"
+        title = escape_property("contam-guard: the change weakens the guard")
+        for change in guard.changes[:MAX_PER_LEVEL]:
+            where = escape_property(change.file)
+            lines.append(f"::{command} file={where},title={title}::{escape_data(change.what)}")
+        lines.append(f"::{command} title={title}::{escape_data(guard.verdict())}")
     shown = {"fail": 0, "warn": 0}
     rest = 0
     for finding in report.findings:

@@ -115,6 +115,8 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         "findings": findings,
         "groups": [_group(g, position) for g in groups(report)],
     }
+    if report.guard is not None:  # --diff/--staged: the range's changes that weaken the guard
+        body["guard_changes"] = report.guard.as_dict()
     for entry, finding in zip(findings, report.findings):  # scan --index
         for shown, pair in zip(entry["pairs"], finding.pairs):
             if span_digest(pair) in report.in_training:

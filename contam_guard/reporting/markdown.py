@@ -69,6 +69,7 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
         lines.append(f"- skipped: {_escape(notice)}")
     lines += [f"- notice: {_escape(notice)}" for notice in report.notices]
     lines.append("")
+    lines += guard_section(report)
     if not report.findings:
         lines += ["No findings.", ""]
         return "\n".join(lines)
@@ -95,6 +96,16 @@ def render(report: Report, golden: GoldenText | None = None) -> str:
             section.insert(-1, f"- this span is in {count} training record(s) of the search index")
         lines += section
     return "\n".join(lines)
+
+
+def guard_section(report: Report) -> list[str]:
+    """``--diff``/``--staged``: the range's changes that weaken the guard, one bullet each."""
+    guard = report.guard
+    if guard is None:
+        return []
+    title = "The change weakens the guard" + (" (accepted)" if guard.accepted else "")
+    bullets = [f"- {_escape(change.file)}: {_escape(change.what)}" for change in guard.changes]
+    return [f"## {title}", "", *bullets, "", _escape(guard.verdict()) + ".", ""]
 
 
 def _row(number: int, group: Group) -> str:
@@ -134,6 +145,7 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
     head += [f"- notice: {_escape(n)}" for n in report.notices]
     if result.records == 0:
         head.append("- nothing was scanned")
+    head += ["", *guard_section(report)] if report.guard is not None else []
     if not report.findings:
         return "\n".join([*head, "", "No findings.", ""])
     head += [

@@ -100,6 +100,13 @@ def _run_detail(value: float, bar: float) -> str:
     return f"shared run of {int(value)} words >= N = {int(bar)}"
 
 
+def _more_run_detail(records: int, longest: int, bar: float) -> str:
+    return (
+        f"and {records} more record(s) not listed (--max-pairs-per-item) share a run "
+        f"of up to {longest} words >= N = {int(bar)}"
+    )
+
+
 @dataclass(frozen=True)
 class Rule(Generic[S]):
     """One overlap rule, as the registry holds it."""
@@ -131,8 +138,15 @@ class Rule(Generic[S]):
     longest shared run, GPT-3's; such a rule also sums the pairs beyond the cap)."""
     pair_detail: Callable[[float, float], str] = _run_detail
     """A per-pair finding's sentence, from the pair's value and the bar."""
+    more_detail: Callable[[int, int, float], str] = _more_run_detail
+    """The sentence of a per-pair finding for the records beyond ``--max-pairs-per-item``
+    sharing one run, from their count, that run's length and the bar."""
     columns_csv: tuple[Column, ...] = ()
     """The rule's own numbers, added to the CSVs and the pairs in every output."""
+    defers_to: str | None = None
+    """Another per-pair rule over the same pair value: on the items where that rule is on, fails,
+    and has a bar no higher than this rule's, every pair this rule would report is that rule's
+    failing finding already, so this rule reports none there (no pair fails twice)."""
 
     def settings_of(self, rules: Any) -> S:
         """This rule's settings in a ``config.Rules``."""

@@ -5,11 +5,14 @@ Appendix C): a gram is "a lowercase, whitespace delimited word with no punctuati
 is dirty if it has "any N-gram overlap with any training document". N is "the 5th percentile
 example length in words", at least 8 on non-synthetic tasks and at most 13.
 
-Here: fires when the longest shared run (max R[i]) is at least ``n`` (default 13). With
-``n: auto``, N is the set's 5th-percentile item length in words (nearest rank), clipped to
-8..13. Items shorter than N words cannot fire ("too short for the rule to see"). Runs are
-trimmed of the template words they begin and end with (``engine.templates``): a record sharing
-only a benchmark's header with the item shares no run.
+Here: fires when the longest shared run (max R[i]) is at least N. By default (``n: auto``) N is
+GPT-3's, per registered set and view: its 5th-percentile item length in words (nearest rank,
+empty items left out), clipped to 8..13; GSM8K's test questions (5th percentile 24 words) get
+13. It is computed at scan time from the item word counts the manifest holds, so a set gets the
+N of its current items with no field of its own. ``n: 5..`` sets one N for every set. Items
+shorter than N words cannot fire ("too short for the rule to see"): a whole copy of one (5 words
+or more) is the ``whole`` rule's. Runs are trimmed of the template words they begin and end with
+(``engine.templates``): a record sharing only a benchmark's header with the item shares no run.
 
 A set may carry its own N (``GoldenSet.n``: ``register --n``), which wins over the setting for
 that set's items. A set written without spaces (spec ``words-v3``: each Han, kana, Thai, ...
@@ -21,7 +24,8 @@ than GPT-3's 13 English words.
 
 Worked example (the seed article's test item 0, "Janet's ducks lay 16 eggs per day ...",
 52 words, against its copy with the numbers swapped): the swaps cut it into shared runs of 5,
-13, 10 and 17 words; the longest is 17 >= 13, so the rule fires.
+13, 10 and 17 words; the longest is 17 >= 13 (GSM8K's auto N), so the rule fires. A set of
+9-word items gets N = 9 (its 5th percentile), one of 5-word items N = 8 (the floor).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ class Settings(RuleSettings):
     """Any shared run of at least ``n`` words (``auto``: the set's 5th-percentile length, 8..13)."""
 
     action: Action = "fail"
-    n: int | Literal["auto"] = 13
+    n: int | Literal["auto"] = "auto"
 
     @field_validator("n")
     @classmethod
@@ -93,8 +97,14 @@ def thresholds(index: ManifestIndex, settings: Settings) -> IntArray:
         if target.n is not None:
             n[span] = target.n
         else:
-            n[span] = auto_n(index.word_counts[span]) if settings.n == "auto" else settings.n
+            n[span] = settings.n if settings.n != "auto" else auto_n(_lengths(index.word_counts[span]))
     return n
+
+
+def _lengths(word_counts: IntArray) -> IntArray:
+    """The item lengths GPT-3's percentile is taken over: an empty item (a field missing from a
+    record) is no example, and would pull N down to the floor."""
+    return word_counts[word_counts > 0]
 
 
 def with_set_n(golden: GoldenSet, n: int | None, previous: GoldenSet | None) -> GoldenSet:
@@ -140,19 +150,26 @@ def _sweep(stats: ItemStats, settings: Settings, index: ManifestIndex) -> dict[s
     return {"gpt3": (stats.longest_run >= thresholds(index, settings)).astype(np.float64)}
 
 
+def _n_words(settings: Settings) -> str:
+    if settings.n == "auto":
+        return f"its set's N words (n: auto, {AUTO_MIN} to {AUTO_MAX})"
+    return f"{settings.n} words"
+
+
 RULE = Rule(
     name=NAME,
     title="GPT-3 (Brown et al. 2020, App. C): a shared run of N words",
     settings=Settings,
     evaluate=evaluate,
     sees=_sees,
-    needs=lambda s: f"gpt3 needs a run of {s.n} words",
+    needs=lambda s: f"gpt3 needs a run of {_n_words(s)}",
     columns=("gpt3",),
     sweep=_sweep,
     mark=lambda s: None if s.n == "auto" else (s.n, f"GPT-3: N = {s.n}"),
     per_pair=True,
     config="""\
-  # GPT-3 (Brown et al. 2020, App. C): any shared run of at least n words. n: 5.. or auto
-  gpt3: {enabled: true, action: fail, n: 13}
+  # GPT-3 (Brown et al. 2020, App. C): any shared run of at least n words. n: auto (each
+  # set's 5th-percentile item length in words, 8..13; GSM8K gets 13) or a number, 5 or more.
+  gpt3: {enabled: true, action: fail, n: auto}
 """,
 )

@@ -61,6 +61,7 @@ from pathlib import Path
 from contam_guard.config import ScrubSettings
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.readers import ReadOptions
+from contam_guard.scrub.commit import together
 from contam_guard.scrub.count import InputTotals, Job, count_pass
 from contam_guard.scrub.cuts import REASONS, CutSettings, Reason
 from contam_guard.scrub.golden import GoldenNgrams
@@ -138,13 +139,14 @@ def plan(index: ManifestIndex, jobs: list[Job], options: ScrubOptions, key: Hash
 
 
 def apply(scrub_plan: ScrubPlan, log: Path | None = None) -> None:
-    """Write the log, then every job's output (jobs without one are skipped), each atomically.
-
-    The log first (issue 11): a kill leaves the old input, or the new one with its log; never a
-    scrubbed input whose removals are recorded nowhere."""
-    if log is not None:
-        write_log(log, log_entries(scrub_plan.jobs, scrub_plan.states, scrub_plan.golden))
-    write_outputs(scrub_plan.jobs, scrub_plan.states, scrub_plan.totals, scrub_plan.settings)
+    """Write the log and every job's output (jobs without one are skipped) in full, then put
+    them in place together, the log first (``scrub.commit``): a failed write changes nothing,
+    and a kill leaves the old input, or the new one with its log; never a scrubbed input whose
+    removals are recorded nowhere, nor a log of removals that did not happen."""
+    with together() as files:
+        if log is not None:
+            write_log(log, log_entries(scrub_plan.jobs, scrub_plan.states, scrub_plan.golden), files)
+        write_outputs(scrub_plan.jobs, scrub_plan.states, scrub_plan.totals, scrub_plan.settings, files)
 
 
 def _stats(

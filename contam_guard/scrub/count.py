@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from contam_guard.engine import prefilter as prefilter_status
 from contam_guard.engine.arrays import sorted_unique
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
-from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format, usable_with
+from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.engine.scanner import record_batches
 from contam_guard.readers import ReadOptions, Record, read_records
 from contam_guard.readers.blocks import starts_record
@@ -99,11 +99,11 @@ def count_pass(
     """Counts per golden n-gram (distinct records), the candidate records, and input totals."""
     counter = _Counter(golden, key, max_doc_freq)
     totals = InputTotals()
-    prefilter = Prefilter(golden.index, windows=False, key=key) if usable_with(key) else None  # issue 12.4
+    prefilter = Prefilter(golden.index, windows=False, key=key)
     for number, job in enumerate(jobs):
         totals.stamps.append(stamp(job.path))
         lines = line_format(job.fmt, read)
-        if prefilter is not None and lines is not None:
+        if lines is not None:
             batches_read = _prefiltered(job, read, prefilter, lines, golden, totals)
         else:
             batches_read = _every_record(job, read, batch_chars, totals)

@@ -19,14 +19,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePath
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 import numpy as np
 import zstandard
 from numpy.typing import NDArray
 
 from contam_guard import native
-from contam_guard.atomic import atomic_writer
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, detect_format
 from contam_guard.readers.blocks import BLOCK_BYTES, last_line_end, line_blocks
@@ -324,22 +323,22 @@ def _piece_json(parsed: Parsed, record: int, start: int, end: int) -> bytes:
 
 
 @contextmanager
-def output_stream(path: Path, bom: bool) -> Iterator[Sink]:
-    """Write ``path`` atomically, compressed when its name ends in ``.gz`` or ``.zst``."""
-    with atomic_writer(path) as handle:
-        name = path.name.lower()
-        if name.endswith(".gz"):
-            # mtime=0 and no file name: the same content always gives the same bytes.
-            with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=6) as gz:
-                if bom:
-                    gz.write(UTF8_BOM)
-                yield gz
-        elif name.endswith(".zst"):
-            with zstandard.ZstdCompressor(level=3).stream_writer(handle, closefd=False) as zst:
-                if bom:
-                    zst.write(UTF8_BOM)
-                yield zst
-        else:
+def output_stream(path: Path, bom: bool, handle: BinaryIO) -> Iterator[Sink]:
+    """Write the output ``path`` into ``handle``, compressed when its name ends in ``.gz`` or
+    ``.zst`` (the compressed stream is complete when the block ends)."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        # mtime=0 and no file name: the same content always gives the same bytes.
+        with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=6) as gz:
             if bom:
-                handle.write(UTF8_BOM)
-            yield handle
+                gz.write(UTF8_BOM)
+            yield gz
+    elif name.endswith(".zst"):
+        with zstandard.ZstdCompressor(level=3).stream_writer(handle, closefd=False) as zst:
+            if bom:
+                zst.write(UTF8_BOM)
+            yield zst
+    else:
+        if bom:
+            handle.write(UTF8_BOM)
+        yield handle

@@ -1,9 +1,10 @@
 """The writing pass and the removal log.
 
-Each output is streamed into a temporary file beside it and renamed over the destination only
-when complete (``contam_guard.atomic``), so an interrupted scrub leaves the input intact and no
-half-written output. Untouched records and blank lines are copied as the exact bytes read, in
-runs: only touched lines are split out and parsed.
+Each output is streamed into a temporary file beside it; the outputs and the log are renamed over
+their destinations together, only once all are complete (``scrub.commit``), so an interrupted or
+failed scrub leaves the input intact, no half-written output and no log of removals that did not
+happen. Untouched records and blank lines are copied as the exact bytes read, in runs: only
+touched lines are split out and parsed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from contam_guard.atomic import atomic_writer
+from contam_guard.scrub.commit import Together
 from contam_guard.scrub.count import InputTotals, Job, stamp
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.scrub.lines import (
@@ -32,7 +33,9 @@ def write_outputs(
     states: dict[tuple[int, int], RecordState],
     totals: InputTotals,
     settings: RoundSettings,
+    files: Together,
 ) -> None:
+    """Write every job's output (jobs without one are skipped) into ``files``."""
     for number, job in enumerate(jobs):
         if job.output is None:
             continue
@@ -42,7 +45,8 @@ def write_outputs(
         wanted = sorted(touched)
         with (
             open_blocks(job.path, job.display, job.fmt) as (bom, blocks),
-            output_stream(job.output, bom) as sink,
+            files.file(job.output) as handle,
+            output_stream(job.output, bom, handle) as sink,
         ):
             for block in blocks:
                 written = 0  # untouched lines are copied in runs, as the bytes read
@@ -99,7 +103,7 @@ def log_entries(
         }
 
 
-def write_log(path: Path, entries: Iterator[dict[str, object]]) -> None:
-    with atomic_writer(path) as handle:
+def write_log(path: Path, entries: Iterator[dict[str, object]], files: Together) -> None:
+    with files.file(path) as handle:
         for entry in entries:
             handle.write(json.dumps(entry).encode("utf-8") + b"\n")

@@ -12,16 +12,13 @@ with probability about 2**-64 per pair, which can only add a false candidate, ne
 match. With a key (spec ``cg-poly64-v1+siphash24``), every hash is passed through SipHash-2-4,
 a pseudo-random function of its 8 bytes under a 128-bit key, computed in the compiled kernels
 (in one call per batch here, and inline in the scan's prefilter): without the key, the
-committed manifest cannot be used to test guesses of the golden text. Keyed manifests made
-before (spec ``cg-poly64-v1`` with a key) passed every hash through AES-128 instead, in Python;
-they are read as they are, and ``contam-guard upgrade`` moves them to SipHash.
+committed manifest cannot be used to test guesses of the golden text.
 """
 
 from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from typing import Literal
 
 import numpy as np
 import xxhash
@@ -30,11 +27,10 @@ from numpy.typing import NDArray
 from contam_guard import native
 
 HASH_SPEC = "cg-poly64-v1"
-"""The hashes of an unkeyed manifest (and of a keyed one made before SipHash: AES-keyed)."""
+"""The hashes of an unkeyed manifest."""
 SIPHASH_SPEC = HASH_SPEC + "+siphash24"
 """The hashes of a keyed manifest: each ``cg-poly64-v1`` hash through SipHash-2-4 under the key."""
 HASH_SPECS = (HASH_SPEC, SIPHASH_SPEC)
-Prf = Literal["siphash24", "aes128"]
 GRAM_N = 5
 """Word n-grams are stored as 5-grams: a shared run of r >= 5 words is exactly r - 4
 consecutive shared 5-grams on one diagonal, so every longer n follows from them."""
@@ -128,65 +124,32 @@ def hash_windows(chars: NDArray[np.uint32], width: int = WINDOW_CHARS) -> HashAr
     return fmix64(acc)
 
 
-def keyed_prf(hash_spec: str) -> Prf:
-    """The keyed function of a keyed manifest whose hash spec is ``hash_spec``."""
-    if hash_spec == SIPHASH_SPEC:
-        return "siphash24"
-    if hash_spec == HASH_SPEC:  # keyed before SipHash
-        return "aes128"
-    raise ValueError(f"no keyed hashing for hash spec {hash_spec!r}")
-
-
 class HashKey:
-    """A secret for keyed hashing, derived from a user-supplied string, for one keyed function:
-    SipHash-2-4 (``prf="siphash24"``, spec ``SIPHASH_SPEC``) or, for manifests keyed before it,
-    AES-128 (``"aes128"``). Only keys derived from the secret are kept, never the secret."""
+    """A secret for keyed hashing (SipHash-2-4, spec ``SIPHASH_SPEC``), derived from a
+    user-supplied string. Only keys derived from the secret are kept, never the secret."""
 
     MIN_SECRET_CHARS = 32
 
-    def __init__(self, secret: str, prf: Prf = "siphash24") -> None:
+    def __init__(self, secret: str) -> None:
         material = secret.encode("utf-8")
-        self.prf: Prf = prf
-        # Each function gets its own key (a distinct personalisation string), so that neither
-        # says anything about the other.
-        self._aes = b""
-        self._siphash = np.zeros(0, dtype=U64)
-        if prf == "siphash24":
-            derived = hashlib.blake2b(material, digest_size=16, person=b"cg-siphash24-key").digest()
-            self._siphash = np.frombuffer(derived, dtype="<u8").astype(U64)
-            self._siphash.setflags(write=False)
-        else:
-            self._aes = hashlib.blake2b(material, digest_size=16, person=b"cg-aes-key").digest()
+        derived = hashlib.blake2b(material, digest_size=16, person=b"cg-siphash24-key").digest()
+        self._siphash = np.frombuffer(derived, dtype="<u8").astype(U64)
+        self._siphash.setflags(write=False)
         self.check = hashlib.blake2b(material, digest_size=8, person=b"cg-key-check").hexdigest()
-        """Identifies the secret (so a wrong key is an error, not a silent miss), whichever the
-        function; reveals nothing that the keyed hashes themselves would not."""
+        """Identifies the secret (so a wrong key is an error, not a silent miss); reveals nothing
+        that the keyed hashes themselves would not."""
+
+    hash_spec = SIPHASH_SPEC
+    """The hash spec of a manifest keyed with this key."""
 
     @property
-    def hash_spec(self) -> str:
-        """The hash spec of a manifest keyed with this key."""
-        return SIPHASH_SPEC if self.prf == "siphash24" else HASH_SPEC
-
-    @property
-    def kernel_key(self) -> HashArray | None:
-        """The SipHash key (k0, k1) for the compiled prefilter, which applies it itself; None
-        for an AES key, which only the exact path applies."""
-        return self._siphash if self.prf == "siphash24" else None
+    def kernel_key(self) -> HashArray:
+        """The SipHash key (k0, k1), which the compiled prefilter applies itself."""
+        return self._siphash
 
     def apply(self, hashes: HashArray) -> HashArray:
-        """Map each hash through this key's keyed pseudo-random function."""
-        if self.prf == "siphash24":
-            return native.siphash24(self._siphash, np.ascontiguousarray(hashes, dtype=U64))
-        if hashes.size == 0:
-            return hashes
-        # Imported here: only a manifest keyed with AES (before `upgrade`) needs it, and a
-        # commit hook should not pay its import on every start.
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: PLC0415
-
-        blocks = np.zeros((hashes.size, 2), dtype="<u8")
-        blocks[:, 0] = hashes
-        encryptor = Cipher(algorithms.AES(self._aes), modes.ECB()).encryptor()
-        sealed = encryptor.update(blocks.tobytes()) + encryptor.finalize()
-        return np.frombuffer(sealed, dtype="<u8").reshape(-1, 2)[:, 0].astype(U64)
+        """Map each hash through SipHash-2-4 under this key."""
+        return native.siphash24(self._siphash, np.ascontiguousarray(hashes, dtype=U64))
 
 
 def digest(*parts: bytes) -> str:

@@ -43,7 +43,8 @@ def test_sarif_is_valid_2_1_0_with_levels_fingerprints_and_suppressions(
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-schema-2.1.0.json")
     driver = log["runs"][0]["tool"]["driver"]
     assert driver["name"] == "contam-guard" and driver["version"] and driver["informationUri"]
-    assert [r["id"] for r in driver["rules"]] == ["gpt3", "palm", "llama2", "gpt4", "numbers", "reworded"]
+    rules = ["gpt3", "whole", "palm", "llama2", "gpt4", "numbers", "reworded"]
+    assert [r["id"] for r in driver["rules"]] == rules
     assert all(r["fullDescription"]["text"] for r in driver["rules"])
     gpt3 = [r for r in log["runs"][0]["results"] if r["ruleId"] == "gpt3"]
     levels = {r["properties"]["itemId"]: r["level"] for r in gpt3}

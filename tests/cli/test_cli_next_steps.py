@@ -89,10 +89,14 @@ def test_clean_name(name: str, clean: str) -> None:
     ("args", "notice"),
     [
         (["--only", "gpt3", "--n", "1000"], "no enabled rule can fire: gpt3 needs a run of 1000 words"),
-        (["--n", "1000"], "no failing rule can fire: gpt3 needs a run of 1000 words"),
+        (
+            ["--n", "1000", "--warn-on", "whole"],
+            "no failing rule can fire: gpt3 needs a run of 1000 words",
+        ),
         (
             [
-                *("--disable", "gpt3", "--disable", "palm", "--disable", "llama2", "--disable", "gpt4"),
+                *("--disable", "gpt3", "--disable", "whole", "--disable", "palm", "--disable", "llama2"),
+                *("--disable", "gpt4"),
                 *("--disable", "numbers", "--disable", "reworded"),
             ],
             "every rule is disabled",

@@ -64,20 +64,36 @@ def test_n_auto_uses_the_sets_5th_percentile_length(project: Any, tmp_path: Path
         project.cli("register", "short", "golden/short.jsonl", "--field", "text", "--id-field", "id").code
         == 0
     )
-    sets = project.cli("sets")
-    header = next(line for line in sets.out.splitlines() if line.startswith("┃"))
-    row = next(line for line in sets.out.splitlines() if "│ short" in line)
-    column = [c.strip() for c in header.strip("┃").split("┃")].index("too short: gpt3")
-    assert [c.strip() for c in row.strip("│").split("│")][column] == "4"  # 4 items under 13 words
 
+    def too_short(*args: str) -> str:
+        sets = project.cli("sets", *args)
+        header = next(line for line in sets.out.splitlines() if line.startswith("┃"))
+        row = next(line for line in sets.out.splitlines() if "│ short" in line)
+        column = [c.strip() for c in header.strip("┃").split("┃")].index("too short: gpt3")
+        return [c.strip() for c in row.strip("│").split("│")][column]
+
+    assert too_short() == "0 (N=9)"  # auto, the default: the shortest of 5 is the 5th percentile
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text("rules:\n  gpt3: {n: 13}\n")
+    assert too_short("--config", str(fixed), "--manifest", str(project.manifest)) == "4 (N=13)"
+
+    # 8 of s0's 9 words: a run under N = 9, and not the whole item (the control)
+    eight = project.training("eight.jsonl", [leak_text(short[0].split(), 0, 8)])
+    assert project.cli("scan", eight).code == 0
     train = project.training("train.jsonl", [leak_text(short[0].split(), 0, 9)])
-    default = project.cli("scan", train)
-    assert default.code == 0, default.output  # a 9-word item can never reach N = 13
-    auto = project.cli("scan", train, "--n", "auto")
-    assert auto.code == 1, auto.output
-    assert "N = 9" in auto.out and "s0" in auto.out
+    default = project.cli("scan", train, "--disable", "whole")
+    assert default.code == 1, default.output  # auto: a 9-word run reaches N = 9
+    assert "N = 9" in default.out and "s0" in default.out
+    at13 = project.cli("scan", train, "--n", "13", "--disable", "whole")
+    assert at13.code == 0, at13.output  # a 9-word item can never reach N = 13 ...
+    whole = project.cli("scan", train, "--n", "13")
+    assert whole.code == 1, whole.output  # ... but its whole copy fails
+    assert "FAIL whole" in whole.out and "the whole item (9 words) found verbatim in one string" in whole.out
+    with_file = ("--config", fixed, "--manifest", project.manifest)
+    from_file = project.cli("scan", train, "--disable", "whole", *with_file)
+    assert from_file.code == 0, from_file.output
     config = tmp_path / "auto.yaml"
-    config.write_text("rules:\n  gpt3: {n: auto}\n")
+    config.write_text("rules:\n  gpt3: {n: auto}\n  whole: {enabled: false}\n")
     from_file = project.cli("scan", train, "--config", config, "--manifest", project.manifest)
     assert from_file.code == 1, from_file.output
 
@@ -92,11 +108,14 @@ def verbatim(registered: Any, leak_text: Any) -> Path:
     ("options", "code", "gpt3_action"),
     [
         ([], 1, "fail"),
-        (["--disable", "gpt3"], 0, None),
-        (["--warn-on", "gpt3"], 0, "warn"),
+        (["--disable", "gpt3"], 1, None),  # a whole copy: the whole rule fails it
+        (["--disable", "gpt3", "--disable", "whole"], 0, None),
+        (["--warn-on", "gpt3"], 1, "warn"),
+        (["--warn-on", "gpt3", "--warn-on", "whole"], 0, "warn"),
         (["--only", "palm"], 0, None),
         (["--only", "gpt3"], 1, "fail"),
-        (["--disable", "gpt3", "--fail-on", "palm"], 1, None),
+        (["--only", "whole"], 1, None),
+        (["--disable", "gpt3", "--disable", "whole", "--fail-on", "palm"], 1, None),
     ],
 )
 def test_rule_switches_on_a_verbatim_leak(

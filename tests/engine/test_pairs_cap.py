@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contam_guard.allowlist import Allowlist, Entry, apply
-from contam_guard.config import Config
+from contam_guard.config import Config, with_rule_overrides
 from contam_guard.engine import scanner as scan_module
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.pairs import PairStore, Unlisted, run_span
@@ -28,6 +28,7 @@ from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import Manifest
 from contam_guard.pipeline import redacted
 from contam_guard.readers.base import ReadOptions
+from contam_guard.rules import RULES
 from contam_guard.verdicts import Report, evaluate, span_digest
 
 # ------------------------------------------------------------------ the store
@@ -226,8 +227,8 @@ def test_capped_findings_count_every_record(index: ManifestIndex, tmp_path: Path
     assert capped.records == full.records and np.array_equal(capped.totals.run, full.totals.run)
     rules = Config().rules
     every, some = evaluate(full, rules), evaluate(capped, rules)
-    per_item = {(f.rule, f.item): f for f in every.findings if f.rule != "gpt3"}
-    per_item_capped = {(f.rule, f.item): f for f in some.findings if f.rule != "gpt3"}
+    per_item = {(f.rule, f.item): f for f in every.findings if not RULES[f.rule].per_pair}
+    per_item_capped = {(f.rule, f.item): f for f in some.findings if not RULES[f.rule].per_pair}
     assert per_item.keys() == per_item_capped.keys() and per_item
     for key, finding in per_item.items():
         other = per_item_capped[key]
@@ -254,6 +255,16 @@ def test_capped_findings_count_every_record(index: ManifestIndex, tmp_path: Path
     )
     assert some.findings == sorted(some.findings, key=lambda f: f.sort_key())
     assert summaries == gpt3_capped[-2:]  # listed findings first
+    # The whole rule leaves the whole copies to GPT-3's failing findings; with GPT-3's only
+    # warning, it fails the 12 whole copies (the partial ones are not), 3 listed and 9 counted.
+    assert not [f for f in some.findings if f.rule == "whole"]
+    warn = with_rule_overrides(Config(), {"gpt3": {"action": "warn"}}).rules
+    whole = [f for f in evaluate(capped, warn).findings if f.rule == "whole"]
+    assert [f.records for f in whole] == [1, 1, 1, 9]
+    assert whole[-1].detail == (
+        "and 9 more record(s) not listed (--max-pairs-per-item) hold the whole item (23 words) "
+        "verbatim in one string"
+    )
 
 
 PARTIALS = {12, 13, 14}

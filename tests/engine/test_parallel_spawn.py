@@ -23,8 +23,8 @@ from contam_guard.errors import ManifestError
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import Manifest
-from contam_guard.manifest.upgrade import to_format2
+from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.manifest.sealing import SealKey, new_salt
 from contam_guard.parallel import scan_parallel
 from contam_guard.readers.base import ReadOptions
 from contam_guard.text.hashing import HashKey
@@ -57,9 +57,13 @@ def make(tmp_path: Path, keyed: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[
     else:
         monkeypatch.delenv("CONTAM_GUARD_KEY", raising=False)
     built = build_set([GoldenSource(golden, "golden.jsonl")], ["question"], None, key, None)
-    manifest = Manifest(sets={"g": built}, key_check=key.check if key else None)
-    if keyed:
-        manifest = to_format2(manifest.model_copy(update={"spec": manifest.spec.current(keyed=True)}), SECRET)
+    manifest = Manifest(sets={"g": built})
+    if key is not None:
+        salt = new_salt()
+        seal = SealKey.derive(SECRET, salt)
+        manifest = Manifest(
+            sets={"g": built}, spec=Spec.current(keyed=True), key_check=key.check, salt=salt, seal=seal
+        )
     path = tmp_path / "manifest.json"
     store.save(path, manifest)
     rows = [

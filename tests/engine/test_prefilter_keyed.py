@@ -1,7 +1,7 @@
 """The prefilter with a keyed manifest: it passes each 5-gram and window hash through SipHash-2-4
 under the key before looking it up, so that a keyed scan through it gives exactly what the exact
 keyed path gives, and what an unkeyed scan of an unkeyed manifest gives (keying changes the
-hashes, never the matches). A manifest keyed before SipHash (AES) never reaches the filter."""
+hashes, never the matches)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from contam_guard.engine.prefilter import (
     FilteredBlock,
     LineFormat,
     Prefilter,
-    usable_with,
 )
 from contam_guard.engine.scanner import ScanResult, Source, scan
 from contam_guard.manifest.views import hash_view
@@ -52,7 +51,6 @@ pytestmark = pytest.mark.skipif(
 
 KEY = HashKey("a-long-secret-for-the-keyed-prefilter-tests-0123")
 OTHER = HashKey("another-long-secret-for-keyed-prefilter-tests-99")
-AES = HashKey("a-long-secret-for-the-keyed-prefilter-tests-0123", "aes128")
 
 
 def build_index(
@@ -137,12 +135,6 @@ def test_the_key_decides_what_the_filter_finds() -> None:
         assert (out.status == CLEAN).all() and out.grams.record.size == out.windows.record.size == 0
 
 
-def test_an_aes_key_never_reaches_the_filter() -> None:
-    assert usable_with(None) and usable_with(KEY) and not usable_with(AES)
-    with pytest.raises(ValueError, match="AES"):
-        Prefilter(build_index([("text", ITEMS_A)], AES), windows=True, key=AES)
-
-
 class Spy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.statuses: list[int] = []
@@ -200,18 +192,6 @@ def assert_same_findings(keyed: ScanResult, plain: ScanResult) -> None:
         for r in (keyed, plain)
     ]
     assert np.array_equal(*per_item)
-
-
-def test_an_aes_keyed_scan_takes_the_exact_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "train.jsonl"
-    path.write_bytes(b"".join(_lines_text_key()))
-    sources = [Source(path, "train.jsonl")]
-    groups = [("text", ITEMS_A), ("question", ITEMS_B)]
-    spy = Spy(monkeypatch)
-    aes = scan(build_index(groups, AES), sources, ReadOptions(), key=AES)
-    assert spy.statuses == []  # the filter never ran
-    assert len(aes.pairs) >= 12
-    assert_same_findings(aes, scan(build_index(groups, None), sources, ReadOptions()))
 
 
 def test_keyed_lookups_wait_in_batches_that_never_cross_lines() -> None:

@@ -134,19 +134,24 @@ def test_absolute_path_argument_is_stored_relative(
     assert (root / MANIFEST).read_bytes() == (two_projects[0] / MANIFEST).read_bytes()
 
 
-def test_golden_outside_the_project_is_stored_by_file_name(
+def test_golden_outside_the_project_is_stored_by_its_path_from_the_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Where it really is, relative to the root (never absolute; not by its bare name, which
+    would make scans leave out the project's own file of that name): two projects with the same
+    layout give the same bytes, wherever they are."""
     manifests = []
     for name in ("one", "two"):
-        outside = write_golden(tmp_path / f"elsewhere-{name}" / "shared.jsonl")
-        root = tmp_path / f"project-{name}"
+        base = tmp_path / f"machine-{name}"
+        outside = write_golden(base / "elsewhere" / "shared.jsonl")
+        root = base / "project"
         root.mkdir()
         run(root, monkeypatch, "init")
         run(root, monkeypatch, "register", "wb", str(outside), "--field", "prompt", "--id-field", "uid")
         manifests.append((root / MANIFEST).read_text(encoding="utf-8"))
-        assert_portable(manifests[-1], tmp_path, outside.parent)
-        assert json.loads(manifests[-1])["sets"]["wb"]["files"] == [{"items": 3, "path": "shared.jsonl"}]
+        assert_portable(manifests[-1], tmp_path, base)
+        files = json.loads(manifests[-1])["sets"]["wb"]["files"]
+        assert files == [{"items": 3, "path": "../elsewhere/shared.jsonl"}]
     assert manifests[0] == manifests[1]
 
 

@@ -1,6 +1,6 @@
 """A damaged, edited, foreign or future manifest: exit 2, a message naming the file and the fix.
 
-A manifest of format 2 is an index (``manifest.json``) and binary files (``sets/hb/q.bin``, ...);
+A manifest is an index (``manifest.json``) and binary files (``sets/hb/q.<digest>.bin``, ...);
 either can be damaged. Commands run in process; ``verify`` also runs in a fresh process for the
 main cases (what a user or CI sees, where a traceback would show).
 """
@@ -22,9 +22,11 @@ import pytest
 
 from contam_guard.cli import main
 from contam_guard.manifest import binfile
-from contam_guard.manifest.disk import dumps_index, file_digest
+from contam_guard.manifest.disk_files import file_digest
+from contam_guard.manifest.index_text import dumps_index
 from contam_guard.manifest.packed import PackedTable, Shape, pack, unpack
 from contam_guard.manifest.schema import Index
+from tests.helpers import set_file
 
 ROWS = [
     {
@@ -112,8 +114,8 @@ def not_a_manifest(path: Path) -> None:
 
 
 def in_set(name: str, change: Callable[[Path], None]) -> Callable[[Path], None]:
-    """A damage to the set file ``name`` (``q.bin``, ``_ids.bin``) beside the index."""
-    return lambda index: change(index.parent / "sets" / "hb" / name)
+    """A damage to the set file of stem ``name`` (``q.bin``, ``_ids.bin``) beside the index."""
+    return lambda index: change(set_file(index.parent / "sets" / "hb", name))
 
 
 def flip_a_byte(path: Path) -> None:
@@ -151,15 +153,15 @@ CASES = {
     ),
     "not-a-manifest": (not_a_manifest, ["not a contam-guard manifest"]),
     "empty-file": (lambda p: p.write_text(""), ["not valid JSON"]),
-    "view-byte": (in_set("q.bin", flip_a_byte), ["q.bin", "digest is not the one", "git checkout"]),
+    "view-byte": (in_set("q.bin", flip_a_byte), ["hb/q.", "digest is not the one", "git checkout"]),
     "windows-byte": (
         in_set("q.windows.bin", flip_a_byte),
-        ["q.windows.bin", "digest is not the one", "git checkout"],
+        ["q.windows.", "digest is not the one", "git checkout"],
     ),
-    "ids-byte": (in_set("_ids.bin", flip_a_byte), ["_ids.bin", "digest is not the one", "git checkout"]),
-    "view-cut": (in_set("q.bin", cut), ["q.bin", "bytes, but the manifest's index says", "git checkout"]),
-    "view-missing": (in_set("q.bin", lambda p: p.unlink()), ["q.bin", "missing", "git checkout"]),
-    "view-lfs-pointer": (in_set("q.bin", lfs_pointer), ["q.bin", "Git LFS pointer", "git lfs pull"]),
+    "ids-byte": (in_set("_ids.bin", flip_a_byte), ["_ids.", "digest is not the one", "git checkout"]),
+    "view-cut": (in_set("q.bin", cut), ["hb/q.", "bytes, but the manifest's index says", "git checkout"]),
+    "view-missing": (in_set("q.bin", lambda p: p.unlink()), ["hb/q.", "missing", "git checkout"]),
+    "view-lfs-pointer": (in_set("q.bin", lfs_pointer), ["hb/q.", "Git LFS pointer", "git lfs pull"]),
 }
 INDEX_CASES = [
     "truncated",
@@ -270,7 +272,7 @@ def rewrite_file(
     new size and digest in the index, resealed: only the inner checks can tell."""
 
     def apply(index: Path) -> None:
-        path = index.parent / "sets" / "hb" / name
+        path = set_file(index.parent / "sets" / "hb", name)
         data = path.read_bytes()
         header = binfile.header_of(data, name)
         arrays = {
@@ -284,7 +286,7 @@ def rewrite_file(
         change(meta, arrays)
         blob = binfile.encode(meta, arrays)
         path.write_bytes(blob)
-        rel = f"sets/hb/{name}"
+        rel = f"sets/hb/{path.name}"
         digest = file_digest(lambda size, offset: blob[offset : offset + size], len(blob))
         reseal(lambda d: d["sets"]["hb"]["data"][rel].update(bytes=len(blob), digest=digest))(index)
 
@@ -312,7 +314,7 @@ def wrong_digest(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
 RESEALED = {
     "files-items": (reseal(lambda d: d["sets"]["hb"]["files"][0].update(items=3)), "do not add up"),
     "data-bytes": (
-        reseal(lambda d: d["sets"]["hb"]["data"]["sets/hb/q.bin"].update(bytes=99)),
+        reseal(lambda d: d["sets"]["hb"]["data"][d["sets"]["hb"]["views"]["q"]["file"]].update(bytes=99)),
         "the manifest's index says 99",
     ),
     "no-windows": (
@@ -358,8 +360,8 @@ def swap_two_grams(meta: dict[str, Any], arrays: dict[str, Any]) -> None:
     ("change", "phrase"),
     [
         (rewrite_file("q.bin", swap_two_grams), "view 'q': its tables do not hold what its index records"),
-        (reseal(lambda d: d["sets"]["hb"].update(digest="0" * 32)), "ids and views do not match"),
-        (reseal(lambda d: d["sets"]["hb"]["history"][-1].update(digest="0" * 32)), "version history"),
+        (reseal(lambda d: d["sets"]["hb"].update(digest="0" * 32)), "disagree on digest"),
+        (reseal(lambda d: d["sets"]["hb"]["history"][-1].update(digest="0" * 32)), "disagree on history"),
     ],
     ids=["hash", "set-digest", "history"],
 )
@@ -398,7 +400,7 @@ def test_a_scan_reads_only_the_files_its_rules_use(project: Path, case: str) -> 
     code, output = run("scan", "train.jsonl", "--only", "gpt3")
     if case == "windows-byte":
         assert code == 1, output  # the leak is found; the damaged file was never read
-        assert "q.windows.bin" not in output
+        assert "q.windows." not in output
         assert run("scan", "train.jsonl")[0] == 2  # with GPT-4's rule it is read, and refused
     else:
-        assert code == 2 and "q.bin" in output and "digest is not the one" in output, output
+        assert code == 2 and "hb/q." in output and "digest is not the one" in output, output

@@ -1,10 +1,11 @@
-"""A keyed manifest of format 2 that cannot be opened: exit 2, a message naming the file, no
-traceback, nothing changed.
+"""A keyed manifest that cannot be opened: exit 2, a message naming the file, no traceback,
+nothing changed.
 
-Its binary files (``sets/hb/_ids.bin``, ``part-0.bin``, ``part-1.bin``) are sealed (AES-GCM under a
-key derived from the secret). A damaged file is caught by its digest in the index; one whose
-digest was recomputed into the index (a careless tool, or an attacker without the key) by its
-authentication tag; a file moved from another place by the tag too (its name is authenticated).
+Its binary files (``sets/hb/_ids.<digest>.bin``, ``part-0.<digest>.bin``, ...) are sealed (AES-GCM
+under a key derived from the secret). A damaged file is caught by its digest in the index; one
+whose digest was recomputed into the index by an attacker without the key by the index's MAC;
+by a careless tool holding the key (the MAC recomputed too) by the file's authentication tag; a
+file moved from another place by the tag too (its stem is authenticated).
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.manifest.disk import dumps_index, file_digest
+from contam_guard.manifest.disk_files import file_digest
+from contam_guard.manifest.index_text import dumps_index, mac_body
+from contam_guard.manifest.names import stem_of
 from contam_guard.manifest.schema import Index
+from contam_guard.manifest.sealing import SealKey
 from tests.helpers import load_manifest
 from tests.manifest.test_manifest_errors import ROWS, cut, flip_a_byte, run, run_fresh, snapshot
 
@@ -34,7 +38,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     assert run("init", "--keyed")[0] == 0
     assert run("register", "hb", "g.jsonl", "--field", "q", "--id-field", "id")[0] == 0
     # part-0/1: q's 5-grams and windows; part-2: q~numbers-v1; part-3/4: q~words-v1 (issue 15)
-    assert sorted(p.name for p in (tmp_path / ".contam-guard/sets/hb").iterdir()) == [
+    assert sorted(stem_of(p.name) for p in (tmp_path / ".contam-guard/sets/hb").iterdir()) == [
         "_ids.bin",
         "part-0.bin",
         "part-1.bin",
@@ -47,30 +51,44 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def set_file(name: str) -> Path:
-    return Path(".contam-guard/sets/hb") / name
+    return stems()[name]
+
+
+def stems() -> dict[str, Path]:
+    """Each set file by its stem (``part-0.bin``): its name without the digest of its bytes."""
+    return {stem_of(p.name): p for p in Path(".contam-guard/sets/hb").iterdir()}
 
 
 def reader(blob: bytes) -> Callable[[int, int], bytes]:
     return lambda size, at: blob[at : at + size]
 
 
-def record_digest(*names: str) -> None:
-    """Write each file's current size and digest into the index, and reseal the index."""
+def record_digest(*names: str, secret: str | None = SECRET) -> None:
+    """Write each file's current size and digest into the index, and reseal the index: its
+    digest, and its MAC when ``secret`` is given (a tool holding the key; without it the old MAC
+    stays)."""
     index = Path(MANIFEST)
     data = json.loads(index.read_text())
     for name in names:
-        blob = set_file(name).read_bytes()
-        entry = data["sets"]["hb"]["data"][f"sets/hb/{name}"]
+        path = set_file(name)
+        blob = path.read_bytes()
+        entry = data["sets"]["hb"]["data"][f"sets/hb/{path.name}"]
         entry.update(bytes=len(blob), digest=file_digest(reader(blob), len(blob)))
     data.pop("digest")
+    if secret is not None:
+        data["mac"] = SealKey.derive(secret, data["seal"]["salt"]).index_mac(
+            mac_body(Index.model_validate(data))
+        )
     index.write_text(dumps_index(Index.model_validate(data)))
 
 
-def damaged(name: str, change: Callable[[Path], None], *, resealed: bool = False) -> Callable[[], None]:
+def damaged(
+    name: str, change: Callable[[Path], None], *, resealed: bool = False, with_key: bool = True
+) -> Callable[[], None]:
     def apply() -> None:
         change(set_file(name))
         if resealed:
-            record_digest(name)
+            record_digest(name, secret=SECRET if with_key else None)
 
     return apply
 
@@ -98,17 +116,23 @@ def with_key(secret: str | None) -> Callable[[pytest.MonkeyPatch], None]:
 CASES: dict[str, tuple[Callable[[], None] | None, Callable[[pytest.MonkeyPatch], None] | None, str, str]] = {
     "wrong-key": (None, with_key(OTHER), "manifest.json", "does not match the key"),
     "no-key": (None, with_key(None), "manifest.json", "CONTAM_GUARD_KEY is not set"),
-    "part-byte": (damaged("part-0.bin", flip_a_byte), None, "part-0.bin", "digest is not the one"),
+    "part-byte": (damaged("part-0.bin", flip_a_byte), None, "part-0.", "digest is not the one"),
     "part-byte-resealed": (
         damaged("part-0.bin", flip_a_byte, resealed=True),
         None,
-        "part-0.bin",
+        "part-0.",
         "does not open with this key",
     ),
-    "part-cut": (damaged("part-1.bin", cut), None, "part-1.bin", "bytes, but the manifest's index says"),
-    "part-cut-resealed": (damaged("part-1.bin", cut, resealed=True), None, "part-1.bin", "does not open"),
-    "part-missing": (damaged("part-1.bin", Path.unlink), None, "part-1.bin", "missing"),
-    "ids-resealed": (damaged("_ids.bin", flip_a_byte, resealed=True), None, "_ids.bin", "does not open"),
+    "part-cut": (damaged("part-1.bin", cut), None, "part-1.", "bytes, but the manifest's index says"),
+    "part-cut-resealed": (damaged("part-1.bin", cut, resealed=True), None, "part-1.", "does not open"),
+    "part-missing": (damaged("part-1.bin", Path.unlink), None, "part-1.", "missing"),
+    "part-byte-resealed-without-the-key": (
+        damaged("part-0.bin", flip_a_byte, resealed=True, with_key=False),
+        None,
+        "manifest.json",
+        "MAC does not match",
+    ),
+    "ids-resealed": (damaged("_ids.bin", flip_a_byte, resealed=True), None, "_ids.", "does not open"),
     "parts-swapped": (swap_parts, None, "part-", "does not open with this key"),
 }
 COMMANDS = {"verify": ["verify"], "scan": ["scan", "train.jsonl"]}

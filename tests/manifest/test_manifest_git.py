@@ -1,4 +1,4 @@
-"""Manifest format 2 in a real Git repository: re-registering one set changes only that set's
+"""The manifest in a real Git repository: re-registering one set changes only that set's
 files and the index; ``init``'s ``.gitattributes`` marks the binary files ``-diff``; ``sets``
 reports the bytes on disk per set and view, and says when a set stores no window hashes."""
 
@@ -14,6 +14,7 @@ import pytest
 
 from contam_guard.cli import main
 from contam_guard.manifest import store
+from contam_guard.manifest.names import stem_of
 
 GUARD = ".contam-guard"
 
@@ -67,12 +68,18 @@ def changed(root: Path) -> list[str]:
 
 
 def files_of(root: Path, name: str) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((root / GUARD / "sets" / name).iterdir())}
+    """A set's files by stem (a file's name also holds the digest of its bytes)."""
+    return {stem_of(p.name): p.read_bytes() for p in sorted((root / GUARD / "sets" / name).iterdir())}
+
+
+def names_of(root: Path, name: str) -> list[str]:
+    return sorted(f"{GUARD}/sets/{name}/{p.name}" for p in (root / GUARD / "sets" / name).iterdir())
 
 
 def test_reregistering_one_set_changes_only_its_files_and_the_index(repo: Path) -> None:
     beta_before = files_of(repo, "beta")
     alpha_before = files_of(repo, "alpha")
+    alpha_names = names_of(repo, "alpha")
     write_set(repo / "alpha.jsonl", ALPHA + " at the fair", 7)
     code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q")
     assert code == 0, printed
@@ -80,8 +87,10 @@ def test_reregistering_one_set_changes_only_its_files_and_the_index(repo: Path) 
     # ids, q's 5-grams and windows, and q's derived views (issue 15: numbers, and reworded's
     # features with their window file)
     assert {"_ids.bin", "q.bin", "q.windows.bin"} < set(alpha_before) and len(alpha_before) == 6
-    alpha_files = [f"{GUARD}/sets/alpha/{name}" for name in alpha_before]
-    assert changes == sorted(["alpha.jsonl", f"{GUARD}/manifest.json", *alpha_files])
+    # every file of the set is new (new names; the old ones removed)
+    assert changes == sorted(
+        ["alpha.jsonl", f"{GUARD}/manifest.json", *alpha_names, *names_of(repo, "alpha")]
+    )
     assert files_of(repo, "beta") == beta_before  # byte-identical
     assert all(files_of(repo, "alpha")[name] != alpha_before[name] for name in alpha_before)
     # The index is the one text file that changed: its diff names the set's new version.
@@ -126,27 +135,30 @@ def test_sets_reports_bytes_per_set_and_view_and_sets_without_windows(repo: Path
         if line.startswith("│")
     }
     sizes = {
-        name: {p.name: p.stat().st_size for p in (repo / GUARD / "sets" / name).iterdir()}
+        name: {stem_of(p.name): p.stat().st_size for p in (repo / GUARD / "sets" / name).iterdir()}
         for name in ("alpha", "beta")
     }
-    # columns: set, version, items, set bytes, view, view bytes, gpt3, palm, llama2, gpt4, digest
+    # columns: set, version, items, set bytes, view, view bytes, gpt3, whole, palm, llama2, gpt4, ...
     alpha, beta = rows["alpha"], rows["beta"]
     assert alpha[3] == f"{sum(sizes['alpha'].values()):,}"
     assert alpha[5] == f"{sizes['alpha']['q.bin'] + sizes['alpha']['q.windows.bin']:,}"
     assert beta[3] == f"{sum(sizes['beta'].values()):,}"
     assert beta[5] == f"{sizes['beta']['q.bin']:,}"
     assert "q.windows.bin" not in sizes["beta"]
-    assert alpha[9] == "0" and beta[9] == "not stored"
+    assert alpha[10] == "0" and beta[10] == "not stored"
     assert "beta: registered for gpt3,llama2,palm: no window hashes stored" in printed
     total = sum(sum(s.values()) for s in sizes.values()) + (repo / GUARD / "manifest.json").stat().st_size
     assert f"{total:,} bytes in all" in printed
 
 
-def test_changing_only_a_sets_n_rewrites_only_the_index(repo: Path) -> None:
-    """``register --n`` (issue 14) is not content: same version, same set files, a new index."""
+def test_changing_only_a_sets_n_rewrites_only_the_index_and_its_record(repo: Path) -> None:
+    """``register --n`` is not content: same version, same view files; a new index, and a new
+    ids file (its header holds the set's record, N too)."""
+    ids_before = [name for name in names_of(repo, "alpha") if "/_ids." in name]
     code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q", "--n", "20")
     assert code == 0, printed
-    assert changed(repo) == [f"{GUARD}/manifest.json"]
+    ids_after = [name for name in names_of(repo, "alpha") if "/_ids." in name]
+    assert changed(repo) == sorted([f"{GUARD}/manifest.json", *ids_before, *ids_after])
     index = json.loads((repo / GUARD / "manifest.json").read_text())
     assert index["sets"]["alpha"]["n"] == 20 and index["sets"]["alpha"]["version"] == 1
     assert "n" not in index["sets"]["beta"]  # a set without its own N: no key, as before N existed
@@ -154,7 +166,8 @@ def test_changing_only_a_sets_n_rewrites_only_the_index(repo: Path) -> None:
     assert (loaded["alpha"].n, loaded["beta"].n) == (20, None)
     assert run("verify")[0] == 0
     # registering again without --n keeps the set's N and writes nothing
-    git(repo, "commit", "-q", "-am", "n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "n")
     assert run("register", "alpha", "alpha.jsonl", "--field", "q")[0] == 0
     assert changed(repo) == []
 

@@ -32,11 +32,12 @@ from contam_guard.manifest import binfile
 from contam_guard.manifest.disk_arrays import ITEM_WEIGHTS
 from contam_guard.manifest.ids import Ids
 from contam_guard.manifest.model import GoldenFile, SetVersion, Spec
+from contam_guard.manifest.names import stem_of
 from contam_guard.manifest.packed import Shape
 from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
 from contam_guard.text.hashing import GRAM_N
 from contam_guard.text.normalise import words
-from tests.helpers import write_jsonl
+from tests.helpers import set_file, write_jsonl
 
 GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared/data/gsm8k/test.jsonl"
 HEX32 = re.compile(r"[0-9a-f]{32}")
@@ -71,7 +72,8 @@ def cli(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
 
 
 def strip_payloads(data: dict[str, Any]) -> dict[str, Any]:
-    """The index ``data`` with each digest replaced by a placeholder (each checked to be one)."""
+    """The index ``data`` with each digest replaced by a placeholder (each checked to be one), and
+    each set file named by its stem (its name holds the digest of its bytes)."""
     out = json.loads(json.dumps(data))
     assert HEX32.fullmatch(out["digest"])
     out["digest"] = "<digest>"
@@ -84,9 +86,12 @@ def strip_payloads(data: dict[str, Any]) -> dict[str, Any]:
         for file in golden["data"].values():
             assert HEX32.fullmatch(file["digest"])
             file.update(digest="<digest>", bytes=0)
+        golden["data"] = {stem_of(rel): file for rel, file in golden["data"].items()}
+        golden["ids"] = stem_of(golden["ids"])
         for view in golden["views"].values():
             assert HEX32.fullmatch(view["digest"]) and HEX32.fullmatch(view["tables"])
-            view.update(digest="<digest>", tables="<digest>")
+            view.update(digest="<digest>", tables="<digest>", file=stem_of(view["file"]))
+            view.update(windows=view["windows"] and stem_of(view["windows"]))
     return out
 
 
@@ -115,15 +120,17 @@ def strip_binary(path: Path, ids: list[str] | None) -> str:
         words_ = arrays["words"].astype(np.int64)
         assert words_.size == arrays["alnum"].size == items
         assert header["grams"]["count"] == int(np.maximum(words_ - (GRAM_N - 1), 0).sum())
-    # Numbers in the header are sizes and offsets (checked above), whatever the text.
-    return re.sub(r"\d+", "<n>", json.dumps(header, sort_keys=True))
+    # Numbers in the header are sizes and offsets (checked above), whatever the text; the set's
+    # record (in the ids file) repeats the index's digests.
+    text = re.sub(r"\b[0-9a-f]{32}\b", "<digest>", json.dumps(header, sort_keys=True))
+    return re.sub(r"\d+", "<n>", text)
 
 
 def without_ids(path: Path) -> bytes:
     """A file's bytes, an ids file's ids left out (they are checked to be the registered ids;
     run together they can spell any number)."""
     data = path.read_bytes()
-    if path.name != "_ids.bin":
+    if stem_of(path.name) != "_ids.bin":
         return data
     spec = binfile.header_of(data, path.name)["arrays"]["bytes"]
     return data[: spec["offset"]] + data[spec["offset"] + spec["length"] :]
@@ -139,6 +146,7 @@ def tool_vocabulary(typed: list[str], ids: list[str]) -> str:
         "contam-guard-manifest",
         "view windows ids offsets bytes units groups remainders payloads count bucket_bits payload_bits "
         "kind items digest arrays dtype length offset alnum words grams",
+        "set name spec version history id_field files rules templates views field tables",
         ITEM_WEIGHTS,
         DEFAULT_CONFIG_TEXT,
         GITATTRIBUTES,
@@ -250,7 +258,7 @@ def test_only_hashes_depend_on_the_text(tmp_path: Path, monkeypatch: pytest.Monk
         cli(root, monkeypatch, "init")
         cli(root, monkeypatch, "register", "tq", "golden/tq.jsonl", "--field", "question", "--id-field", "id")
         manifests.append(json.loads((root / ".contam-guard/manifest.json").read_text()))
-        strip_binary(root / ".contam-guard/sets/tq/question.bin", None)
+        strip_binary(set_file(root / ".contam-guard/sets/tq", "question.bin"), None)
     assert strip_payloads(manifests[0]) == strip_payloads(manifests[1])
     assert manifests[0] != manifests[1]
 
@@ -273,7 +281,9 @@ def test_no_gsm8k_word_in_the_guard_folder(tmp_path: Path, monkeypatch: pytest.M
     )
     manifest = tmp_path / ".contam-guard" / "manifest.json"
     vocabulary = tool_vocabulary(
-        ["gsm8k", "question", "answer", GSM8K_TEST.name], [str(i) for i in range(len(items))]
+        # what was typed: the golden file's path, which the manifest records from the project root
+        ["gsm8k", "question", "answer", str(GSM8K_TEST)],
+        [str(i) for i in range(len(items))],
     )
     ids = [str(i) for i in range(len(items))]
     found, checked = leaked_words(tmp_path / ".contam-guard", items, vocabulary, ids)

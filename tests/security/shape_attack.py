@@ -7,8 +7,8 @@ repeat and how often its window hashes repeat. Keying hides what a hash is, not 
 equal, so these "shapes" can be computed from each candidate with the public spec and compared.
 An item is confirmed when exactly one candidate has its shape.
 
-The attacker reads format 1 (one JSON file) and format 2 (the index, and each binary file whose
-header it can read: an unkeyed manifest's, with the public code); a sealed file shows it nothing.
+The attacker reads the index, and each binary file whose header it can read (an unkeyed
+manifest's, with the public code); a sealed file shows it nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from contam_guard.manifest import binfile, format1
+from contam_guard.manifest import binfile
 from contam_guard.manifest.packed import PackedTable, Shape
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
@@ -55,14 +55,6 @@ def item_signatures(index: Path) -> list[Signature]:
     raw = json.loads(index.read_text())
     out: list[Signature] = []
     for golden in raw["sets"].values():
-        if raw["schema_version"] == 1:
-            view = next(iter(golden["views"].values()))
-            words = format1.decode_array(view["words"], "<i4").astype(np.int64)
-            alnum = format1.decode_array(view["alnum_chars"], "<i4").astype(np.int64)
-            grams = [format1.decode_array(view["grams"], "<u8")]
-            windows = format1.decode_array(view["windows"], "<u8")
-            out += _per_item(words, alnum, grams[0], windows, None)
-            continue
         views = golden.get("views")
         if not views:  # sealed: the attacker does not know which file is which view, nor can read one
             continue

@@ -2,13 +2,16 @@
 
 Whoever holds an unkeyed manifest can hash candidate texts with the public spec and check them
 against it: a dictionary attack that confirms which candidates are golden items. With a keyed
-manifest (SipHash-2-4, or AES for manifests keyed before it) the same attacker, lacking the key,
-learns nothing from the hashes; whoever holds the key (the guard) can.
+manifest (SipHash-2-4) the same attacker, lacking the key, learns nothing from the hashes;
+whoever holds the key (the guard) can.
 
-Keyed hashes alone leave the shape: a keyed manifest of format 1 shows each item's word and
-character counts and which of its keyed hashes repeat, and those match candidates as well as
-the hashes would (the length-and-repetition attack below). A keyed manifest of format 2 seals
-them: without the key, the same attacker reads set names, versions, item totals and file sizes.
+Keyed hashes alone would leave the shape: each item's word and character counts and which of
+its keyed hashes repeat match candidates as well as the hashes would (the length-and-repetition
+attack below, run on an unkeyed manifest, whose files show the shape). A keyed manifest seals
+them: without the key, the attacker reads set names, versions, item totals and file sizes. And
+the sizes of sealed files are padded to a bucket of the item total (``sealing.padded_size``):
+registering candidate sets under one's own key gives the same sizes whichever items they hold
+(the size attack below).
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ import pytest
 
 from contam_guard.commands.golden import golden_lookup
 from contam_guard.engine.index import ManifestIndex
-from contam_guard.manifest import format1 as legacy
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set
 from contam_guard.manifest.model import GoldenFile, Manifest, Spec
+from contam_guard.manifest.names import stem_of
 from contam_guard.manifest.sealing import SealKey, new_salt
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
@@ -40,13 +43,15 @@ DECOYS = [
     "Priya buys 6 notebooks at 3 dollars each and a pen for 2 dollars, how much does she spend in total",
     "A bus leaves at 9 am travelling 50 miles per hour; how far has it gone by noon that day",
 ]
+SECRET = "a-long-secret-that-only-the-eval-team-holds-0123"
+ATTACKER = "the-attackers-own-secret-that-is-long-enough-4567"
 
 
 def register(
-    tmp_path: Path, key: HashKey | None, texts: list[str] = GOLDEN, *, format1: bool = False
+    tmp_path: Path, key: HashKey | None, texts: list[str] = GOLDEN, secret: str = SECRET
 ) -> Manifest:
     """``texts`` registered as set ``secret`` (view ``q``) in a manifest at ``tmp_path``, keyed
-    with ``key`` (its secret also seals a format-2 manifest), read back with the key."""
+    with ``key`` (``secret``, its secret, also seals the files), read back with the key."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     golden = tmp_path / "golden.jsonl"
     golden.write_text("".join(json.dumps({"q": text}) + "\n" for text in texts))
@@ -54,13 +59,10 @@ def register(
     path = tmp_path / "manifest.json"
     spec = Spec(hash=key.hash_spec) if key else Spec()
     salt = new_salt() if key else None
-    seal = SealKey.derive(SECRET, salt) if key and salt else None
+    seal = SealKey.derive(secret, salt) if key and salt else None
     manifest = Manifest(
         spec=spec, key_check=key.check if key else None, sets={"secret": built}, salt=salt, seal=seal
     )
-    if format1:
-        legacy.save(path, manifest)
-        return store.load(path)
     store.save(path, manifest)
     return store.load(path, seal=seal)
 
@@ -74,13 +76,6 @@ def attacker_confirms(manifest: Manifest, candidate: str, key: HashKey | None = 
     return float(np.mean([g in known for g in grams]))
 
 
-SECRET = "a-long-secret-that-only-the-eval-team-holds-0123"
-KEYS = [
-    pytest.param(HashKey(SECRET), id="siphash24"),
-    pytest.param(HashKey(SECRET, "aes128"), id="aes128-before-siphash"),
-]
-
-
 def test_unkeyed_manifest_confirms_which_candidates_are_golden(tmp_path: Path) -> None:
     manifest = register(tmp_path, None)
     scores = {text: attacker_confirms(manifest, text) for text in GOLDEN + DECOYS}
@@ -88,49 +83,39 @@ def test_unkeyed_manifest_confirms_which_candidates_are_golden(tmp_path: Path) -
     assert confirmed == set(GOLDEN)  # the attack works: this is why keyed hashing exists
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_keyed_manifest_tells_the_attacker_nothing(tmp_path: Path, key: HashKey) -> None:
+def test_keyed_manifest_tells_the_attacker_nothing(tmp_path: Path) -> None:
+    key = HashKey(SECRET)
     manifest = register(tmp_path, key)
     assert manifest.spec.hash == key.hash_spec
     scores = [attacker_confirms(manifest, text) for text in GOLDEN + DECOYS]
     assert scores == [0.0] * len(scores)  # golden and decoys look the same: nothing learned
     # Another key is no better than none.
-    other = HashKey("a-guess-at-the-secret-that-is-long-enough-9999", key.prf)
+    other = HashKey("a-guess-at-the-secret-that-is-long-enough-9999")
     assert [attacker_confirms(manifest, text, other) for text in GOLDEN + DECOYS] == scores
     # With the key, the same test separates them: the key is all that protects the manifest.
     confirmed = {text for text in GOLDEN + DECOYS if attacker_confirms(manifest, text, key) > 0.5}
     assert confirmed == set(GOLDEN)
 
 
-def test_a_keyed_manifest_of_format_1_still_shows_counts_and_lengths(tmp_path: Path) -> None:
-    """What keyed hashing alone did not hide: how many items, and how long each is."""
-    register(tmp_path, HashKey(SECRET), format1=True)
-    view = json.loads((tmp_path / "manifest.json").read_text())["sets"]["secret"]["views"]["q"]
-    assert legacy.decode_array(view["words"], "<i4").tolist() == [len(t.split()) for t in GOLDEN]
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_the_length_and_repetition_attack(tmp_path: Path, key: HashKey) -> None:
-    """Without the key: per-item word and character counts and the repetition pattern of the keyed
-    hashes pick the golden items out of the candidates in a keyed manifest of format 1, and the
-    same attack (the same code) on an unkeyed one of format 2; a sealed one gives it nothing."""
+def test_the_length_and_repetition_attack(tmp_path: Path) -> None:
+    """Without the key: per-item word and character counts and the repetition pattern of the
+    hashes pick the golden items out of the candidates in a manifest whose files show them (an
+    unkeyed one); a sealed one gives the same attack (the same code) nothing."""
     candidates = GOLDEN + DECOYS
-    register(tmp_path / "v1", key, format1=True)
-    before = confirmed_items(tmp_path / "v1" / "manifest.json", candidates)
-    assert before and all(item == candidate for item, candidate in before.items())  # right, every one
     register(tmp_path / "open", None)
-    assert confirmed_items(tmp_path / "open" / "manifest.json", candidates) == before
-    register(tmp_path / "sealed", key)
+    before = confirmed_items(tmp_path / "open" / "manifest.json", candidates)
+    assert before and all(item == candidate for item, candidate in before.items())  # right, every one
+    register(tmp_path / "sealed", HashKey(SECRET))
     assert confirmed_items(tmp_path / "sealed" / "manifest.json", candidates) == {}
 
 
 def test_a_sealed_manifest_shows_only_names_versions_totals_and_sizes(tmp_path: Path) -> None:
     register(tmp_path, HashKey(SECRET))
     visible = visible_index(tmp_path / "manifest.json")
-    # files: the ids, q's 5-grams and windows, q~numbers-v1, q~words-v1 and its windows (issue 15)
+    # files: the ids, q's 5-grams and windows, q~numbers-v1, q~words-v1 and its windows
     assert visible == {"secret": {"version": 1, "items": 3, "files": 6}}
     index_text = (tmp_path / "manifest.json").read_text()
-    for hidden in ("golden.jsonl", '"q"', "windows.bin", 'id_field": "', 'rules": ['):
+    for hidden in ("golden.jsonl", '"q"', "windows.", 'id_field": "', 'rules": ['):
         assert hidden not in index_text, hidden
     for path in (tmp_path / "sets").rglob("*.bin"):
         assert path.read_bytes()[:8] == b"CGM2SEAL", path
@@ -141,31 +126,106 @@ def test_a_sealed_manifest_shows_only_names_versions_totals_and_sizes(tmp_path: 
     assert opened.sets["secret"].views["q"].word_counts.tolist() == [len(t.split()) for t in GOLDEN]
 
 
+def sizes(folder: Path) -> dict[str, int]:
+    """What anyone sees of a set's files: each file's size, by stem (``part-0.bin``, ...)."""
+    return {stem_of(p.name): p.stat().st_size for p in sorted((folder / "sets" / "secret").iterdir())}
+
+
+def test_the_size_attack(tmp_path: Path) -> None:
+    """Without the key, the attacker registers candidate sets under a key of their own and
+    compares the sizes of the sealed files with the target's. Unpadded, sizes are the plaintext's
+    plus a constant (an unkeyed manifest's files show them): the right candidate set reproduces
+    every size, a swapped item changes some, an added item moves them with its length. Padded
+    (``sealing.padded_size``), every candidate set of the same item total gives the same sizes."""
+    long_item = (
+        "A baker fills 12 trays with 18 rolls each, sells two thirds of them in the morning and half "
+        "of the rest by noon; how many rolls are left for the evening customers"
+    )
+    candidates = {"right": GOLDEN, "wrong": DECOYS, "one swapped": [*GOLDEN[:2], long_item]}
+    longer, shorter = [*GOLDEN, long_item], [*GOLDEN, "A short added one"]
+    # Unpadded (the positive control: the attack works on what sealing alone would show).
+    plain = {
+        label: sizes(_registered(tmp_path / f"plain-{label}", None, texts))
+        for label, texts in candidates.items()
+    }
+    assert plain["one swapped"] != plain["right"] and plain["wrong"] != plain["right"]
+    added = [
+        sizes(_registered(tmp_path / f"plain-{n}", None, texts)) for n, texts in enumerate((longer, shorter))
+    ]
+    assert added[0] != added[1]
+    # Sealed and padded: the target, then the attacker's guesses under the attacker's key.
+    target = sizes(_registered(tmp_path / "target", HashKey(SECRET), GOLDEN))
+    assert len(target) == 6
+    for label, texts in candidates.items():
+        guessed = sizes(_registered(tmp_path / label, HashKey(ATTACKER), texts, ATTACKER))
+        assert guessed == target, label  # nothing tells the right guess from a wrong one
+    added = [
+        sizes(_registered(tmp_path / f"added-{n}", HashKey(ATTACKER), texts, ATTACKER))
+        for n, texts in enumerate((longer, shorter))
+    ]
+    assert added[0] == added[1] != target  # the item total shows (the index says it anyway), not the item
+
+
+def _registered(folder: Path, key: HashKey | None, texts: list[str], secret: str = SECRET) -> Path:
+    register(folder, key, texts, secret)
+    return folder
+
+
 GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"
+
+
+def _questions(name: str) -> list[str]:
+    lines = (GSM8K / name).read_text().splitlines()
+    return [json.loads(line)["question"] for line in lines if line]
 
 
 @pytest.mark.gsm8k
 @pytest.mark.skipif(not (GSM8K / "test.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}")
 def test_the_length_and_repetition_attack_on_gsm8k(tmp_path: Path) -> None:
-    """The issue's measurement: the 1,319 GSM8K test questions registered keyed, the candidates
-    those and the 7,473 train questions (decoys). Format 1 gives many away, none wrongly;
-    format 2 none."""
-    test = [json.loads(line)["question"] for line in (GSM8K / "test.jsonl").read_text().splitlines() if line]
-    train = [
-        json.loads(line)["question"] for line in (GSM8K / "train.jsonl").read_text().splitlines() if line
-    ]
-    key = HashKey(SECRET)
-    register(tmp_path / "v1", key, test, format1=True)
-    before = confirmed_items(tmp_path / "v1" / "manifest.json", test + train)
-    register(tmp_path / "v2", key, test)
-    after = confirmed_items(tmp_path / "v2" / "manifest.json", test + train)
+    """The issue's measurement: the 1,319 GSM8K test questions registered, the candidates those
+    and the 7,473 train questions (decoys). A manifest whose files show the shape (unkeyed) gives
+    many away, none wrongly; a sealed one none."""
+    test, train = _questions("test.jsonl"), _questions("train.jsonl")
+    register(tmp_path / "open", None, test)
+    before = confirmed_items(tmp_path / "open" / "manifest.json", test + train)
+    register(tmp_path / "sealed", HashKey(SECRET), test)
+    after = confirmed_items(tmp_path / "sealed" / "manifest.json", test + train)
     wrong = {item: candidate for item, candidate in before.items() if candidate != item}
     print(
-        f"\nlength-and-repetition attack, GSM8K test keyed: format 1 confirms {len(before)} of {len(test)} "
-        f"items ({len(wrong)} wrongly) among {len(test) + len(train)} candidates; format 2: {len(after)}"
+        f"\nlength-and-repetition attack, GSM8K test: files that show the shape confirm {len(before)} of "
+        f"{len(test)} items ({len(wrong)} wrongly) among {len(test) + len(train)} candidates; "
+        f"sealed: {len(after)}"
     )
     assert len(before) > 100 and wrong == {}
     assert after == {}
+
+
+@pytest.mark.gsm8k
+@pytest.mark.skipif(not (GSM8K / "test.jsonl").is_file(), reason=f"GSM8K not found at {GSM8K}")
+def test_the_size_attack_on_gsm8k(tmp_path: Path) -> None:
+    """GSM8K test registered keyed; the attacker registers it (the right guess), it with one item
+    swapped for a train question, and it with one long or one short train question added, under
+    a key of their own. Unpadded sizes tell each apart; padded ones give the right guess and the
+    swapped one the same sizes, and the two added ones the same sizes."""
+    test, train = _questions("test.jsonl"), _questions("train.jsonl")
+    longest, shortest = max(train, key=len), min(train, key=len)
+    sets = {
+        "right": test,
+        "one swapped": [train[0], *test[1:]],
+        "long added": [*test, longest],
+        "short added": [*test, shortest],
+    }
+    plain = {
+        label: sizes(_registered(tmp_path / f"plain-{label}", None, texts)) for label, texts in sets.items()
+    }
+    assert plain["one swapped"] != plain["right"] and plain["long added"] != plain["short added"]
+    target = sizes(_registered(tmp_path / "target", HashKey(SECRET), test))
+    guessed = {
+        label: sizes(_registered(tmp_path / label, HashKey(ATTACKER), texts, ATTACKER))
+        for label, texts in sets.items()
+    }
+    assert guessed["right"] == guessed["one swapped"] == target
+    assert guessed["long added"] == guessed["short added"]
 
 
 def test_show_golden_never_follows_a_manifest_path_out_of_the_project(tmp_path: Path) -> None:

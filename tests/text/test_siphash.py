@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contam_guard import pure_kernels
-from contam_guard.text.hashing import HASH_SPEC, SIPHASH_SPEC, HashKey, keyed_prf
+from contam_guard.text.hashing import SIPHASH_SPEC, HashKey
 from tests.text.siphash_reference import VECTORS, siphash24, siphash24_of_hash
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")
@@ -97,37 +97,16 @@ def test_a_hashkey_applies_siphash_under_a_key_derived_from_the_secret() -> None
     assert HashKey(SECRET).apply(np.zeros(0, dtype=U64)).size == 0
 
 
-def test_an_aes_key_gives_the_hashes_earlier_versions_wrote() -> None:
-    """Manifests keyed before SipHash keep working: their keyed hashes are bit for bit the ones
-    the AES code wrote (these values were computed by that code, contam-guard 9e4f94c)."""
-    values = np.array([0, 1, 2**64 - 1, 0x0123456789ABCDEF], dtype=U64)
-    key = HashKey(SECRET, "aes128")
-    assert [hex(int(v)) for v in key.apply(values)] == [
-        "0x230880cde28c3cc",
-        "0x4a9a9b9250efdbd6",
-        "0x33707618d7bf401d",
-        "0xe23b9af458f981cb",
-    ]
-    assert key.check == "cc13ad8aa082a15b"
+def test_a_key_check_tells_secrets_apart_and_a_key_gives_the_keyed_spec() -> None:
+    key = HashKey(SECRET)
+    assert key.check == "cc13ad8aa082a15b"  # the same secret: the same check, on every machine
+    assert HashKey("b" * 40).check != key.check
+    assert key.hash_spec == SIPHASH_SPEC and key.kernel_key.size == 2
 
 
-def test_both_functions_of_one_secret_share_the_key_check_and_nothing_else() -> None:
-    sip, aes = HashKey(SECRET), HashKey(SECRET, "aes128")
-    assert sip.check == aes.check  # a wrong secret is an error for either
-    assert HashKey("b" * 40).check != sip.check
-    values = np.arange(1000, dtype=U64)
-    assert not set(sip.apply(values).tolist()) & set(aes.apply(values).tolist())
-    assert (sip.hash_spec, aes.hash_spec) == (SIPHASH_SPEC, HASH_SPEC)
-    assert sip.kernel_key is not None and aes.kernel_key is None
-    assert (keyed_prf(SIPHASH_SPEC), keyed_prf(HASH_SPEC)) == ("siphash24", "aes128")
-    with pytest.raises(ValueError):
-        keyed_prf("cg-poly64-v9")
-
-
-@pytest.mark.parametrize("prf", ["siphash24", "aes128"])
-def test_a_hashkey_holds_no_secret(prf: str) -> None:
+def test_a_hashkey_holds_no_secret() -> None:
     """A key travels (a Spark broadcast pickles it): it carries derived keys, never the secret."""
-    key = HashKey(SECRET, prf)  # type: ignore[arg-type]
+    key = HashKey(SECRET)
     data = pickle.dumps(key)
     assert SECRET.encode() not in data and SECRET not in repr(key)
     values = np.arange(10, dtype=U64)
