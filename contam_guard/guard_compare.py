@@ -24,6 +24,7 @@ from typing import Any
 from contam_guard.allowlist import FALSE_POSITIVE, Allowlist, Entry
 from contam_guard.config import Config
 from contam_guard.manifest.model import GoldenSet, Manifest, is_derived
+from contam_guard.rules import gpt3
 
 BULK = 10
 """Allowlist entries one change may add before a reviewer must look (a triage of a few findings
@@ -106,6 +107,16 @@ def _opens(before: Entry | None, after: Entry) -> bool:
     return before.until is not None and (after.until is None or after.until > before.until)
 
 
+def _setting_n(config: Config, golden: GoldenSet) -> object:
+    """The GPT-3 N the config gives a set without its own: a number, or under ``auto`` the
+    set's own 5th-percentile length (the smallest over its views, the N its items meet first)."""
+    n = config.rules.of("gpt3").model_dump().get("n")
+    if n != "auto":
+        return n
+    counts = [view.word_counts for name, view in golden.views.items() if not is_derived(name)]
+    return min((gpt3.auto_n(c) for c in counts), default=gpt3.AUTO_MAX)
+
+
 def manifest_changes(
     old: Manifest,
     new: Manifest | None,
@@ -160,8 +171,8 @@ def _set_changes(name: str, old: GoldenSet, new: GoldenSet, configs: tuple[Confi
     if dropped:
         found.append(f"set {name!r} no longer registered for rule(s) {', '.join(dropped)}")
     if old.n != new.n:
-        before = old.n if old.n is not None else configs[0].rules.of("gpt3").model_dump().get("n")
-        after = new.n if new.n is not None else configs[1].rules.of("gpt3").model_dump().get("n")
+        before = old.n if old.n is not None else _setting_n(configs[0], old)
+        after = new.n if new.n is not None else _setting_n(configs[1], new)
         if _weakens("n", before, after):
             found.append(f"set {name!r}: GPT-3 N raised from {before} to {after}")
     if old.templates is not None and new.templates is not None:

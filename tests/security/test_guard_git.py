@@ -190,13 +190,13 @@ WEAKENINGS = [
     ("a rule disabled", edit_config("gpt3: {enabled: true", "gpt3: {enabled: false"), "rule gpt3 disabled"),
     (
         "a failing rule made to warn",
-        edit_config("action: fail, n: 13", "action: warn, n: 13"),
+        edit_config("action: fail, n: auto", "action: warn, n: auto"),
         "no longer fails",
     ),
     (
         "the config's N raised",
-        edit_config("action: fail, n: 13", "action: fail, n: 40"),
-        "n raised from 13 to 40",
+        edit_config("action: fail, n: auto", "action: fail, n: 40"),
+        "n changed from auto to 40",
     ),
     (
         "a threshold raised",
@@ -206,7 +206,7 @@ WEAKENINGS = [
     (
         "a set's own N raised",
         command("register", "g", "golden.jsonl", "--field", "question", "--id-field", "id", "--n", "40"),
-        "GPT-3 N raised from 13 to 40",
+        "GPT-3 N raised from 11 to 40",  # the set's auto N: its 5th-percentile length
     ),
     (
         "a set registered for fewer rules",
