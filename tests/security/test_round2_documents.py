@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 from contam_guard.cli import main
 from tests.helpers import GSM8K
-from tests.security.hostile import CLEAN, LONG, Row, copy_project, make_project, put, run_row
+from tests.security.hostile import CLEAN, LONG, SHORT, Row, copy_project, make_project, put, run_row
 
 BEFORE = "Minutes of the harbour committee, read aloud at the start of the meeting."
 """Prose in the same paragraph before the leak: the run starts on a later line than the paragraph."""
@@ -155,6 +155,8 @@ ROWS = [
         text_file("quoted40.md", f"Quoted below.\n\n{QUOTED40}"), says=(f"quoted40.md:{LINE_QUOTED40} ",)
     ),
     Row("list item.md", _bullets, code=1, was=0, says=("list.md:3 ",)),
+    # An 11-word item wrapped at 40 columns: whole, in one paragraph (the `whole` rule).
+    text_file("short40.txt", f"{CLEAN}\n\nQuick one: " + "\n".join(textwrap.wrap(SHORT, 40)) + "?\n"),
     # --whole-file read the file as one record before too (was 1), but named its line 1.
     Row("--whole-file wrapped40.txt", _whole_file, code=1, was=1, says=(f"whole.txt:{LINE40} ",)),
     Row("--staged wrapped.txt", _staged, code=1, was=0, says=(f"notes.txt:{LINE60} ",)),
