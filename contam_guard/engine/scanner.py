@@ -35,6 +35,7 @@ from contam_guard.readers import (
     read_records,
 )
 from contam_guard.readers.blocks import LineBlock
+from contam_guard.readers.documents import Document, documents, grouped, line_of
 from contam_guard.readers.fields import KEY_MARK, general_path
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import WINDOW_CHARS, HashKey
@@ -75,8 +76,10 @@ class Snippet:
 class PairRow:
     """A notable (test item, training record) pair and its statistics against that record.
 
-    ``field`` is the path of the record's segment holding the snippet (the longest shared run,
-    or else the first shared window): ``completion``, ``messages[2].content``; "" for text.
+    ``field`` is the path of the record's string holding the snippet (the longest shared run,
+    or else the first shared window): ``completion``, ``messages[2].content``; "" for text; for
+    a run that crosses strings the first and the last, ``sentences[0]..sentences[3]``
+    (``readers.documents``). ``line`` is the file line the run starts on.
     """
 
     item: int
@@ -231,6 +234,8 @@ def scan(
                 _scan_filtered(result, source, options, prefilter, lines, batch_chars, on_chars)
             else:
                 records = read_records(source.path, source.display, options)
+                if options.group_by is not None:
+                    records = grouped(records)
                 if source.lines is not None:
                     records = _on_lines(records, source.lines)
                 for batch in record_batches(records, batch_chars):
@@ -407,7 +412,7 @@ def order_pairs(result: ScanResult) -> None:
 
 
 def _on_lines(records: Iterator[Record], lines: frozenset[int]) -> Iterator[Record]:
-    return (record for record in records if record.line in lines)
+    return (record for record in records if record.touches(lines))
 
 
 def record_batches(records: Iterable[Record], batch_chars: int) -> Iterator[list[Record]]:
@@ -417,22 +422,25 @@ def record_batches(records: Iterable[Record], batch_chars: int) -> Iterator[list
 
 @dataclass(frozen=True)
 class Units:
-    """A batch of records as the engine's units: each segment is hashed on its own (a run never
-    spans two), and ``first_unit[r]`` is record r's first segment (``first_unit[-1]`` the count)."""
+    """A batch of records as the engine's units: each of a record's documents is hashed on its
+    own (``readers.documents``: its value strings as one, each key apart), and ``first_unit[r]``
+    is record r's first document (``first_unit[-1]`` the count)."""
 
     records: list[Record]
-    texts: list[str]
-    paths: list[str]
+    documents: list[Document]
     first_unit: NDArray[np.int64]
 
     @classmethod
     def of(cls, records: list[Record]) -> Units:
-        counts = np.fromiter((len(r.segments) for r in records), dtype=np.int64, count=len(records))
+        per_record = [documents(record.segments) for record in records]
+        counts = np.fromiter((len(d) for d in per_record), dtype=np.int64, count=len(records))
         first_unit = np.zeros(len(records) + 1, dtype=np.int64)
         np.cumsum(counts, out=first_unit[1:])
-        texts = [segment.text for record in records for segment in record.segments]
-        paths = [segment.path for record in records for segment in record.segments]
-        return cls(records, texts, paths, first_unit)
+        return cls(records, [d for found in per_record for d in found], first_unit)
+
+    @property
+    def texts(self) -> list[str]:
+        return [document.text for document in self.documents]
 
 
 def count_fields(result: ScanResult, records: Iterable[Record]) -> None:
@@ -448,7 +456,7 @@ def scan_batch(result: ScanResult, batch: list[Record], key: HashKey | None, win
     features = extract_features(units.texts, key=key, windows=windows, spec=result.index.spec)
     table = match_batch(result.index, features, result.totals, groups=units.first_unit)
     result.records += len(batch)
-    result.chars += sum(len(t) for t in units.texts)
+    result.chars += sum(record.chars for record in batch)
     count_fields(result, batch)
     _add_pairs(result, table, _notable(table), units, features, table.record)
 
@@ -485,27 +493,30 @@ def _add_pairs(
             unit = int(np.searchsorted(features.record_chars, first, side="right")) - 1
             start = int(features.char_offset[first])
             end = int(features.char_offset[first + WINDOW_CHARS - 1]) + 1
+        document = units.documents[unit]
         result.add_pair(
             PairRow.of(
                 table,
                 row,
                 source=record.source,
                 record=record.index,
-                line=record.line,
-                field=units.paths[unit],
-                snippet=_snippet(units.texts[unit], start, end),
+                line=line_of(record, document, start),
+                field=document.field(start, end),
+                snippet=_snippet(document, start, end),
                 allowed_inline=record.allow,
             )
         )
 
 
-def _snippet(text: str, start: int, end: int) -> Snippet:
-    """The shared run ``text[start:end]`` with some context on each side."""
+def _snippet(document: Document, start: int, end: int) -> Snippet:
+    """The shared run ``document.text[start:end]`` with some context on each side; ``start``
+    counts from the beginning of the string the run starts in."""
+    text = document.text
     return Snippet(
         before=text[max(start - SNIPPET_CONTEXT, 0) : start],
         run=text[start:end],
         after=text[end : end + SNIPPET_CONTEXT],
-        start=start,
+        start=document.local(start)[1],
     )
 
 

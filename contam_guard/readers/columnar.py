@@ -143,11 +143,13 @@ def _text_sources(schema: pa.Schema, options: ReadOptions, display: str) -> list
     return [ColumnSource(found, None)]
 
 
-def _id_source(schema: pa.Schema, id_field: str, display: str) -> ColumnSource:
-    src = locate(schema.names, id_field, "id", display)
+def _id_source(schema: pa.Schema, id_field: str, display: str, what: str = "id") -> ColumnSource:
+    src = locate(schema.names, id_field, what, display)
     dtype = schema.field(src.column).type
     if src.path is None and not (_is_string(dtype) or pa.types.is_integer(dtype)):
-        raise InputError(display, f"id column {src.column!r} has type {dtype}, expected string or integer")
+        raise InputError(
+            display, f"{what} column {src.column!r} has type {dtype}, expected string or integer"
+        )
     return src
 
 
@@ -294,8 +296,16 @@ def read_table(table: Table, display: str, options: ReadOptions, what: str) -> I
     text_srcs = _text_sources(schema, options, display)
     named = bool(options.fields) or options.detect_shape
     id_src = None if options.id_field is None else _id_source(schema, options.id_field, display)
+    group_src = (
+        None if options.group_by is None else _id_source(schema, options.group_by, display, "--group-by")
+    )
     allow = ALLOW_KEY if ALLOW_KEY in schema.names else None
-    wanted = [*(src.column for src in text_srcs), id_src.column if id_src else None, allow]
+    wanted = [
+        *(src.column for src in text_srcs),
+        id_src.column if id_src else None,
+        group_src.column if group_src else None,
+        allow,
+    ]
     columns = list(dict.fromkeys(c for c in wanted if c is not None))
     names: tuple[Segment, ...] = ()
     if options.reads_names and table.with_names:
@@ -323,6 +333,9 @@ def read_table(table: Table, display: str, options: ReadOptions, what: str) -> I
                     item_id=None
                     if id_src is None
                     else _id_value(id_src, values[id_src.column][i], display, index),
+                    group=None
+                    if group_src is None
+                    else _id_value(group_src, values[group_src.column][i], display, index),
                 )
                 names = ()
                 index += 1

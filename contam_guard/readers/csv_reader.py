@@ -85,6 +85,7 @@ def _read_delimited(path: Input, display: str, options: ReadOptions, delimiter: 
         text_cols: list[int] = []
         paths: list[str] = []
         id_col: int | None = None
+        group_col: int | None = None
         allow_col: int | None = None
         index = 0
         while True:
@@ -102,6 +103,8 @@ def _read_delimited(path: Input, display: str, options: ReadOptions, delimiter: 
                 text_cols = _text_columns(header, options, display, start)
                 if options.id_field is not None:
                     id_col = _column(header, options.id_field, "id", display, start)
+                if options.group_by is not None:
+                    group_col = _column(header, options.group_by, "--group-by", display, start)
                 allow_col = header.index(ALLOW_KEY) if ALLOW_KEY in header else None
                 paths = [_path_of(name) for name in header]
                 if options.reads_names:
@@ -123,6 +126,7 @@ def _read_delimited(path: Input, display: str, options: ReadOptions, delimiter: 
                 segments=tuple(Segment(paths[i], row[i]) for i in text_cols),
                 allow=allow_col is not None and row[allow_col] == ALLOW_VALUE,
                 item_id=None if id_col is None else row[id_col],
+                group=None if group_col is None else row[group_col],
             )
             index += 1
 

@@ -93,6 +93,7 @@ class JsonLineParser:
     """One non-blank JSONL line to a ``Record``: json's results, errors naming the line."""
 
     head_size = 0
+    paragraphs = False
 
     def __init__(self, display: str, options: ReadOptions) -> None:
         check_encoding(options, display, line_based=True, transcoded=True)

@@ -3,9 +3,12 @@ score, and the (item, record) pairs that reach a rule's bar.
 
 It reads the sources the scan read completely (the same readers and options, a diff's lines
 only), masks and stems each string's words (``words.word_lists``) and hashes them under the
-manifest's spec and key. It runs in Python over every record (the n-gram engine's compiled
-prefilter does not know these views), so it costs more than a GPT-3 scan: see README, "What the
-rules catch".
+manifest's spec and key. The numbers rule's runs are read over a record's documents as the
+n-gram engine reads them (``readers.documents``: its value strings as one, so a run crosses
+from one string into the next); the reworded score compares each string on its own, the unit
+its windows were calibrated on (a question joined with its answer would dilute them). It runs
+in Python over every record (the n-gram engine's compiled prefilter does not know these
+views), so it costs more than a GPT-3 scan: see README, "What the rules catch".
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from numpy.typing import NDArray
 from contam_guard.engine.batching import batches
 from contam_guard.engine.scanner import Snippet
 from contam_guard.readers import ReadOptions, Record, detect_format, read_records
+from contam_guard.readers.documents import Document, documents, grouped
 from contam_guard.reword.hashing import grams_of, unigrams_of
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import (
@@ -30,6 +34,7 @@ from contam_guard.reword.matching import (
     reworded_scores,
     windows,
 )
+from contam_guard.reword.numbers import PLACEHOLDER
 from contam_guard.reword.words import word_lists
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import TextSpec
@@ -89,6 +94,20 @@ class _Unit:
     text: str
 
 
+@dataclass(frozen=True)
+class _Document:
+    record: Record
+    document: Document
+
+    def size(self) -> int:
+        return len(self.document.text)
+
+    @property
+    def unit(self) -> _Unit:
+        text = self.document.text
+        return _Unit(self.record, self.document.field(0, len(text)), text)
+
+
 def run(
     index: RewordIndex,
     records: Iterable[Record],
@@ -133,9 +152,10 @@ class Accumulator:
         self._best: dict[tuple[int, str, int], Hit] = {}
 
     def add(self, records: Iterable[Record], batch_chars: int = 1 << 20) -> None:
-        """Match every string of ``records``."""
-        units = (_Unit(r, s.path, s.text) for r in records for s in r.segments)
-        for batch in batches(units, batch_chars, lambda u: len(u.text)):
+        """Match every document of ``records`` (``readers.documents``: a record's values as one,
+        each key on its own), as the n-gram engine reads them."""
+        found = (_Document(r, d) for r in records for d in documents(r.segments))
+        for batch in batches(found, batch_chars, _Document.size):
             _batch(self._stats, batch, self.spec, self.key, self.bars, self.scorers, self._best)
 
     def stats(self) -> RewordStats:
@@ -146,7 +166,7 @@ class Accumulator:
 
 def _batch(
     stats: RewordStats,
-    batch: Sequence[_Unit],
+    batch: Sequence[_Document],
     spec: TextSpec,
     key: HashKey | None,
     bars: Bars,
@@ -154,14 +174,16 @@ def _batch(
     best: dict[tuple[int, str, int], Hit],
 ) -> None:
     index = stats.index
-    masked, content = word_lists([u.text for u in batch], spec)
+    strings = [_Unit(d.record, s.path, s.text) for d in batch for s in d.document.segments]
+    masked, content = word_lists([u.text for u in strings], spec)
+    # Found pairs by (unit, item): units are the strings, then the documents (len(strings) + d).
     found: dict[tuple[int, int], list[float]] = {}
     if bars.numbers is not None:
-        unit, item, length = longest_runs(grams_of(masked, key), index)
+        unit, item, length = longest_runs(grams_of(_joined(masked, batch), key), index)
         np.maximum.at(stats.numbers_run, item, length)
         keep = length >= bars.numbers[item]
         for u, i, r in zip(unit[keep].tolist(), item[keep].tolist(), length[keep].tolist()):
-            found.setdefault((u, i), [0, 0.0])[0] = r
+            found.setdefault((len(strings) + u, i), [0, 0.0])[0] = r
     if bars.reworded is not None:
         sizes = np.array([len(c) for c in content], dtype=np.int64)
         owner, start, end = windows(sizes)
@@ -174,7 +196,21 @@ def _batch(
         for u, i, s in zip(unit[keep].tolist(), item[keep].tolist(), score[keep].tolist()):
             found.setdefault((u, i), [0, 0.0])[1] = s
     for (u, i), (r, s) in found.items():
-        _keep(best, batch[u], i, int(r), float(s))
+        _keep(best, strings[u] if u < len(strings) else batch[u - len(strings)].unit, i, int(r), float(s))
+
+
+def _joined(masked: list[list[str]], batch: Sequence[_Document]) -> list[list[str]]:
+    """Each document's masked words: its strings' lists in order, one placeholder where a number
+    ends one string and another begins the next (what masking the joined text gives)."""
+    lists: list[list[str]] = []
+    at = 0
+    for found in batch:
+        words: list[str] = []
+        for part in masked[at : at + len(found.document.segments)]:
+            words += part[1:] if words and part and words[-1] == part[0] == PLACEHOLDER else part
+        at += len(found.document.segments)
+        lists.append(words)
+    return lists
 
 
 def _keep(best: dict[tuple[int, str, int], Hit], unit: _Unit, item: int, run: int, score: float) -> None:
@@ -209,6 +245,7 @@ def read_sources(
     for path, display, lines in sources:
         if detect_format(path) is None and not path.is_dir():
             continue
-        for record in read_records(path, display, options):
-            if lines is None or record.line in lines:
+        records = read_records(path, display, options)
+        for record in records if options.group_by is None else grouped(records):
+            if lines is None or record.touches(lines):
                 yield record

@@ -135,7 +135,10 @@ class PartitionScan:
             number = self._split(files[i], blocks[i])
             split = self.splits[number]
             file = self.plan.files[split.file]
-            if file.fmt in ("jsonl", "text"):
+            if file.fmt == "text":  # a whole file: its paragraphs
+                yield from self.reader.text_records(file, split, raws[i], str(number))
+                continue
+            if file.fmt == "jsonl":
                 record = self.reader.line_record(file, split, raws[i], str(number))
             else:
                 row = (texts[i], raws[i], rows[i], bool(allows[i]))
@@ -215,7 +218,6 @@ class PartitionScan:
             "field": [r.field for r in rows],
             "allow": [r.allowed_inline for r in rows],
         }
-
 
     def _reworded(self, stats: RewordStats) -> Iterator[pa.RecordBatch]:
         """The pass's per-item maxima (items with a nonzero one) and its kept hits."""

@@ -99,9 +99,8 @@ def test_the_meter_counts_the_bytes_of_the_file_on_disk(tmp_path: Path, name: st
     if name.endswith(".jsonl") or name.endswith(".jsonl.gz"):
         data = "".join(json.dumps(r) + "\n" for r in rows).encode()
     else:
-        data = (
-            ("text\n" if name.endswith(".csv") else "") + "".join(r["text"] + "\n" for r in rows)
-        ).encode()
+        end = "\n\n" if name.endswith(".txt") else "\n"  # plain text: a paragraph per record
+        data = (("text\n" if name.endswith(".csv") else "") + "".join(r["text"] + end for r in rows)).encode()
     path = tmp_path / name
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     before = meter.bytes_read()
