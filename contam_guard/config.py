@@ -83,6 +83,10 @@ class ScanSettings(_Settings):
     max_pairs_per_item: int = Field(MAX_PAIRS_PER_ITEM, ge=0, le=MAX_COUNT)
     """Pairs listed per test item in reports (``--max-pairs-per-item``; 0: all); the rest are
     counted exactly (``engine.pairs``)."""
+    exclude: list[str] = []
+    """Files and folders a scan never reads (a notice names each file left out), as ``fnmatch``
+    patterns: without a ``/``, a file or folder name anywhere (``*.pdf``, ``node_modules``);
+    with one, the path from the project root (``data/raw/*``; ``*`` crosses folders)."""
 
 
 class ScrubSettings(_Settings):

@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from contam_guard import lfs
 from contam_guard.errors import GitError, InputError
 from contam_guard.readers import detect_format
-from contam_guard.readers.opener import COMPRESSED_SUFFIXES
+from contam_guard.readers.compression import COMPRESSED_SUFFIXES
 
 LINE_FORMATS = frozenset({"jsonl", "text"})
 """Formats whose records are lines: only the added lines of these are scanned."""

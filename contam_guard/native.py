@@ -30,9 +30,11 @@ def _spec() -> dict[str, int]:
 
     Imported here, not at the top: the readers import this module, and the command line imports
     the readers to start; the spec is needed once the kernels load."""
+    from contam_guard.readers import paragraphs  # noqa: PLC0415
     from contam_guard.text import hashing, normalise  # noqa: PLC0415
 
     return {
+        "PARAGRAPH_BYTES": paragraphs.PARAGRAPH_BYTES,
         "CHAR_BASE": hashing.CHAR_BASE,
         "WORD_BASE": hashing.WORD_BASE,
         "LEN_MIX": hashing.LEN_MIX,
@@ -49,7 +51,16 @@ def _spec() -> dict[str, int]:
     }
 
 
-_OWNED = ("LINE_BLANK", "LINE_CLEAN", "LINE_HITS", "LINE_EXACT", "READ_TEXT", "READ_KEYS", "READ_ALL")
+_OWNED = (
+    "LINE_BLANK",
+    "LINE_CLEAN",
+    "LINE_HITS",
+    "LINE_EXACT",
+    "LINE_MORE",
+    "READ_TEXT",
+    "READ_KEYS",
+    "READ_ALL",
+)
 """Constants defined by the kernels alone: Python reads them from the module (``module().LINE_*``)."""
 
 _notices: list[str] = []

@@ -1,9 +1,11 @@
 """Scanning with several processes: whole files, and windows of large files, spread over workers.
 
 One large JSONL or text file is the common case (a single training dump), so such files are cut
-into windows at line starts; each worker reads only its windows. Before the scan, the workers
-count each window's lines and blank lines (a compiled pass, in parallel), so that every worker
-names records and lines (and reports errors) exactly as a single-process read would.
+into windows at record starts (a line start; in plain text, a paragraph's start: after a blank
+line); each worker reads only its windows. Before the scan, the workers count each window's
+lines and records (in parallel), so that every worker names records and lines (and reports
+errors) exactly as a single-process read would. A ``--group-by`` scan reads each file whole (a
+window could cut a group).
 
 Every worker uses the manifest the parent loaded, never the file: a ``register`` or ``remove``
 during the scan would otherwise give the workers another manifest than the parent's (forked
@@ -45,8 +47,10 @@ from contam_guard.manifest import store
 from contam_guard.manifest.sealing import SealKey
 from contam_guard.readers import detect_format
 from contam_guard.readers.base import ReadOptions, Window
-from contam_guard.readers.blocks import line_blocks
-from contam_guard.readers.opener import compression_of, open_binary, transcodes
+from contam_guard.readers.blocks import last_line_end, line_blocks
+from contam_guard.readers.compression import compression_of
+from contam_guard.readers.opener import open_binary, transcodes
+from contam_guard.readers.paragraphs import count_records, first_blank_end, text_block_end
 from contam_guard.sources import Source
 from contam_guard.text.hashing import HashKey
 
@@ -73,8 +77,8 @@ Task = tuple[Chunk, ...]
 """What one worker call scans: a window of a file, or whole files in scan order."""
 
 
-Span = tuple[Path, int, int]
-"""A file and a byte range [start, end) of it."""
+Span = tuple[Path, int, int, bool]
+"""A file, a byte range [start, end) of it, and whether its records are paragraphs (plain text)."""
 SubmitCount = Callable[[Span], "Future[tuple[int, int]]"]
 """How the planner has a window's lines counted: at once, or by a process pool."""
 
@@ -104,34 +108,40 @@ def planned(
     (a pool counts them while the first windows are already being scanned).
     """
     count = submit_count or _count_now
-    cuts: list[tuple[int, Source, list[int]]] = []
+    cuts: list[tuple[int, Source, list[int], bool]] = []
     place = 0
     for source in sources:
+        fmt = detect_format(source.path)
         splittable = (
-            detect_format(source.path) in ("jsonl", "text")
+            fmt in ("jsonl", "text")
             and compression_of(source.path) == "plain"
             and not options.whole_file
+            and options.group_by is None
             and source.path.is_file()
             and not transcodes(source.path, options.encoding)  # UTF-16/32: bytes are not lines
         )
+        paragraphs = fmt == "text" and not options.lines
         size = source.path.stat().st_size if splittable else 0
         pieces = min(WINDOWS_PER_JOB * jobs, size // min_window_bytes)
-        bounds = _cut_points(source.path, size, pieces) if pieces >= 2 else []
+        bounds = _cut_points(source.path, size, pieces, paragraphs) if pieces >= 2 else []
         if not bounds:
             yield place, Chunk(source, None)
             place += 1
             continue
         yield place, Chunk(source, Window(bounds[0], bounds[1], first_line=1, first_record=0))
-        cuts.append((place, source, bounds))
+        cuts.append((place, source, bounds, paragraphs))
         place += len(bounds) - 1
     # Every window but each file's last is counted (nothing after the last needs its numbers).
-    counts = [[count((s.path, a, b)) for a, b in itertools.pairwise(bounds[:-1])] for _, s, bounds in cuts]
-    for (first, source, bounds), file_counts in zip(cuts, counts):
+    counts = [
+        [count((s.path, a, b, paragraphs)) for a, b in itertools.pairwise(bounds[:-1])]
+        for _, s, bounds, paragraphs in cuts
+    ]
+    for (first, source, bounds, _), file_counts in zip(cuts, counts):
         lines = records = 0
         for k, counted in enumerate(file_counts, start=1):
-            window_lines, blank = counted.result()
+            window_lines, window_records = counted.result()
             lines += window_lines
-            records += window_lines - blank
+            records += window_records
             yield first + k, Chunk(source, Window(bounds[k], bounds[k + 1], lines + 1, records))
 
 
@@ -145,10 +155,11 @@ _BLOCK_BYTES = 8 << 20
 """Windows are counted in blocks of this size: memory does not grow with the file."""
 
 
-def _cut_points(path: Path, size: int, pieces: int) -> list[int]:
-    """0, the line starts nearest after ``i * size / pieces``, and ``size``."""
+def _cut_points(path: Path, size: int, pieces: int, paragraphs: bool) -> list[int]:
+    """0, the record starts nearest after ``i * size / pieces``, and ``size``."""
+    after = _paragraph_start_after if paragraphs else _line_start_after
     with path.open("rb") as handle:
-        starts = {_line_start_after(handle, size * i // pieces, size) for i in range(1, pieces)}
+        starts = {after(handle, size * i // pieces, size) for i in range(1, pieces)}
     return [0, *sorted(start for start in starts if 0 < start < size), size]
 
 
@@ -164,17 +175,32 @@ def _line_start_after(handle: BinaryIO, offset: int, size: int) -> int:
     return size
 
 
+_PARAGRAPH_SEARCH = 4 << 20
+"""How far the planner looks for a blank line after a cut point (then it cuts there no more)."""
+
+
+def _paragraph_start_after(handle: BinaryIO, offset: int, size: int) -> int:
+    """The line start just past the first blank line at or after ``offset`` (a record starts
+    there), or ``size`` if there is none within ``_PARAGRAPH_SEARCH`` bytes. (Text without blank
+    lines is read in records cut by size from its last blank line: it is not cut there.)"""
+    start = _line_start_after(handle, offset, size)
+    handle.seek(start)
+    end = first_blank_end(handle.read(_PARAGRAPH_SEARCH))
+    return size if end is None else start + end
+
+
 def count_window(span: Span) -> tuple[int, int]:
-    """The lines of ``[start, end)`` (which ends at a line end) and how many are blank (a blank
-    line, whitespace only, is not a record), read as the scan will read them (a BOM dropped)."""
-    path, start, end = span
-    lines = blank = 0
+    """The lines and records of ``[start, end)`` (which ends at a record's end), read as the scan
+    will read them (a BOM dropped): each line not blank (whitespace only) is a record, or in
+    plain text each paragraph (``readers.paragraphs``)."""
+    path, start, end, paragraphs = span
+    lines = records = 0
     with open_binary(path, str(path), window=Window(start, end, first_line=1, first_record=0)) as src:
-        for block in line_blocks(src.stream, _BLOCK_BYTES):
+        for block in line_blocks(src.stream, _BLOCK_BYTES, text_block_end if paragraphs else last_line_end):
             block_lines, block_blank = native.module().count_lines(block)
             lines += block_lines
-            blank += block_blank
-    return lines, blank
+            records += count_records(block) if paragraphs else block_lines - block_blank
+    return lines, records
 
 
 _WORKER_STATE: dict[str, Scanner] = {}

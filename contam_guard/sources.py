@@ -7,6 +7,7 @@ golden file.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -55,6 +56,9 @@ class Excluded:
     golden: dict[tuple[int, int], tuple[str, str]]
     """(device, inode) of each registered golden file -> its absolute path (symlinks not
     resolved) and its set."""
+    root: Path | None = None
+    patterns: tuple[str, ...] = ()
+    """``scan.exclude``: fnmatch patterns, of a name (no ``/``) or of the path from ``root``."""
 
     @classmethod
     def of(cls, loaded: LoadedConfig, manifest: Manifest) -> Excluded:
@@ -65,7 +69,8 @@ class Excluded:
                 identity = _identity(path)
                 if identity is not None:
                     golden[identity] = (path, name)
-        return cls(loaded.guard_dir.resolve(), golden)
+        patterns = tuple(loaded.config.scan.exclude)
+        return cls(loaded.guard_dir.resolve(), golden, Path(os.path.abspath(loaded.root)), patterns)
 
     def why(self, path: Path) -> str | None:
         """Why ``path`` is not scanned, or None when it is.
@@ -81,6 +86,25 @@ class Excluded:
         found = self.golden.get(identity) if identity is not None else None
         if found is not None and found[0] == os.path.abspath(path):
             return f"a golden file of set {found[1]!r}"
+        pattern = self.pattern_of(path)
+        if pattern is not None:
+            return f"excluded by scan.exclude {pattern!r}"
+        return None
+
+    def pattern_of(self, path: Path) -> str | None:
+        """The first ``scan.exclude`` pattern that names ``path``, or None."""
+        if not self.patterns:
+            return None
+        absolute = Path(os.path.abspath(path))
+        relative = None
+        if self.root is not None and absolute.is_relative_to(self.root):
+            relative = absolute.relative_to(self.root).as_posix()
+        for pattern in self.patterns:
+            if "/" in pattern.rstrip("/"):
+                if relative is not None and fnmatch.fnmatchcase(relative, pattern.strip("/")):
+                    return pattern
+            elif fnmatch.fnmatchcase(absolute.name, pattern.rstrip("/")):
+                return pattern
         return None
 
 
@@ -97,10 +121,21 @@ def expand(paths: list[Path], excluded: Excluded | None, notices: list[str]) -> 
     """Files as given; folders walked (sorted, symlinks followed: ``contam_guard.walk``) for the
     data files they hold, leaving out the guard's folder and registered golden files (each golden
     file, loop and broken link with a notice)."""
+    from contam_guard.readers.notes import SHOWN, listing
     from contam_guard.walk import data_files
 
+    if excluded is not None and excluded.patterns:  # a file named on the command line too
+        for path in paths:
+            pattern = None if path.is_dir() else excluded.pattern_of(path)
+            if pattern is not None:
+                notices.append(f"{display_path(path)}: excluded by scan.exclude {pattern!r}; not scanned")
+        paths = [path for path in paths if path.is_dir() or excluded.pattern_of(path) is None]
     found = data_files(paths, excluded.why if excluded is not None else None)
     notices += [f"{display_path(notice.path)}: {notice.reason}" for notice in found.notices]
+    notices += [
+        listing(kind, [display_path(path) for path in files[:SHOWN]], len(files))
+        for kind, files in found.not_text.items()
+    ]
     return [Source(path, display_path(path)) for path in found.files]
 
 

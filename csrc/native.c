@@ -9,8 +9,9 @@
  *    them with the spec's reference words and windows on random Unicode.
  *
  * 2. filter_jsonl: the scan's prefilter. It reads a block of JSON Lines (validating each line as
- *    strict JSON and decoding the text field) or of plain-text lines, hashes each record's words,
- *    5-grams and (optionally) 50-character windows, and looks each up in the manifest's tables,
+ *    strict JSON and decoding the text field) or of plain-text paragraphs, hashes each record's
+ *    words, 5-grams and (optionally) 50-character windows -- its value strings as one document,
+ *    each key on its own -- and looks each up in the manifest's tables,
  *    listing every hit. A line it proves clean (valid, every code point classified, no hash in
  *    the manifest) cannot produce a pair in the exact engine, so the scan only counts it; a line
  *    with hits is matched from the hits it listed. Everything else -- anything unusual, anything
@@ -57,8 +58,12 @@ enum {
 #define N_CODEPOINTS 0x110000
 #define EMPTY (-1)
 
-/* Line statuses written by filter_jsonl; Python reads them from this module (LINE_*). */
-enum { LINE_BLANK = 0, LINE_CLEAN = 1, LINE_HITS = 2, LINE_EXACT = 3 };
+/* Line statuses written by filter_jsonl; Python reads them from this module (LINE_*). A record's
+ * status is on its first line; LINE_MORE marks the later lines of a plain-text paragraph. */
+enum { LINE_BLANK = 0, LINE_CLEAN = 1, LINE_HITS = 2, LINE_EXACT = 3, LINE_MORE = 4 };
+/* A plain-text record ends after the line at which it reaches this many bytes, if no blank line
+ * ends it before (contam_guard/readers/paragraphs.py, checked at import). */
+#define PARAGRAPH_BYTES (16 << 10)
 
 static inline u64 fmix64(u64 x) {
     x ^= x >> 33;
@@ -1027,9 +1032,9 @@ enum { TEXT_OK = 0, TEXT_EXACT = 1 };
 #define MAX_DEPTH 128         /* deeper JSON goes to the exact path (Python's own limit is ~1000) */
 #define MAX_NUMBER_CHARS 256  /* so does a longer number (Python limits integer digits) */
 
-/* The last five word hashes of a segment; a word closing looks its 5-gram up. ``base`` is the
- * number of words of the record's earlier segments: positions count across a record's segments,
- * while a 5-gram never spans two of them (the ring starts empty in each). */
+/* The last five word hashes of a document; a word closing looks its 5-gram up. ``base`` is the
+ * number of words of the record's earlier documents: positions count across a record's
+ * documents, while a 5-gram never spans two of them (the ring starts empty in each). */
 typedef struct {
     u64 w0, w1, w2, w3, w4;
     i64 words, base;
@@ -1046,18 +1051,25 @@ static inline void close_word(WordRing *r, u64 acc, i64 length, HashSet *grams, 
     }
 }
 
-/* Hash the words, 5-grams and windows of one segment's text and list its hits, positions offset
- * by the record's earlier segments (*words, *alnum_chars: updated to include this one).
- * TEXT_EXACT when it holds a code point the exact path must handle (SPECIAL) or one not
- * classified yet (those are collected for the caller); the caller then drops the record's hits.
- * The state lives in locals so that the compiler keeps it in registers. */
-static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 *words, i64 *alnum_chars) {
+/* One document of a record being hashed (a record's value strings in order, or one key): the
+ * ring of its last words, whose positions count on from the record's earlier documents, and how
+ * many code points of its alnum view ctx->alnum holds. */
+typedef struct {
+    WordRing ring;
+    Py_ssize_t alnum;
+} Doc;
+
+/* Hash the words and 5-grams of one string of a document and append its alnum code points to the
+ * document's alnum view. The string before it ended a word (the exact path joins a document's
+ * strings with a newline), so the word state starts afresh; the ring goes on. TEXT_EXACT at a
+ * code point the exact path must handle (SPECIAL) or one not classified yet. The state lives
+ * in locals so that the compiler keeps it in registers. */
+static int doc_add(Context *ctx, Doc *doc, const u32 *text, Py_ssize_t n, i64 line) {
     const u8 *cls = ctx->cls;
     const u32 *lower = ctx->lower;
     HashSet *grams = ctx->grams;
     Pending *pending = ctx->pending;
-    WordRing ring = {0};
-    ring.base = *words;
+    WordRing ring = doc->ring;
     u64 acc = 0, power = 1;
     i64 length = 0;
     int solo = 0; /* as in words_pass */
@@ -1083,34 +1095,36 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 
             if (length > 0) close_word(&ring, acc, length, grams, pending, line);
             acc = (u64)lower[ch]; power = CHAR_BASE; length = 1; solo = 1;
         } else if (kind != CLS_REMOVED && kind != CLS_MARKUP) {
-            break; /* SPECIAL or UNKNOWN */
+            return TEXT_EXACT; /* SPECIAL or UNKNOWN */
         }
-    }
-    if (i < n) { /* stopped at a code point the exact path must handle */
-        for (; i < n; i++) {
-            if (cls[text[i]] == CLS_UNKNOWN && ctx->unknown_count < ctx->unknown_capacity) {
-                ctx->unknown[ctx->unknown_count++] = text[i];
-            }
-        }
-        if (pending != NULL) pending->n = 0; /* the record's hits are dropped: so are these */
-        return TEXT_EXACT;
     }
     if (length > 0) close_word(&ring, acc, length, grams, pending, line);
-    if (pending != NULL) flush_pending(pending, grams, line);
-    *words += ring.words;
-    HashSet *windows = ctx->windows;
-    if (windows == NULL) return TEXT_OK;
-    if (reserve(&ctx->alnum, n) < 0) return TEXT_EXACT;
+    doc->ring = ring;
+    if (ctx->windows == NULL) return TEXT_OK;
+    if (reserve(&ctx->alnum, doc->alnum + n) < 0) return TEXT_EXACT;
     const u8 *is_alnum = ctx->is_alnum;
-    u32 *alnum = ctx->alnum.data;
+    u32 *alnum = ctx->alnum.data + doc->alnum;
     Py_ssize_t count = 0;
     for (i = 0; i < n; i++) {
         alnum[count] = text[i];
         count += is_alnum[text[i]];
     }
+    doc->alnum += count;
+    return TEXT_OK;
+}
+
+/* The document's 5-grams looked up (keyed: the last batch), then its 50-character windows;
+ * *words and *alnum_chars move past it. */
+static void doc_finish(Context *ctx, Doc *doc, i64 line, i64 *words, i64 *alnum_chars) {
+    Pending *pending = ctx->pending;
+    if (pending != NULL) flush_pending(pending, ctx->grams, line);
+    *words += doc->ring.words;
+    HashSet *windows = ctx->windows;
+    Py_ssize_t count = doc->alnum;
     i64 base = *alnum_chars;
     *alnum_chars += count;
-    if (count < WINDOW_CHARS) return TEXT_OK;
+    if (windows == NULL || count < WINDOW_CHARS) return;
+    const u32 *alnum = ctx->alnum.data;
     const u64 top = window_top(), inverse = base_inverse();
     u64 h = 0, weight = 1;
     for (int u = 0; u < WINDOW_CHARS; u++) {
@@ -1123,7 +1137,6 @@ static int hash_text(Context *ctx, const u32 *text, Py_ssize_t n, i64 line, i64 
         h = (h - (u64)alnum[at]) * inverse + (u64)alnum[at + WINDOW_CHARS] * top;
     }
     if (pending != NULL) flush_pending(pending, windows, line);
-    return TEXT_OK;
 }
 
 typedef struct {
@@ -1328,22 +1341,28 @@ static int read_literal(Cursor *c, const char *word, Py_ssize_t len) {
 }
 
 /* The strings one record gives the scan, decoded end to end into ``text``: segment s is
- * text[ends[s - 1], ends[s]). A shared run never spans two segments (each is hashed on its own). */
+ * text[ends[s - 1], ends[s]), an object's key when key[s]. hash_segments reads the values as one
+ * document (a shared run may cross from one into the next) and each key on its own. */
 typedef struct {
     Buffer text;
     Py_ssize_t used;
     i64 *ends;
+    u8 *key;
     Py_ssize_t count, capacity;
 } Segments;
 
-static int end_segment(Segments *g) {
+static int end_segment(Segments *g, int is_key) {
     if (g->count == g->capacity) {
         Py_ssize_t capacity = g->capacity ? 2 * g->capacity : 64;
         i64 *ends = realloc(g->ends, sizeof(i64) * (size_t)capacity);
         if (ends == NULL) return -1;
         g->ends = ends;
+        u8 *key = realloc(g->key, (size_t)capacity);
+        if (key == NULL) return -1;
+        g->key = key;
         g->capacity = capacity;
     }
+    g->key[g->count] = (u8)(is_key != 0);
     g->ends[g->count++] = g->used;
     return 0;
 }
@@ -1374,15 +1393,16 @@ typedef struct {
     Py_ssize_t n;
 } Span;
 
-/* A string; decoded into the segments when ``decode`` (and there are segments). */
-static int walk_string(Cursor *c, Walk *w, int decode) {
+/* A string; decoded into the segments when ``decode`` (and there are segments), marked as an
+ * object's key when ``is_key``. */
+static int walk_string(Cursor *c, Walk *w, int decode, int is_key) {
     if (!decode || w->segs == NULL) return read_string(c, NULL, NULL, NULL, 0, NULL);
     Segments *g = w->segs;
     Py_ssize_t n = 0;
     if (reserve(&g->text, g->used + (c->end - c->p)) < 0) return -1;
     if (read_string(c, g->text.data + g->used, &n, NULL, 0, NULL) < 0) return -1;
     g->used += n;
-    return end_segment(g);
+    return end_segment(g, is_key);
 }
 
 static int walk_value(Cursor *c, int depth, Walk *w, int top);
@@ -1409,7 +1429,7 @@ static int walk_object(Cursor *c, int depth, Walk *w, int top) {
         skip_ws(c);
         if (c->p >= c->end || *c->p != '"') return -1;
         Span key = {c->p + 1, 0};
-        if (walk_string(c, w, w->mode == READ_ALL) < 0) return -1;
+        if (walk_string(c, w, w->mode == READ_ALL, 1) < 0) return -1;
         key.n = (c->p - 1) - key.p;
         int escaped = memchr(key.p, '\\', (size_t)key.n) != NULL;
         if (escaped || seen_n == MAX_OBJECT_KEYS) {
@@ -1476,7 +1496,7 @@ static int walk_value(Cursor *c, int depth, Walk *w, int top) {
     skip_ws(c);
     if (c->p >= c->end) return -1;
     switch (*c->p) {
-        case '"': return walk_string(c, w, w->mode == READ_ALL);
+        case '"': return walk_string(c, w, w->mode == READ_ALL, 0);
         case '{': return walk_object(c, depth, w, top);
         case '[': return walk_array(c, depth, w);
         case 't': return read_literal(c, "true", 4);
@@ -1502,7 +1522,7 @@ static int read_record(Cursor *c, Walk *w) {
     for (int k = 0; k < w->key_count; k++) { /* the listed keys' strings, in the order listed */
         if (w->found[k] == NULL) return -1;
         Cursor at = {w->found[k], c->end};
-        if (walk_string(&at, w, 1) < 0) return -1;
+        if (walk_string(&at, w, 1, 0) < 0) return -1;
     }
     return 0;
 }
@@ -1523,9 +1543,10 @@ static int set_keys(Walk *w, const u8 *keys, Py_ssize_t len) {
     return 0;
 }
 
-/* A plain-text line as the text reader takes it: the bytes before its "\n" or "\r\n", strict
- * UTF-8, as one segment. -1 for bytes that are not UTF-8 (the exact path names the offset). */
-static int read_text_line(const u8 *p, const u8 *end, Segments *g) {
+/* A plain-text record as the text reader takes it (its lines, the last one's "\n" or "\r\n"
+ * stripped), strict UTF-8, as one segment. -1 for bytes that are not UTF-8 (the exact path
+ * names the offset). */
+static int read_text_record(const u8 *p, const u8 *end, Segments *g) {
     if (end > p && end[-1] == '\n') {
         end--;
         if (end > p && end[-1] == '\r') end--;
@@ -1545,21 +1566,37 @@ static int read_text_line(const u8 *p, const u8 *end, Segments *g) {
         p = c.p;
     }
     g->used = n;
-    return end_segment(g);
+    return end_segment(g, 0);
 }
 
-/* Hash every segment of a record (positions continue across them). On TEXT_EXACT the rest of
- * the record is still looked through for code points never classified, so that one pass over
- * a new alphabet classifies all of it. */
+/* Hash one document of a record: its value strings in order (``only`` < 0), or the key ``only``;
+ * positions go on from *words and *alnum_chars (readers/documents.py: the same order). */
+static int hash_document(Context *ctx, const Segments *g, i64 line, Py_ssize_t only, i64 *words, i64 *alnum_chars) {
+    Doc doc;
+    memset(&doc, 0, sizeof doc);
+    doc.ring.base = *words;
+    for (Py_ssize_t s = 0; s < g->count; s++) {
+        if (only < 0 ? g->key[s] : s != only) continue;
+        Py_ssize_t start = s ? g->ends[s - 1] : 0;
+        if (doc_add(ctx, &doc, g->text.data + start, g->ends[s] - start, line) != TEXT_OK) return TEXT_EXACT;
+    }
+    doc_finish(ctx, &doc, line, words, alnum_chars);
+    return TEXT_OK;
+}
+
+/* Hash a record: its values as one document, then each key on its own (positions continue
+ * across them). On TEXT_EXACT the record's hits are the exact path's (the caller drops them),
+ * and the whole record is looked through for code points never classified, so that one pass
+ * over a new alphabet classifies all of it. */
 static int hash_segments(Context *ctx, const Segments *g, i64 line) {
     i64 words = 0, alnum_chars = 0;
-    Py_ssize_t start = 0, s = 0;
-    int result = TEXT_OK;
-    for (; s < g->count && result == TEXT_OK; s++) {
-        result = hash_text(ctx, g->text.data + start, g->ends[s] - start, line, &words, &alnum_chars);
-        start = g->ends[s];
+    int result = hash_document(ctx, g, line, -1, &words, &alnum_chars);
+    for (Py_ssize_t s = 0; s < g->count && result == TEXT_OK; s++) {
+        if (g->key[s]) result = hash_document(ctx, g, line, s, &words, &alnum_chars);
     }
-    for (Py_ssize_t i = start; i < g->used; i++) {
+    if (result == TEXT_OK) return TEXT_OK;
+    if (ctx->pending != NULL) ctx->pending->n = 0; /* its hashes waiting to be keyed go too */
+    for (Py_ssize_t i = 0; i < g->used; i++) {
         u32 ch = g->text.data[i];
         if (ctx->cls[ch] == CLS_UNKNOWN && ctx->unknown_count < ctx->unknown_capacity) {
             ctx->unknown[ctx->unknown_count++] = ch;
@@ -1583,6 +1620,21 @@ static int is_blank(const u8 *p, const u8 *end) {
         if (!(*p == ' ' || (*p >= '\t' && *p <= '\r'))) return 0;
     }
     return 1;
+}
+
+/* Where the plain-text record whose first line is [p, stop) ends in a block ending at ``end``:
+ * it takes the lines after it up to a blank one (or the block's end), and ends after the line
+ * at which it reaches PARAGRAPH_BYTES (readers/paragraphs.py). *more: its lines after the first. */
+static const u8 *text_record_end(const u8 *p, const u8 *stop, const u8 *end, Py_ssize_t *more) {
+    *more = 0;
+    while (stop < end && stop - p < PARAGRAPH_BYTES) {
+        const u8 *nl = memchr(stop, '\n', (size_t)(end - stop));
+        const u8 *next = nl ? nl + 1 : end;
+        if (is_blank(stop, next)) break;
+        stop = next;
+        (*more)++;
+    }
+    return stop;
 }
 
 static int hashset_from(const char *func, Arg *args, HashSet *set) {
@@ -1624,18 +1676,20 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  *              window_posting, line_end, status, line_chars, unknown, key, use_windows, mode)
  *   -> (lines, unknown_count, gram_hits, window_hits, overflow)
  *
- * ``block`` holds whole lines (the last may lack its newline), read as ``mode`` says (READ_*):
- * JSON Lines with every string read, or the listed top-level ``keys`` (NUL-separated), or
- * plain-text lines (each, ending stripped, one record's text). For line k: line_end[k] is the
- * offset just past it, status[k] its LINE_* status, line_chars[k] the code points of its
- * segments (meaningful for CLEAN and HITS). For every HITS line, each 5-gram (window) of its
- * text that is in the manifest gives one hit per posting: (line, word (alnum) position of the
- * 5-gram (window) in the record, counted across its segments, posting). Code points not yet
+ * ``block`` holds whole records (the last line may lack its newline), read as ``mode`` says
+ * (READ_*): JSON Lines with every string read, or the listed top-level ``keys`` (NUL-separated),
+ * or plain text (a paragraph, its last line's ending stripped, one record's text; the block
+ * starts at a record's start and ends at one's end). For line k: line_end[k] is the offset just
+ * past it, status[k] its LINE_* status (a record's on its first line, LINE_MORE on a paragraph's
+ * later lines), line_chars[k] the code points of the record starting there (meaningful for
+ * CLEAN and HITS). For every HITS record, each 5-gram (window) of its documents that is in the
+ * manifest gives one hit per posting: (its first line, word (alnum) position of the 5-gram
+ * (window) in the record, counted across its documents, posting). Code points not yet
  * classified are written to ``unknown``; the caller classifies them (their lines are EXACT).
- * ``overflow``: the hit arrays or the per-line arrays were too small; the caller runs the block
- * again with larger ones. ``key``: no items for an unkeyed manifest, or the two uint64 items
- * (k0, k1) of a keyed manifest's SipHash-2-4 key, applied to every 5-gram and window hash
- * before it is looked up (the manifest holds keyed hashes).
+ * ``overflow``: 1 when the hit arrays were too small, 2 when the per-line arrays were (or
+ * both); the caller runs the block again with larger ones. ``key``: no items for an unkeyed
+ * manifest, or the two uint64 items (k0, k1) of a keyed manifest's SipHash-2-4 key, applied to
+ * every 5-gram and window hash before it is looked up (the manifest holds keyed hashes).
  */
 static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"block", 0, 1},         {"keys", 0, 1},          {"cls", 0, 1},
@@ -1712,16 +1766,20 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     while (p < end) {
         if (lines >= capacity) { too_many_lines = 1; break; }
         const u8 *nl = memchr(p, '\n', (size_t)(end - p));
-        const u8 *stop = nl ? nl + 1 : end;
-        Py_ssize_t grams_before = grams.hits, windows_before = windows.hits, chars = 0;
+        const u8 *stop = nl ? nl + 1 : end, *record_end = stop;
+        Py_ssize_t grams_before = grams.hits, windows_before = windows.hits, chars = 0, more = 0;
         int s;
         if (is_blank(p, stop)) {
             s = LINE_BLANK;
         } else {
+            if (mode == READ_TEXT) {
+                record_end = text_record_end(p, stop, end, &more);
+                if (more >= capacity - lines) { too_many_lines = 1; break; }
+            }
             Cursor c = {p, stop};
             segs.used = 0;
             segs.count = 0;
-            int read = mode == READ_TEXT ? read_text_line(p, stop, &segs) : read_record(&c, &walk);
+            int read = mode == READ_TEXT ? read_text_record(p, record_end, &segs) : read_record(&c, &walk);
             if (read >= 0 && ctx.markup) rewrite_segments(&segs);
             chars = segs.used;
             if (read < 0 || hash_segments(&ctx, &segs, lines) != TEXT_OK) {
@@ -1730,7 +1788,7 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
                 s = grams.hits > grams_before || windows.hits > windows_before ? LINE_HITS : LINE_CLEAN;
             }
         }
-        if (s != LINE_HITS) { /* the hits of a line going exact are the exact path's to find */
+        if (s != LINE_HITS) { /* the hits of a record going exact are the exact path's to find */
             grams.hits = grams_before;
             windows.hits = windows_before;
         }
@@ -1739,14 +1797,23 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
         line_chars[lines] = chars;
         line_end[lines] = stop - block;
         lines++;
+        for (; more > 0; more--) { /* a paragraph's later lines (room checked above) */
+            nl = memchr(stop, '\n', (size_t)(record_end - stop));
+            stop = nl ? nl + 1 : record_end;
+            status[lines] = LINE_MORE;
+            line_chars[lines] = 0;
+            line_end[lines] = stop - block;
+            lines++;
+        }
         p = stop;
     }
     Py_END_ALLOW_THREADS
     free(segs.text.data);
     free(segs.ends);
+    free(segs.key);
     free(ctx.alnum.data);
     Py_ssize_t unknown_n = ctx.unknown_count;
-    int overflow = grams.overflow || windows.overflow || too_many_lines;
+    int overflow = (grams.overflow || windows.overflow) | (too_many_lines << 1);
     Py_ssize_t gram_hits = grams.hits, window_hits = windows.hits;
     release(a, n);
     return Py_BuildValue("nnnni", lines, unknown_n, gram_hits, window_hits, overflow);
@@ -1797,6 +1864,7 @@ static PyObject *decode_segments(PyObject *self, PyObject *const *objs, Py_ssize
     }
     free(segs.text.data);
     free(segs.ends);
+    free(segs.key);
     release(a, 2);
     return result;
 }
@@ -1917,6 +1985,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddIntConstant(m, "LINE_CLEAN", LINE_CLEAN) < 0 ||
         PyModule_AddIntConstant(m, "LINE_HITS", LINE_HITS) < 0 ||
         PyModule_AddIntConstant(m, "LINE_EXACT", LINE_EXACT) < 0 ||
+        PyModule_AddIntConstant(m, "LINE_MORE", LINE_MORE) < 0 ||
+        PyModule_AddIntConstant(m, "PARAGRAPH_BYTES", PARAGRAPH_BYTES) < 0 ||
         PyModule_AddIntConstant(m, "READ_TEXT", READ_TEXT) < 0 ||
         PyModule_AddIntConstant(m, "READ_KEYS", READ_KEYS) < 0 ||
         PyModule_AddIntConstant(m, "READ_ALL", READ_ALL) < 0) {

@@ -80,6 +80,7 @@ def write(path: Path, data: bytes) -> Path:
 def read(path: Path, field: str | None = None, *, every: bool = False, **opts: object) -> list[Record]:
     """The records of ``path``: its ``field``; or without one, the usual shapes' one text (as
     a golden set is read), or with ``every`` every string (as a scan reads training data)."""
+    opts.setdefault("names", every)  # a table's header and column names: training data only
     options = ReadOptions(
         fields=() if field is None else (field,),
         detect_shape=field is None and not every,

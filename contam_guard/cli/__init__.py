@@ -260,6 +260,7 @@ def _scan_request(loaded: LoadedConfig, target: Target, read: Read, rules: Rules
         read=ReadOptions(
             fields=tuple(read.field or loaded.config.scan.fields),
             whole_file=read.whole_file,
+            group_by=read.group_by,
             encoding=read.encoding,
             errors=read.errors.value,
         ),

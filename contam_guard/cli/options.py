@@ -127,9 +127,20 @@ class Read:
             show_default=False,
         ),
     ] = None
-    whole_file: Annotated[bool, typer.Option("--whole-file", help="A plain-text file is one document.")] = (
-        False
-    )
+    whole_file: Annotated[
+        bool,
+        typer.Option("--whole-file", help="A plain-text file is one document (default: each paragraph is)."),
+    ] = False
+    group_by: Annotated[
+        str | None,
+        typer.Option(
+            "--group-by",
+            metavar="FIELD",
+            help="Read consecutive records with the same value of FIELD as one document, e.g. a "
+            "sentence-per-record corpus's doc_id (JSONL, JSON, CSV, Parquet).",
+            show_default=False,
+        ),
+    ] = None
     encoding: Annotated[
         str,
         typer.Option(

@@ -40,6 +40,9 @@ def check(request: ScanRequest) -> None:
         )
     if request.skip_unreadable:
         raise ConfigError("--skip-unreadable is not supported by --engine spark")
+    if request.read.group_by is not None:
+        # A group's records may fall in different Spark splits: only one reader sees them all.
+        raise ConfigError("--group-by is read by the local engine, not --engine spark")
     _needs_pyspark()
 
 

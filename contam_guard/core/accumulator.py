@@ -33,10 +33,11 @@ from contam_guard.core.families.reword import RewordTotals
 from contam_guard.core.pairs import Pair, Snippet
 from contam_guard.engine import prefilter as line_status
 from contam_guard.engine.batching import batches
-from contam_guard.engine.pairs import PairStore
+from contam_guard.engine.pairs import PairStore, run_span
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record, Segment
 from contam_guard.readers.blocks import LineBlock
+from contam_guard.readers.documents import Document, line_of
 from contam_guard.readers.fields import KEY_MARK, general_path, record_from_object
 
 if TYPE_CHECKING:
@@ -143,8 +144,9 @@ class Accumulator:
             self.state.census.files.append(name)
 
     def skip_input(self, notice: str) -> None:
-        """An input was not read (or not to its end): say why in the summary."""
-        self.state.census.skipped.append(notice)
+        """An input was not read (or not to its end): say why in the summary (once)."""
+        if notice not in self.state.census.skipped:
+            self.state.census.skipped.append(notice)
 
     def add_records(
         self,
@@ -272,19 +274,19 @@ class Accumulator:
                     numbers.update((name, float(values[row])) for name, values in family.numbers.items())
                     located = located or family.locate(row)
             unit = int(units.first_unit[key // span]) if located is None else located.unit
-            snippet = _snippet(units.texts[unit], located)
-            self.state.store.add(
-                Pair(
-                    key % span,
-                    record.source,
-                    record.index,
-                    record.line,
-                    units.paths[unit],
-                    numbers,
-                    snippet,
-                    record.allow,
-                )
+            document = units.documents[unit]
+            start, end = (0, len(document.text)) if located is None else (located.start, located.end)
+            pair = Pair(
+                key % span,
+                record.source,
+                record.index,
+                line_of(record, document, start),
+                document.field(start, end),
+                numbers,
+                _snippet(document, located),
+                record.allow,
             )
+            self.state.store.add(pair)
 
 
 def _rows_of(keys: IntArray, wanted: IntArray) -> IntArray:
@@ -296,22 +298,28 @@ def _rows_of(keys: IntArray, wanted: IntArray) -> IntArray:
     return np.where(keys[order][at] == wanted, order[at], -1)
 
 
-def _snippet(text: str, where: Located | None) -> Snippet:
-    """The located text with some context on each side (a rewording: its passage, cut)."""
+def _snippet(document: Document, where: Located | None) -> Snippet:
+    """The located text with some context on each side (a rewording: its passage, cut);
+    ``start`` counts from the beginning of the string the snippet starts in."""
+    text = document.text
     if where is None or where.kind == "reworded":
         start = 0 if where is None else where.start
-        shown = text[start : start + SNIPPET_CHARS]
-        from contam_guard.engine.pairs import run_span  # noqa: PLC0415
-
+        end = len(text) if where is None else where.end
+        shown = text[start : min(end, start + SNIPPET_CHARS)]
         return Snippet(
-            "", shown, "…" if len(text) > start + SNIPPET_CHARS else "", start, run_span(text), "reworded"
+            "",
+            shown,
+            "…" if end > start + SNIPPET_CHARS else "",
+            document.local(start)[1],
+            run_span(text[start:end]),  # the allowlist key: the whole string's words
+            "reworded",
         )
     start, end = where.start, where.end
     return Snippet(
         before=text[max(start - SNIPPET_CONTEXT, 0) : start],
         run=text[start:end],
         after=text[end : end + SNIPPET_CONTEXT],
-        start=start,
+        start=document.local(start)[1],
         kind=where.kind,
     )
 

@@ -1,4 +1,4 @@
-"""A batch of records as every rule family sees it: its strings as units, hashed once.
+"""A batch of records as every rule family sees it: its documents, hashed once.
 
 The normaliser and hasher run once per batch (``text.features.extract_features``: words, their
 hashes, 5-grams and 50-character windows); each family reads what it needs of the result, so a
@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.readers.base import Record
+from contam_guard.readers.documents import Document, documents
 from contam_guard.text.features import TextFeatures, extract_features
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import TextSpec
@@ -23,26 +24,29 @@ IntArray = NDArray[np.int64]
 
 @dataclass(frozen=True)
 class Units:
-    """Records as units: each string of a record is hashed on its own (a run never spans two),
-    and ``first_unit[r]`` is record r's first unit (``first_unit[-1]`` the count)."""
+    """Records as the documents the engine hashes (``readers.documents``: a record's value strings
+    joined in order, so that a run may cross from one into the next; each key on its own), and
+    ``first_unit[r]`` is record r's first document (``first_unit[-1]`` the count)."""
 
     records: list[Record]
-    texts: list[str]
-    paths: list[str]
+    documents: list[Document]
     first_unit: IntArray
 
     @classmethod
     def of(cls, records: list[Record]) -> Units:
-        counts = np.fromiter((len(r.segments) for r in records), dtype=np.int64, count=len(records))
+        per_record = [documents(record.segments) for record in records]
+        counts = np.fromiter((len(found) for found in per_record), dtype=np.int64, count=len(records))
         first_unit = np.zeros(len(records) + 1, dtype=np.int64)
         np.cumsum(counts, out=first_unit[1:])
-        texts = [segment.text for record in records for segment in record.segments]
-        paths = [segment.path for record in records for segment in record.segments]
-        return cls(records, texts, paths, first_unit)
+        return cls(records, [d for found in per_record for d in found], first_unit)
+
+    @property
+    def texts(self) -> list[str]:
+        return [document.text for document in self.documents]
 
     @cached_property
     def unit_record(self) -> IntArray:
-        """The record of each unit."""
+        """The record of each document."""
         return np.repeat(np.arange(len(self.records), dtype=np.int64), np.diff(self.first_unit))
 
 
@@ -65,4 +69,5 @@ class Batch:
 
     @property
     def chars(self) -> int:
-        return sum(len(text) for text in self.units.texts)
+        """Characters of the records' strings (the documents' separators not counted)."""
+        return sum(record.chars for record in self.units.records)

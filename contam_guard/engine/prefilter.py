@@ -2,12 +2,13 @@
 
 ``csrc/native.c`` (``filter_jsonl``) reads a block of JSON Lines (validating each line as strict
 JSON and decoding every string of the record, or the strings of the ``--field`` top-level keys)
-or of plain-text lines, hashes each segment's words, 5-grams and (for GPT-4's rule)
-50-character windows on the fly, and looks every hash up in the manifest's tables. Per line it
-says BLANK, CLEAN (no hash in the manifest), HITS (and lists every hit: line, position,
+or of plain-text paragraphs, hashes the words, 5-grams and (for GPT-4's rule) 50-character
+windows of each record's documents (``readers.documents``: its values as one, each key on its
+own) on the fly, and looks every hash up in the manifest's tables. Per record it says, on its
+first line, BLANK, CLEAN (no hash in the manifest), HITS (and lists every hit: line, position,
 posting) or EXACT (anything it does not handle: invalid JSON, a ``--field`` path that is not a
 plain top-level key holding a string, a code point whose lowercase form is not one code point,
-one never classified before, bytes that are not UTF-8).
+one never classified before, bytes that are not UTF-8); a paragraph's later lines are MORE.
 
 A CLEAN line cannot produce a pair: the exact engine computes the same hashes (same code
 points, same tables, same arithmetic; the tests compare the two on random text) and none is
@@ -46,6 +47,8 @@ BLANK: int = _native.LINE_BLANK
 CLEAN: int = _native.LINE_CLEAN
 HITS: int = _native.LINE_HITS
 EXACT: int = _native.LINE_EXACT
+MORE: int = _native.LINE_MORE
+_HITS_OVERFLOW, _LINES_OVERFLOW = 1, 2
 _UNKNOWN_CAPACITY = 4096
 _RERUN_UNKNOWN = 32
 """More distinct new code points than this in a block: hash it again once they are classified."""
@@ -84,7 +87,7 @@ class FilteredBlock:
 class LineFormat:
     """How the filter reads a file's lines (``mode``, one of the ``_native.READ_*``): JSONL with
     every string read, JSONL with the strings of the top-level ``keys``, or plain text (each
-    line, its ending stripped, a record's text)."""
+    paragraph, its last line's ending stripped, a record's text)."""
 
     mode: int
     keys: tuple[str, ...] = ()
@@ -105,14 +108,15 @@ _MAX_KEYS = 16  # csrc/native.c MAX_KEYS
 
 def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
     """How the filter reads a file of format ``fmt``, or None where only the exact path can:
-    the filter reads UTF-8 strictly, and JSONL records whole or by top-level keys."""
+    the filter reads UTF-8 strictly, plain text by paragraph, JSONL records whole or by
+    top-level keys, and never joins records (``--group-by``)."""
     if not native.has_prefilter():  # the numpy kernels have none: every line goes exact
         return None
     encoding = options.encoding.replace("_", "-").lower()
-    if encoding not in ("utf-8", "utf8") or options.errors != "strict":
+    if encoding not in ("utf-8", "utf8") or options.errors != "strict" or options.group_by is not None:
         return None
     if fmt == "text":
-        return None if options.whole_file else LineFormat(_native.READ_TEXT)
+        return None if options.whole_file or options.lines else LineFormat(_native.READ_TEXT)
     if fmt != "jsonl" or options.id_field is not None or options.detect_shape:
         return None
     if not options.fields:
@@ -215,10 +219,10 @@ class Prefilter:
             # are many (a new alphabet), hash this block again instead.
             if unknown and tables.ensure(self._unknown[:unknown]) > _RERUN_UNKNOWN:
                 continue
-            if overflow and count >= end.size:  # lines shorter than assumed
+            if overflow & _LINES_OVERFLOW:  # lines shorter than assumed
                 self._line_bytes = max(1, self._line_bytes // 8)
                 end, status, chars = self._line_arrays(len(block))
-            elif overflow:
+            elif overflow & _HITS_OVERFLOW:
                 for arrays in (gh, wh):
                     arrays.grow(2 * arrays.line.size)
             else:

@@ -16,6 +16,8 @@ from contam_guard.engine.batching import batches
 from contam_guard.engine.prefilter import line_format
 from contam_guard.errors import InputError
 from contam_guard.readers import ReadOptions, Record, UnsupportedFileError, detect_format, read_records
+from contam_guard.readers import notes as reader_notes
+from contam_guard.readers.documents import grouped
 from contam_guard.sources import Source
 
 Progress = Callable[[int], None]
@@ -82,6 +84,8 @@ def read_into(
             acc.skip_input(f"unreadable, not scanned from there on (--skip-unreadable): {exc}")
             continue
         acc.read_input(source.display)
+    for note in reader_notes.take():  # what the readers left out on the way (images in archives ...)
+        acc.skip_input(note)
 
 
 def _feed(acc: Accumulator, source: Source, options: ReadOptions) -> Iterator[None]:
@@ -94,9 +98,11 @@ def _feed(acc: Accumulator, source: Source, options: ReadOptions) -> Iterator[No
             yield
         return
     records: Iterator[Record] = read_records(source.path, source.display, options)
+    if options.group_by is not None:
+        records = grouped(records)
     if source.lines is not None:
         wanted = source.lines
-        records = (record for record in records if record.line in wanted)
+        records = (record for record in records if record.touches(wanted))
     for batch in batches(records, scanner.batch_chars, Record.size):
         acc.add_batch(batch)
         yield

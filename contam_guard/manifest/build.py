@@ -31,9 +31,15 @@ AUTO_VIEW = "text"
 def golden_options(field: str | None, id_field: str | None) -> ReadOptions:
     """How a golden file is read for one view: the one ``field`` (its strings joined by
     newlines make the item's text), or without one the usual shapes' text (``text``, chat
-    ``messages``, Alpaca, ...): never every string, which would mix ids and answers in."""
+    ``messages``, Alpaca, ...): never every string, which would mix ids and answers in. A
+    table's header and column names are not items (``names=False``), and a plain-text golden file
+    holds one item per line (training text is read by paragraph)."""
     return ReadOptions(
-        fields=() if field is None else (field,), detect_shape=field is None, id_field=id_field
+        fields=() if field is None else (field,),
+        detect_shape=field is None,
+        id_field=id_field,
+        names=False,
+        lines=True,
     )
 
 

@@ -44,7 +44,9 @@ def read_items(
 ) -> list[Item]:
     """Every item of ``files`` (one set), in order. ``InputError`` (exit 2) names the file and
     line of a record that cannot be read, of a duplicate id, or an empty set."""
-    options = ReadOptions(fields=tuple(fields), detect_shape=not fields, id_field=id_field)
+    options = ReadOptions(
+        fields=tuple(fields), detect_shape=not fields, id_field=id_field, names=False, lines=True
+    )
     items: list[Item] = []
     first_seen: dict[str, str] = {}
     for path in files:

@@ -8,29 +8,82 @@ file (and line, where there is one); ``UnsupportedFileError`` marks a file to sk
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path, PurePath
+from pathlib import PurePath, PurePosixPath
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
-from contam_guard.readers.base import Reader, ReadOptions, Record, Segment, UnsupportedFileError
+from contam_guard.readers.base import Input, Reader, ReadOptions, Record, Segment, UnsupportedFileError
+from contam_guard.readers.compression import COMPRESSED_SUFFIXES, TAR_SHORTHANDS, compression_of
 from contam_guard.readers.csv_reader import read_csv, read_tsv
 from contam_guard.readers.fields import extract_id, segments_of
 from contam_guard.readers.json_array import read_json_array
 from contam_guard.readers.jsonl import read_jsonl
-from contam_guard.readers.opener import COMPRESSED_SUFFIXES
+from contam_guard.readers.member import Member
 from contam_guard.readers.plaintext import read_text
 
 
-def read_parquet(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+def read_parquet(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
     """Parquet records (see ``readers.parquet``).
 
-    Imported here, on first use, because pyarrow takes longer to import than a pre-commit
-    hook on a commit without Parquet files should spend in total.
+    The columnar readers are imported here, on first use, because pyarrow takes longer to
+    import than a pre-commit hook on a commit without such files should spend in total.
     """
     from contam_guard.readers import parquet
 
+    if isinstance(path, Member):
+        yield from parquet.read_parquet(path, display, options)
+        return
     with lfs.content_of(path, display) as content:  # pyarrow opens the path itself
         yield from parquet.read_parquet(content, display, options)
+
+
+def read_arrow(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Arrow IPC and Feather records (see ``readers.arrow_ipc``)."""
+    from contam_guard.readers import arrow_ipc
+
+    yield from arrow_ipc.read_arrow(path, display, options)
+
+
+def read_orc(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """ORC records (see ``readers.orc``)."""
+    from contam_guard.readers import orc
+
+    yield from orc.read_orc(path, display, options)
+
+
+def read_zip(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Every member of a zip archive (see ``readers.archive``)."""
+    from contam_guard.readers import archive
+
+    yield from archive.read_zip(path, display, options, read_member)
+
+
+def read_tar(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Every member of a tar archive, compressed or not (see ``readers.archive``)."""
+    from contam_guard.readers import archive
+
+    yield from archive.read_tar(path, display, options, read_member)
+
+
+def read_markup(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """HTML and XML: text with entities decoded and tags as word boundaries (``readers.markup``)."""
+    from contam_guard.readers import markup
+
+    yield from markup.read_markup(path, display, options)
+
+
+def read_notebook(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Jupyter notebooks, a record per cell (``readers.notebook``)."""
+    from contam_guard.readers import notebook
+
+    yield from notebook.read_notebook(path, display, options)
+
+
+def read_sniffed(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Whatever the bytes are: text of any name, archives, tables (``readers.auto``)."""
+    from contam_guard.readers import auto
+
+    yield from auto.read_sniffed(path, display, options, READERS.__getitem__)
 
 
 READERS: dict[str, Reader] = {
@@ -40,8 +93,17 @@ READERS: dict[str, Reader] = {
     "tsv": read_tsv,
     "parquet": read_parquet,
     "text": read_text,
+    "arrow": read_arrow,
+    "orc": read_orc,
+    "zip": read_zip,
+    "tar": read_tar,
+    "markup": read_markup,
+    "notebook": read_notebook,
+    "sniff": read_sniffed,
 }
 
+SNIFF = "sniff"
+"""The format of a file whose name says nothing: its bytes decide (``readers.auto``)."""
 _SUFFIX_FORMATS: dict[str, str] = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
@@ -52,48 +114,91 @@ _SUFFIX_FORMATS: dict[str, str] = {
     ".txt": "text",
     ".md": "text",
     ".text": "text",
+    ".arrow": "arrow",
+    ".feather": "arrow",
+    ".ipc": "arrow",
+    ".orc": "orc",
+    ".zip": "zip",
+    ".tar": "tar",
+    ".html": "markup",
+    ".htm": "markup",
+    ".xhtml": "markup",
+    ".xml": "markup",
+    ".svg": "markup",
+    ".ipynb": "notebook",
 }
-# Parquet compresses internally and needs random access, so no .parquet.gz.
-_COMPRESSIBLE = frozenset({"jsonl", "json", "csv", "tsv", "text"})
+# Text of code and documents: line by line, as plain text (any other name is sniffed, and read
+# as text when it is text: these only spare the sniffing, and let the compiled path read them).
+# fmt: off
+_TEXT_SUFFIXES = (
+    ".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".java", ".kt", ".scala", ".go", ".rs", ".c",
+    ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".m", ".r", ".jl", ".lua", ".pl",
+    ".sh", ".bash", ".zsh", ".sql", ".css", ".scss", ".tex", ".bib", ".rst", ".adoc", ".org", ".yaml",
+    ".yml", ".toml", ".ini", ".cfg", ".conf", ".log", ".srt", ".vtt",
+)
+# fmt: on
+for _suffix in _TEXT_SUFFIXES:
+    _SUFFIX_FORMATS.setdefault(_suffix, "text")
+RANDOM_ACCESS = frozenset({"parquet", "arrow", "orc", "zip"})
+"""Formats read from anywhere in the file (a compressed one is decompressed to a spool first)."""
 
 
-def detect_format(path: PurePath) -> str | None:
-    """The reader format for ``path`` from its suffix (case-insensitive), else None.
+def detect_format(path: PurePath | str) -> str:
+    """The reader format for ``path`` from its name (case-insensitive): a format of ``READERS``,
+    or ``SNIFF`` when the name does not say (the bytes will).
 
-    ``.gz``/``.zst`` may follow the suffix of a jsonl, json, csv, tsv or text file.
+    A compression suffix (``.gz``, ``.zst``, ``.xz``, ``.bz2``, ``.lz4``, ``.gzip``, ``.zstd``)
+    may follow any format's suffix; ``.tgz`` and the like are tar archives.
     """
-    name = path.name.lower()
-    compressed = name.endswith(COMPRESSED_SUFFIXES)
-    if compressed:
-        name = name.rsplit(".", 1)[0]
-    fmt = _SUFFIX_FORMATS.get(PurePath(name).suffix)
-    if fmt is None or (compressed and fmt not in _COMPRESSIBLE):
-        return None
-    return fmt
+    name = PurePosixPath(str(path)).name.lower() if isinstance(path, str) else path.name.lower()
+    suffix = PurePosixPath(name).suffix
+    if suffix in TAR_SHORTHANDS:
+        return "tar"
+    if compression_of(name) != "plain":
+        name = name[: -len(suffix)]
+        suffix = PurePosixPath(name).suffix
+    return _SUFFIX_FORMATS.get(suffix, SNIFF)
 
 
 def read_records(
-    path: Path, display: str, options: ReadOptions, *, format_name: str | None = None
+    path: Input, display: str, options: ReadOptions, *, format_name: str | None = None
 ) -> Iterator[Record]:
-    """Stream the records of ``path`` with the reader for its format.
+    """Stream the records of ``path`` (a file, or a ``Member`` inside one) with the reader for
+    its format.
 
-    ``display`` is how errors name the file. ``format_name`` overrides suffix detection.
+    ``display`` is how errors name the file. ``format_name`` overrides name detection.
     Raises ``InputError`` at once for an unknown format; reading errors surface while
     iterating.
     """
-    fmt = format_name if format_name is not None else detect_format(path)
-    if fmt is None or fmt not in READERS:
+    fmt = (
+        format_name
+        if format_name is not None
+        else detect_format(path.name if isinstance(path, Member) else path)
+    )
+    if fmt not in READERS:
         raise InputError(
             display,
-            "unknown file type" if fmt is None else f"unknown format {fmt!r}",
-            hint=f"supported formats: {', '.join(READERS)} "
-            f"({', '.join(sorted(_SUFFIX_FORMATS))}, optionally .gz/.zst)",
+            f"unknown format {fmt!r}",
+            hint=f"formats: {', '.join(READERS)}",
         )
     return READERS[fmt](path, display, options)
 
 
+def read_member(member: Member, options: ReadOptions) -> Iterator[Record]:
+    """The records of an archive member, named ``ARCHIVE:MEMBER``."""
+    return read_records(member, member.display, options)
+
+
+def describe_formats() -> str:
+    """The formats and their suffixes, for messages."""
+    return f"{', '.join(READERS)} ({', '.join(sorted(_SUFFIX_FORMATS))}, {', '.join(COMPRESSED_SUFFIXES)})"
+
+
 __all__ = [
     "READERS",
+    "SNIFF",
+    "Input",
+    "Member",
     "ReadOptions",
     "Reader",
     "Record",
@@ -104,6 +209,7 @@ __all__ = [
     "read_csv",
     "read_json_array",
     "read_jsonl",
+    "read_member",
     "read_parquet",
     "read_records",
     "read_text",

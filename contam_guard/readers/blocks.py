@@ -1,10 +1,12 @@
-"""Reading a line-based file (JSONL, plain text) in blocks of whole lines, for the prefilter.
+"""Reading a line-based file (JSONL, plain text) in blocks of whole records, for the prefilter.
 
-``read_line_blocks`` reads blocks of about ``BLOCK_BYTES`` of whole lines and hands each to a line
-filter (the scan's prefilter), which says of every line whether it is blank, and whatever else
-the caller needs; the caller turns only the lines it must into a ``Record``, with the format's
-own line parser (``jsonl.JsonLineParser``, ``plaintext.TextLineParser``), so records, line
-numbers and errors are the ones the line-by-line readers give.
+``read_line_blocks`` reads blocks of about ``BLOCK_BYTES`` of whole records and hands each to a
+line filter (the scan's prefilter), which says of every line whether it is blank, whether it
+continues the record above (a plain-text paragraph's later lines), and whatever else the caller
+needs; the caller turns only the records it must into a ``Record``, with the format's own
+parser (``jsonl.JsonLineParser``, ``plaintext.TextLineParser``), so records, line numbers and
+errors are the ones the line-by-line readers give. A JSONL record is a line; a plain-text
+record is a paragraph (``readers.paragraphs``), so a block ends at a paragraph's end.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -21,8 +22,9 @@ from numpy.typing import NDArray
 
 from contam_guard import native
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record
 from contam_guard.readers.opener import Source, StreamError, open_binary
+from contam_guard.readers.paragraphs import paragraph_lines, text_block_end
 
 if TYPE_CHECKING:
     from contam_guard.readers.opener import InputStream
@@ -37,10 +39,26 @@ def _blank() -> int:
     return blank
 
 
+def _more() -> int:
+    """The status a line filter gives a line that continues the record above."""
+    more: int = native.module().LINE_MORE
+    return more
+
+
+BlockEnd = Callable[[bytearray, int], int]
+"""Where a block of whole records ends in ``buffer[:filled]`` (0: no record complete yet)."""
+
+
+def last_line_end(buffer: bytearray, filled: int) -> int:
+    return buffer.rfind(b"\n", 0, filled) + 1
+
+
 class LineParser(Protocol):
-    """One format's reading of one line (and of the file's first bytes, if it sniffs them)."""
+    """One format's reading of one record (a line, or a plain-text paragraph's lines) and of the
+    file's first bytes, if it sniffs them. ``paragraphs``: its records are paragraphs."""
 
     head_size: int
+    paragraphs: bool
 
     def check_head(self, head: bytes) -> None: ...
 
@@ -75,23 +93,33 @@ class LineBlock(Generic[Filtered]):
 
     @cached_property
     def _records_before(self) -> NDArray[np.int64]:
-        record = self.lines.status != _blank()
+        record = starts_record(self.lines.status)
         counts: NDArray[np.int64] = np.cumsum(record) - record
         return counts
 
     def record(self, k: int) -> Record:
-        """Line ``k`` of the block read exactly: the line reader's record, or its error."""
+        """The record starting on line ``k`` of the block read exactly (with the lines that
+        continue it): the reader's record, or its error."""
         start = int(self.lines.end[k - 1]) if k else 0
+        last, status, more = k, self.lines.status, _more()
+        while last + 1 < status.size and status[last + 1] == more:
+            last += 1
         return self.parser.parse(
-            bytes(self.data[start : int(self.lines.end[k])]),
+            bytes(self.data[start : int(self.lines.end[last])]),
             line=self.first_line + k,
             offset=self.first_offset + start,
             index=self.first_record + int(self._records_before[k]),
         )
 
 
+def starts_record(status: NDArray[np.uint8]) -> NDArray[np.bool_]:
+    """The lines a record starts on: neither blank nor the continuation of the one above."""
+    starts: NDArray[np.bool_] = (status != _blank()) & (status != _more())
+    return starts
+
+
 @contextmanager
-def _open(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Source]:
+def _open(path: Input, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Source]:
     """The file opened as ``options`` say, its head checked by ``parser``."""
     with open_binary(
         path,
@@ -105,12 +133,16 @@ def _open(path: Path, display: str, options: ReadOptions, parser: LineParser) ->
         yield src
 
 
-def parsed_lines(path: Path, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
-    """Every non-blank line of a file through ``parser``, one at a time (``.gz``/``.zst`` allowed).
+def parsed_lines(path: Input, display: str, options: ReadOptions, parser: LineParser) -> Iterator[Record]:
+    """Every record of a file through ``parser``, one at a time (``.gz``/``.zst`` allowed): each
+    non-blank line, or with ``parser.paragraphs`` each paragraph (``readers.paragraphs``).
 
-    ``raw`` is the line's exact bytes with its ending; ``line`` the physical line; ``index``
-    counts non-blank lines. Errors name the line (and byte offset for bad bytes).
+    ``raw`` is the record's exact bytes with its ending; ``line`` the physical line it starts on;
+    ``index`` counts records. Errors name the line (and byte offset for bad bytes).
     """
+    if parser.paragraphs:
+        yield from _parsed_paragraphs(path, display, options, parser)
+        return
     with _open(path, display, options, parser) as src:
         offset = src.first_offset + src.bom_length  # file offset of the current line
         line = src.first_line - 1
@@ -144,8 +176,34 @@ def parsed_block(
         start, line = end, line + 1
 
 
+def _parsed_paragraphs(
+    path: Input, display: str, options: ReadOptions, parser: LineParser
+) -> Iterator[Record]:
+    with _open(path, display, options, parser) as src:
+        offset = src.first_offset + src.bom_length
+        index = src.first_record
+        read = 0  # lines taken from the stream
+
+        def counted() -> Iterator[bytes]:
+            nonlocal read
+            for raw in src.stream:
+                read += 1
+                yield raw
+
+        try:
+            for paragraph in paragraph_lines(counted()):
+                if paragraph is not None:
+                    line = src.first_line + paragraph.first_line
+                    yield parser.parse(
+                        paragraph.raw, line=line, offset=offset + paragraph.offset, index=index
+                    )
+                    index += 1
+        except StreamError as exc:
+            raise InputError(display, exc.problem, line=src.first_line + read, hint=exc.hint) from exc
+
+
 def read_line_blocks(
-    path: Path,
+    path: Input,
     display: str,
     options: ReadOptions,
     parser: LineParser,
@@ -163,19 +221,24 @@ def read_line_blocks(
         offset = src.first_offset + src.bom_length  # file offset of the block
         line = src.first_line  # the block's first line
         index = src.first_record
+        block_end = text_block_end if parser.paragraphs else last_line_end
         try:
-            for data in line_blocks(src.stream, block_bytes or BLOCK_BYTES):
+            for data in line_blocks(src.stream, block_bytes or BLOCK_BYTES, block_end):
                 lines = line_filter(data)
                 yield LineBlock(data, lines, line, offset, index, parser)
                 line += int(lines.end.size)
                 offset += len(data)
-                index += int(np.count_nonzero(lines.status != _blank()))
+                index += int(np.count_nonzero(starts_record(lines.status)))
         except StreamError as exc:
             raise InputError(display, exc.problem, line=line, hint=exc.hint) from exc
 
 
-def line_blocks(stream: InputStream, block_bytes: int) -> Iterator[memoryview]:
-    """Blocks of whole lines of about ``block_bytes`` (a longer line is one block of its own).
+def line_blocks(
+    stream: InputStream, block_bytes: int, block_end: BlockEnd = last_line_end
+) -> Iterator[memoryview]:
+    """Blocks of whole lines of about ``block_bytes`` (a longer line is one block of its own),
+    each ending where ``block_end`` says a record ends (by default at its last newline; plain
+    text by paragraph: ``paragraphs.text_block_end``).
 
     The blocks are views of one buffer that the next block reuses: no fresh memory per block
     (the page faults of a new 4 MB buffer each time cost more than reading the file from the
@@ -200,8 +263,8 @@ def line_blocks(stream: InputStream, block_bytes: int) -> Iterator[memoryview]:
                     yield memoryview(buffer)[:filled]
                 return
             filled += count
-        cut = buffer.rfind(b"\n", 0, filled) + 1
-        if not cut:  # inside one long line: a larger buffer (a new one: the old may still be viewed)
+        cut = block_end(buffer, filled)
+        if not cut:  # inside one long record: a larger buffer (a new one: the old may still be viewed)
             larger = bytearray(2 * len(buffer))
             larger[:filled] = buffer
             buffer = larger

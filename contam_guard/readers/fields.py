@@ -32,6 +32,7 @@ ALLOW_KEY = "contam_guard"
 ALLOW_VALUE = "allow"
 KEY_MARK = "{key}"
 """Suffix of the path of a segment that is an object's key (``meta{key}``)."""
+GROUP_LABEL = "--group-by field"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
 _MAX_KEY_IN_PATH = 40
 _INDEX = re.compile(r"\[\d+\]")
@@ -265,14 +266,17 @@ def segments_of(obj: object, options: ReadOptions, *, path: str, line: int | Non
     return tuple(strings_in(obj))
 
 
-def extract_id(obj: object, id_field: str | None, *, path: str, line: int | None) -> str | None:
-    """The item id at ``id_field`` (numbers become their decimal string), or None if unset."""
+def extract_id(
+    obj: object, id_field: str | None, *, path: str, line: int | None, label: str = "id field"
+) -> str | None:
+    """The item id at ``id_field`` (numbers become their decimal string), or None if unset.
+    (Also the ``--group-by`` value, with ``label`` naming that option in errors.)"""
     if id_field is None:
         return None
     record = _as_object(obj, path, line)
-    values = _resolve(record, id_field, "id field", path, line)
+    values = _resolve(record, id_field, label, path, line)
     if len(values) != 1:
-        raise InputError(path, f"id field {id_field!r} gives {len(values)} values, expected one", line=line)
+        raise InputError(path, f"{label} {id_field!r} gives {len(values)} values, expected one", line=line)
     value = values[0][1]
     if isinstance(value, str):
         return value
@@ -280,7 +284,7 @@ def extract_id(obj: object, id_field: str | None, *, path: str, line: int | None
         return str(value)
     raise InputError(
         path,
-        f"id field {id_field!r} is {describe(value)}, expected a string or number",
+        f"{label} {id_field!r} is {describe(value)}, expected a string or number",
         line=line,
     )
 
@@ -305,4 +309,5 @@ def record_from_object(
         item_id=None
         if options.id_field is None
         else extract_id(obj, options.id_field, path=source, line=line),
+        group=extract_id(obj, options.group_by, path=source, line=line, label=GROUP_LABEL),
     )

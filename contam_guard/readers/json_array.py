@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import codecs
 import io
+import itertools
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ijson
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record
 from contam_guard.readers.chunked import ChunkedRaw
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.depth import MAX_DEPTH, too_deep
@@ -147,18 +147,21 @@ def _elements(events: Iterable[tuple[str, Any]], display: str) -> Iterator[objec
             parent[key] = value
 
 
-def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
-    """Yield one record per element of a top-level JSON array (``.gz``/``.zst`` allowed).
+def read_json_array(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Yield one record per element of a top-level JSON array (compressed files allowed).
 
     ``line`` is None (the parser does not track lines); ``index`` is the array position.
-    An empty or whitespace-only file has no records.
+    An empty or whitespace-only file has no records. Training data may be any other JSON
+    document too (an object: a config, a notebook-like dump), read as one record; a golden set
+    must be an array of objects.
     """
     check_encoding(options, display, line_based=False)
     with open_binary(path, display, encoding=options.encoding, errors=options.errors) as src:
         first, skipped = _skip_whitespace(src.stream)
         if not first:
             return
-        if first != b"[":
+        whole = first != b"["
+        if whole and (options.detect_shape or options.id_field is not None):
             raise InputError(
                 display,
                 f"top-level JSON value is {_top_level_kind(first)}, expected an array",
@@ -171,7 +174,10 @@ def read_json_array(path: Path, display: str, options: ReadOptions) -> Iterator[
         index = 0
         try:
             # DupObject: an element's key written twice keeps both values, as in JSONL.
-            for obj in _elements(ijson.basic_parse(stream, use_float=True), display):
+            events: Iterable[tuple[str, Any]] = ijson.basic_parse(stream, use_float=True)
+            if whole:  # one JSON document (a config, package.json): one record of all its strings
+                events = itertools.chain([("start_array", None)], events, [("end_array", None)])
+            for obj in _elements(events, display):
                 if not isinstance(obj, dict) and (options.fields or options.detect_shape):
                     raise InputError(
                         display,

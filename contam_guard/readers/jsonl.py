@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import json.scanner
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import orjson
 
 from contam_guard import native
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.depth import deeper_than, too_deep
@@ -94,6 +93,7 @@ class JsonLineParser:
     """One non-blank JSONL line to a ``Record``: json's results, errors naming the line."""
 
     head_size = 0
+    paragraphs = False
 
     def __init__(self, display: str, options: ReadOptions) -> None:
         check_encoding(options, display, line_based=True, transcoded=True)
@@ -131,7 +131,7 @@ class JsonLineParser:
         return record_from_object(obj, self._options, source=self._display, index=index, line=line, raw=raw)
 
 
-def read_jsonl(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
+def read_jsonl(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
     """Yield one record per non-blank line of a JSONL file (``.gz``/``.zst`` allowed).
 
     ``raw`` is the line's exact bytes with its line ending; ``line`` is the physical line;

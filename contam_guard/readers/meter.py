@@ -4,13 +4,15 @@ Every streaming reader opens its file through ``readers.opener`` (the one door),
 the file's handle here while it is open. ``bytes_read`` sums, over the files opened in this
 process, the position reached in each: bytes on disk, so a ``.gz``/``.zst`` file counts its
 compressed bytes, and its total is its size on disk too. A progress bar compares the change in
-``bytes_read`` with ``input_bytes`` of the files it was given. Parquet files are read by pyarrow
-from their path, so they are neither counted nor in the total. Nothing but progress reads it.
+``bytes_read`` with ``input_bytes`` of the files it was given. Parquet, Arrow, ORC and zip files
+are read from their path by pyarrow or zipfile, so they are neither counted nor in the total.
+Nothing but progress reads it.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -73,15 +75,32 @@ def bytes_read() -> int:
 
 def input_bytes(paths: Iterable[Path]) -> int:
     """The bytes ``bytes_read`` will count when ``paths`` are read: the sizes on disk of the
-    files read through the opener (not Parquet, nor files contam-guard does not read)."""
-    from contam_guard.readers import detect_format  # noqa: PLC0415 (readers -> opener -> this module)
+    files read through the opener (not the formats read from their path, nor folders)."""
+    from contam_guard.readers import SNIFF, detect_format  # noqa: PLC0415 (readers -> opener -> here)
 
     total = 0
     for path in paths:
-        if detect_format(path) in (None, "parquet"):
+        fmt = detect_format(path)
+        if fmt in ("parquet", "arrow", "orc", "zip"):
+            continue  # read by pyarrow or zipfile from the path, not through the opener
+        if fmt == SNIFF and not _may_be_read(path):
             continue
         try:
-            total += os.stat(path).st_size
+            info = os.stat(path)
+            total += info.st_size if stat.S_ISREG(info.st_mode) else 0
         except OSError:
             continue  # the scan reports it
     return total
+
+
+def _may_be_read(path: Path) -> bool:
+    """Whether a file whose name says nothing is read through the opener (text, compressed data,
+    a tar archive), not left out (an image) or read from its path (a table, a zip)."""
+    from contam_guard.readers.sniff import HEAD_BYTES, sniff  # noqa: PLC0415 (as above)
+
+    try:
+        with open(path, "rb") as handle:
+            found = sniff(handle.read(HEAD_BYTES), path.name)
+    except OSError:
+        return False
+    return found.format not in (None, "parquet", "arrow", "orc", "zip")

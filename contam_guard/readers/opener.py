@@ -12,8 +12,8 @@ re-raises with that line.
 from __future__ import annotations
 
 import errno
-import gzip
 import io
+import lzma
 import os
 import stat
 import zlib
@@ -21,33 +21,31 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import zstandard
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
 from contam_guard.readers import meter, transcode
-from contam_guard.readers.base import Window
-from contam_guard.readers.zstd_stream import ZstdRaw
+from contam_guard.readers.base import Input, Window
+from contam_guard.readers.compression import ReadInto, compression_of, decompressor
+from contam_guard.readers.member import Bounded, Member
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 UTF8_BOM = b"\xef\xbb\xbf"
-COMPRESSED_SUFFIXES = (".gz", ".zst")
 
 # Large enough that per-chunk Python overhead is noise next to json.loads on every line.
 _BUFFER_SIZE = 1 << 16
-_STREAM_ERRORS = (OSError, EOFError, zlib.error, zstandard.ZstdError)
+_STREAM_ERRORS = (OSError, EOFError, zlib.error, zstandard.ZstdError, lzma.LZMAError)
+_CHECK_TOOL = {"gzip": "gzip", "zstd": "zstd", "xz": "xz", "bz2": "bzip2", "lz4": "lz4"}
+"""The command that tests a file of each compression (``gzip -t FILE``), for the hint."""
 
 
 class StreamError(InputError):
     """Reading failed mid-stream (corrupt or truncated compression, I/O error)."""
-
-
-class _ReadInto(Protocol):
-    def readinto(self, buffer: WriteableBuffer, /) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +91,7 @@ class _Limited(io.RawIOBase):
 class _GuardedRaw(io.RawIOBase):
     """Turn low-level read failures into ``StreamError`` and strip a leading UTF-8 BOM."""
 
-    def __init__(self, inner: _ReadInto, display: str, kind: str, *, strip_bom: bool = True) -> None:
+    def __init__(self, inner: ReadInto, display: str, kind: str, *, strip_bom: bool = True) -> None:
         super().__init__()
         self._strip_bom = strip_bom
         # readinto1: a buffered inner stream (gzip) must not read far ahead, or corruption
@@ -158,23 +156,14 @@ class _GuardedRaw(io.RawIOBase):
                 hint = None
             else:
                 problem = f"{self._kind} data is corrupt or truncated ({exc})"
-                hint = f"re-create or re-download the file; `{self._kind} -t FILE` checks it"
+                tool = _CHECK_TOOL.get(self._kind)
+                hint = "re-create or re-download the file" + (f"; `{tool} -t FILE` checks it" if tool else "")
             raise StreamError(self._display, problem, hint=hint) from exc
 
 
 if TYPE_CHECKING:
     # BufferedReader is generic only to type checkers (not subscriptable at runtime on 3.11).
     InputStream: TypeAlias = io.BufferedReader[io.RawIOBase]
-
-
-def compression_of(path: Path) -> str:
-    """``"gzip"``, ``"zstd"`` or ``"plain"``, from the file name's last suffix."""
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        return "gzip"
-    if name.endswith(".zst"):
-        return "zstd"
-    return "plain"
 
 
 def check_regular_file(path: Path, display: str) -> os.stat_result:
@@ -236,7 +225,7 @@ def transcodes(path: Path, encoding: str) -> bool:
 
 @contextmanager
 def open_binary(
-    path: Path,
+    path: Input,
     display: str,
     *,
     head_size: int = 0,
@@ -244,52 +233,18 @@ def open_binary(
     encoding: str = "utf-8",
     errors: str = "strict",
 ) -> Iterator[Source]:
-    """Open ``path`` for reading bytes, decompressing ``.gz``/``.zst`` by suffix.
+    """Open ``path`` (a file, or a ``Member`` inside one) for reading bytes, decompressing by
+    suffix (``readers.compression``: ``.gz``, ``.zst``, ``.xz``, ``.bz2``, ``.lz4``).
 
     A Git LFS pointer is replaced by the object's content when this clone has it, else it is an
-    ``InputError`` with the fix (``contam_guard.lfs``). A zero-byte ``.gz``/``.zst`` is an error.
+    ``InputError`` with the fix (``contam_guard.lfs``). A zero-byte compressed file is an error.
     A leading BOM is removed; a file in UTF-16/32 (by BOM, by ``encoding``, or sniffed) is
     transcoded to ``transcode.stream_encoding(encoding)``, decoding with ``errors``.
     ``head_size`` bytes are read eagerly so a caller can sniff content (``Source.head``) before
     streaming. With a ``window`` (uncompressed files only), the stream holds just the bytes
     ``[window.start, window.end)``.
     """
-    with (
-        lfs.content_of(path, display) as content,
-        _open_content(content, display, head_size, window, encoding, errors) as source,
-    ):
-        yield source
-
-
-@contextmanager
-def _open_content(
-    path: Path, display: str, head_size: int, window: Window | None, encoding: str, errors: str
-) -> Iterator[Source]:
-    info = check_regular_file(path, display)
-    with ExitStack() as stack:
-        try:
-            plain = stack.enter_context(open(path, "rb", buffering=0))
-        except OSError as exc:
-            raise _os_error(display, exc) from exc
-        kind = compression_of(path)
-        if kind != "plain" and info.st_size == 0:
-            raise empty_container(kind, display)
-        inner: _ReadInto
-        first = Window(0, info.st_size, 1, 0) if window is None else window
-        if window is not None:
-            if kind != "plain":
-                raise InputError(display, "internal: only an uncompressed file can be read in windows")
-            plain.seek(window.start)
-            inner = _Limited(plain, window.end - window.start)
-        elif kind == "gzip":
-            inner = stack.enter_context(gzip.GzipFile(fileobj=plain, mode="rb"))
-        elif kind == "zstd":
-            zraw = ZstdRaw(plain)
-            stack.callback(zraw.close)
-            inner = zraw
-        else:
-            inner = plain
-        stack.callback(meter.METER.track(plain))  # progress: bytes read of the file on disk
+    with _decompressed(path, display, window) as (inner, kind, first):
         guarded = _GuardedRaw(inner, display, kind, strip_bom=first.start == 0)
         guarded.prime(max(head_size, transcode.SNIFF_BYTES))
         # A later window continues a file whose start needed no transcoding (the planner checks).
@@ -313,13 +268,106 @@ def _open_content(
             head = transcoder.prime(head_size)  # a failure waits for the read that reaches it
             raw = transcoder
         stream = io.BufferedReader(raw, _BUFFER_SIZE)
-        stack.callback(stream.close)
-        yield Source(
-            stream=stream,
-            bom_length=guarded.bom_length,
-            head=head,
-            first_offset=first.start,
-            first_line=first.first_line,
-            first_record=first.first_record,
-            transcoded_from=codec,
-        )
+        try:
+            yield Source(
+                stream=stream,
+                bom_length=guarded.bom_length,
+                head=head,
+                first_offset=first.start,
+                first_line=first.first_line,
+                first_record=first.first_record,
+                transcoded_from=codec,
+            )
+        finally:
+            stream.close()
+
+
+def head_of(path: Path, display: str, size: int = 8192) -> bytes:
+    """The first ``size`` bytes of the file ``path`` as they are on disk (an LFS pointer's
+    object's), for sniffing; an ``InputError`` when it cannot be read."""
+    with lfs.content_of(path, display) as content:
+        check_regular_file(content, display)
+        try:
+            with open(content, "rb") as handle:
+                return handle.read(size)
+        except OSError as exc:
+            raise _os_error(display, exc) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class RawSource:
+    """An input's bytes after decompression, nothing else done to them (no BOM removed, no
+    transcoding): what archives and sniffing read. ``head`` is a prefix, also in ``stream``."""
+
+    stream: io.RawIOBase
+    head: bytes
+    compression: str
+
+
+@contextmanager
+def open_raw(path: Input, display: str, head_size: int) -> Iterator[RawSource]:
+    """Open ``path`` for its decompressed bytes, the first ``head_size`` of them read ahead.
+
+    Read errors (corrupt compression, I/O) are ``StreamError``s naming ``display``."""
+    with _decompressed(path, display, None) as (inner, kind, _):
+        guarded = _GuardedRaw(inner, display, kind, strip_bom=False)
+        guarded.prime(head_size)
+        try:
+            yield RawSource(guarded, guarded.head, kind)
+        finally:
+            guarded.close()
+
+
+@contextmanager
+def _decompressed(path: Input, display: str, window: Window | None) -> Iterator[tuple[ReadInto, str, Window]]:
+    """(the decompressed byte stream, the compression, the window read) of a file or member."""
+    if isinstance(path, Member):
+        if window is not None:
+            raise InputError(display, "internal: an archive member cannot be read in windows")
+        kind = compression_of(path.name)
+        if kind != "plain" and not path.head:
+            raise empty_container(kind, display)
+        stream = path.open()
+        with ExitStack() as stack:
+            stack.callback(stream.close)
+            inner: ReadInto = stream
+            if kind != "plain":
+                unpacked = decompressor(kind, stream)
+                stack.callback(unpacked.close)
+                inner = unpacked
+                if path.limit is not None:  # inside an archive: a bomb must not inflate forever
+                    inner = Bounded(unpacked.read, display, path.limit)
+            yield inner, kind, Window(0, path.size or 0, 1, 0)
+        return
+    with lfs.content_of(path, display) as content, _decompressed_file(content, display, window) as found:
+        yield found
+
+
+@contextmanager
+def _decompressed_file(
+    path: Path, display: str, window: Window | None
+) -> Iterator[tuple[ReadInto, str, Window]]:
+    info = check_regular_file(path, display)
+    with ExitStack() as stack:
+        try:
+            plain = stack.enter_context(open(path, "rb", buffering=0))
+        except OSError as exc:
+            raise _os_error(display, exc) from exc
+        kind = compression_of(path)
+        if kind != "plain" and info.st_size == 0:
+            raise empty_container(kind, display)
+        inner: ReadInto
+        first = Window(0, info.st_size, 1, 0) if window is None else window
+        if window is not None:
+            if kind != "plain":
+                raise InputError(display, "internal: only an uncompressed file can be read in windows")
+            plain.seek(window.start)
+            inner = _Limited(plain, window.end - window.start)
+        elif kind != "plain":
+            unpacked = decompressor(kind, plain)
+            stack.callback(unpacked.close)
+            inner = unpacked
+        else:
+            inner = plain
+        stack.callback(meter.METER.track(plain))  # progress: bytes read of the file on disk
+        yield inner, kind, first

@@ -1,12 +1,11 @@
-"""Plain text: one document per line, or the whole file as one document."""
+"""Plain text: one document per paragraph (``readers.paragraphs``), per line, or per file."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record, Segment
+from contam_guard.readers.base import Input, ReadOptions, Record, Segment
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.opener import Source, StreamError, open_binary
@@ -41,11 +40,12 @@ def _whole_file(src: Source, display: str, options: ReadOptions) -> Iterator[Rec
             line_offset=src.bom_length,
             encoding=encoding,
         ) from exc
-    yield Record(source=display, index=0, line=1, segments=(Segment("", text),), raw=data)
+    yield Record(source=display, index=0, line=1, segments=(Segment("", text),), raw=data, text_lines=True)
 
 
 class TextLineParser:
-    """One non-blank line of a plain-text file to a ``Record`` (ending stripped)."""
+    """One record of a plain-text file to a ``Record`` (its last line's ending stripped): a
+    paragraph's lines, or with ``options.lines`` one non-blank line."""
 
     head_size = _SNIFF_BYTES
 
@@ -54,6 +54,7 @@ class TextLineParser:
         self._display = display
         self._options = options
         self._encoding = stream_encoding(options.encoding)  # UTF-16/32 arrive as UTF-8
+        self.paragraphs = not options.lines
 
     def check_head(self, head: bytes) -> None:
         self.check_head_of(head, self._display)
@@ -72,12 +73,14 @@ class TextLineParser:
             )
 
     def parse(self, raw: bytes, *, line: int, offset: int, index: int) -> Record:
-        """``raw`` is the line with its ending; ``offset`` its file offset (for decode errors)."""
+        """``raw`` is the record's lines with their endings, the first being line ``line`` at
+        file offset ``offset`` (for decode errors, which name the line of the bad byte)."""
         try:
             text = raw.decode(self._encoding, self._options.errors)
         except UnicodeDecodeError as exc:
+            bad_line = line + raw.count(b"\n", 0, exc.start)
             raise decode_failure(
-                self._display, exc, line=line, line_offset=offset, encoding=self._encoding
+                self._display, exc, line=bad_line, line_offset=offset, encoding=self._encoding
             ) from exc
         return Record(
             source=self._display,
@@ -85,13 +88,14 @@ class TextLineParser:
             line=line,
             segments=(Segment("", _strip_ending(text)),),
             raw=raw,
+            text_lines=True,
         )
 
 
-def read_text(path: Path, display: str, options: ReadOptions) -> Iterator[Record]:
-    """Yield one record per non-blank line (ending stripped), or one for the whole file.
-
-    ``options.whole_file`` selects the latter. ``fields``/``id_field`` do not apply to
+def read_text(path: Input, display: str, options: ReadOptions) -> Iterator[Record]:
+    """Yield one record per paragraph (lines up to a blank line, ``readers.paragraphs``; the last
+    line's ending stripped), or with ``options.lines`` per non-blank line, or with
+    ``options.whole_file`` one for the whole file. ``fields``/``id_field`` do not apply to
     plain text and are ignored (the segment's path is ""). UTF-16/32 text is read
     (``open_binary`` transcodes it); a file with a NUL byte in its first 8 KiB after that is
     binary data: ``InputError``.

@@ -65,7 +65,9 @@ class Stage(Protocol):
 
     def missing(self, word_hashes: U64) -> U64: ...
     def add(self, words: Sequence[str]) -> None: ...
-    def run(self, word_hashes: U64, unit_first: I64) -> StageResult: ...
+    def run(
+        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+    ) -> StageResult: ...
 
 
 class NumpyStage:
@@ -88,13 +90,17 @@ class NumpyStage:
     def add(self, words: Sequence[str]) -> None:
         self.vocab.add(words)
 
-    def run(self, word_hashes: U64, unit_first: I64) -> StageResult:
+    def run(
+        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+    ) -> StageResult:
+        """The masked 5-grams found (``numbers``, default: if the stage finds them) and the
+        pairs scored (``reworded``, default: if it scores them) of the units of ``word_hashes``."""
         rows = self.vocab.rows(word_hashes)
         gram = _NO_INTS, _NO_INTS, _NO_INTS
-        if self.numbers:
+        if self.numbers and numbers is not False:
             gram = self._gram_hits(masked_stream(self.vocab, rows, unit_first))
         pairs = _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64)
-        if self.scorers:
+        if self.scorers and reworded is not False:
             pairs = self._scores(content_stream(self.vocab, rows, unit_first))
         return StageResult(*gram, *pairs)
 
@@ -188,12 +194,14 @@ class CompiledStage:
             e.stem_raw, e.stem_len, e.inside_first, e.inside,
         )  # fmt: skip
 
-    def run(self, word_hashes: U64, unit_first: I64) -> StageResult:
+    def run(
+        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+    ) -> StageResult:
         raw_hits, raw_pairs = self._pass.run(
             native.need(word_hashes, np.uint64),
             native.need(unit_first, np.int64),
-            self.numbers,
-            self.floor is not None,
+            self.numbers and numbers is not False,
+            self.floor is not None and reworded is not False,
         )
         hits = np.frombuffer(raw_hits, dtype=np.int64).reshape(-1, 3)
         pairs = np.frombuffer(raw_pairs, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")])

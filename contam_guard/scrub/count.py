@@ -24,6 +24,7 @@ from contam_guard.engine.batching import batches
 from contam_guard.engine.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.engine.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.readers import ReadOptions, Record, read_records
+from contam_guard.readers.blocks import starts_record
 from contam_guard.scrub.golden import GoldenNgrams
 from contam_guard.text.hashing import HashKey
 
@@ -143,11 +144,10 @@ def _prefiltered(
     blocks = prefilter.blocks(job.path, job.display, read, line_reading)
     for block in blocks:
         lines = block.lines
-        record = lines.status != prefilter_status.BLANK
         hashed = (lines.status == prefilter_status.CLEAN) | (lines.status == prefilter_status.HITS)
-        totals.records += int(np.count_nonzero(record))
+        totals.records += int(np.count_nonzero(starts_record(lines.status)))
         totals.chars += int(lines.chars[hashed].sum())
-        totals.bytes += int(np.diff(lines.end, prepend=0)[record].sum())
+        totals.bytes += int(np.diff(lines.end, prepend=0)[lines.status != prefilter_status.BLANK].sum())
         wanted = [block.record(k) for k in np.flatnonzero(lines.status == prefilter_status.EXACT).tolist()]
         totals.chars += sum(r.chars for r in wanted)
         hit_lines, grams, _ = lines.hit_records()

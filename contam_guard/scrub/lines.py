@@ -2,8 +2,11 @@
 
 The first pass reads records with the ordinary readers (which validate everything and name
 file:line on any error). Later passes walk the same file's lines as raw bytes, numbering the
-records exactly as the readers do (a line is a record unless it is blank), so untouched records
-and blank lines are copied byte for byte and only touched records are parsed again.
+records exactly as the readers do (a JSONL line is a record unless it is blank; plain text is
+read by paragraph, ``readers.paragraphs``), so untouched records and blank lines are copied byte
+for byte and only touched records are parsed again. A plain-text record's pieces keep its line
+breaks and are written as paragraphs of their own (a blank line between), so that reading the
+output again gives the pieces as records.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from numpy.typing import NDArray
 
 from contam_guard import native
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, detect_format
-from contam_guard.readers.blocks import BLOCK_BYTES, line_blocks
+from contam_guard.readers import SNIFF, ReadOptions, detect_format
+from contam_guard.readers.blocks import BLOCK_BYTES, last_line_end, line_blocks
+from contam_guard.readers.compression import compression_of
 from contam_guard.readers.fields import KEY_MARK, DupObject, parse_field, record_from_object, strings_in
 from contam_guard.readers.jsonl import JsonLineParser
 from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
+from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, paragraph_lines, text_block_end
 from contam_guard.text.hashing import GRAM_N
 
 FORMATS = ("jsonl", "text")
@@ -42,8 +47,9 @@ class Sink(Protocol):
 @dataclass(frozen=True, slots=True)
 class Line:
     number: int
-    """1-based physical line (after any BOM), as the readers count."""
+    """1-based physical line (after any BOM), as the readers count; a paragraph's first line."""
     raw: bytes
+    """The line, or a plain-text paragraph's lines, with their endings."""
     record: int | None
     """The record number (0-based), None for a blank line."""
 
@@ -85,8 +91,17 @@ def scrub_format(path: PurePath, display: str) -> str:
     """The input's format, or an ``InputError`` for a format scrub cannot write back (the hint
     shows how to convert that format to JSONL)."""
     fmt = detect_format(path)
+    written = compression_of(path) == "plain" or path.name.lower().endswith((".gz", ".zst"))
+    if fmt in FORMATS and not written:
+        # Read through any compression, but written back compressed only as .gz or .zst: an
+        # .xz (or .gzip, .lz4, ...) input would be replaced by plain text under its own name.
+        raise InputError(
+            display,
+            f"scrub writes .gz and .zst files, not {path.suffix}",
+            hint="decompress it (or recompress it as .gz or .zst) and scrub that file",
+        )
     if fmt not in FORMATS:
-        kind = "an unknown file type" if fmt is None else fmt.upper()
+        kind = "a file of no known format" if fmt == SNIFF else fmt.upper()
         hint = "convert it to JSONL (one JSON object per line) first"
         if fmt in _PANDAS_READERS:
             hint += f", e.g. with pandas: {_PANDAS_READERS[fmt]}.to_json(out, orient='records', lines=True)"
@@ -96,11 +111,13 @@ def scrub_format(path: PurePath, display: str) -> str:
 
 @dataclass(frozen=True)
 class LineSpans:
-    """Whole lines of an input: ``data``, starting at physical line ``first_line``."""
+    """Whole records of an input: ``data``, starting at physical line ``first_line``; its
+    records are plain-text ``paragraphs`` or lines."""
 
     data: memoryview
     """Valid until the next block is read (``readers.blocks.line_blocks``)."""
     first_line: int
+    paragraphs: bool = False
 
     @cached_property
     def ends(self) -> NDArray[np.int64]:
@@ -112,22 +129,33 @@ class LineSpans:
         return int(self.ends.size)
 
     def span(self, number: int) -> tuple[int, int]:
-        """[start, end) of physical line ``number`` (which must lie in this block)."""
+        """[start, end) of the record starting on physical line ``number`` (which must lie in
+        this block): the line, or the paragraph's lines (``readers.paragraphs``)."""
         k = number - self.first_line
-        return (int(self.ends[k - 1]) if k else 0), int(self.ends[k])
+        start, end = (int(self.ends[k - 1]) if k else 0), int(self.ends[k])
+        while self.paragraphs and end - start < PARAGRAPH_BYTES and k + 1 < self.lines:
+            k += 1
+            following = int(self.ends[k])
+            if bytes(self.data[end:following]).isspace():
+                break
+            end = following
+        return start, end
 
 
 @contextmanager
-def open_blocks(path: Path, display: str) -> Iterator[tuple[bool, Iterator[LineSpans]]]:
-    """(whether the file starts with a UTF-8 BOM, its lines in blocks) for one pass that needs
-    only a few lines: the rest are never split, let alone parsed."""
+def open_blocks(path: Path, display: str, fmt: str) -> Iterator[tuple[bool, Iterator[LineSpans]]]:
+    """(whether the file starts with a UTF-8 BOM, its records in blocks) for one pass that needs
+    only a few records: the rest are never split, let alone parsed."""
+    paragraphs = fmt == "text"
     with open_binary(path, display) as src:
 
         def blocks() -> Iterator[LineSpans]:
             number = 1
             try:
-                for data in line_blocks(src.stream, BLOCK_BYTES):
-                    block = LineSpans(data, number)
+                for data in line_blocks(
+                    src.stream, BLOCK_BYTES, text_block_end if paragraphs else last_line_end
+                ):
+                    block = LineSpans(data, number, paragraphs)
                     yield block
                     number += block.lines
             except StreamError as exc:
@@ -144,8 +172,8 @@ def lines_in(block: LineSpans, wanted: list[int]) -> list[int]:
 
 
 @contextmanager
-def open_lines(path: Path, display: str) -> Iterator[tuple[bool, Iterator[Line]]]:
-    """(whether the file starts with a UTF-8 BOM, its lines) for one pass."""
+def open_lines(path: Path, display: str, fmt: str) -> Iterator[tuple[bool, Iterator[Line]]]:
+    """(whether the file starts with a UTF-8 BOM, its records and blank lines) for one pass."""
     with open_binary(path, display) as src:
 
         def lines() -> Iterator[Line]:
@@ -162,7 +190,25 @@ def open_lines(path: Path, display: str) -> Iterator[tuple[bool, Iterator[Line]]
             except StreamError as exc:
                 raise InputError(display, exc.problem, line=number + 1, hint=exc.hint) from exc
 
-        yield src.bom_length > 0, lines()
+        def paragraphs() -> Iterator[Line]:
+            record = 0
+            read = 0
+
+            def counted() -> Iterator[bytes]:
+                nonlocal read
+                for raw in src.stream:
+                    read += 1
+                    yield raw
+
+            try:
+                for paragraph in paragraph_lines(counted()):
+                    if paragraph is not None:
+                        yield Line(paragraph.first_line + 1, paragraph.raw, record)
+                        record += 1
+            except StreamError as exc:
+                raise InputError(display, exc.problem, line=read + 1, hint=exc.hint) from exc
+
+        yield src.bom_length > 0, paragraphs() if fmt == "text" else lines()
 
 
 def _ending(raw: bytes) -> bytes:
@@ -262,13 +308,13 @@ def render(fmt: str, parsed: Parsed, record: int, pieces: tuple[tuple[int, int],
     """The output lines for a touched record: its pieces, one record each (none if dropped)."""
     if not pieces:
         return b""
-    if fmt == "text":
-        lines = [parsed.text[start:end].encode("utf-8") for start, end in pieces]
-    else:
-        assert parsed.obj is not None and parsed.target is not None
-        lines = [_piece_json(parsed, record, start, end) for start, end in pieces]
-    # The record's own line ending after each piece; a last line without one gets "\n" between.
-    return (parsed.ending or b"\n").join(lines) + parsed.ending
+    ending = parsed.ending or b"\n"  # a last line without one gets "\n" between pieces
+    if fmt == "text":  # each piece a paragraph of its own: a blank line between them
+        texts = [parsed.text[start:end].encode("utf-8") for start, end in pieces]
+        return (ending + ending).join(texts) + parsed.ending
+    assert parsed.obj is not None and parsed.target is not None
+    lines = [_piece_json(parsed, record, start, end) for start, end in pieces]
+    return ending.join(lines) + parsed.ending
 
 
 def _piece_json(parsed: Parsed, record: int, start: int, end: int) -> bytes:

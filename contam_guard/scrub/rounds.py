@@ -146,7 +146,7 @@ class _Round:
     def _every_record(self, job: Job, number: int) -> Iterator[tuple[Line, RecordState | None]]:
         """Every record: an n-gram that was common has become rare, and any record may hold it
         (rare: see the package docstring)."""
-        with open_lines(job.path, job.display) as (_, lines):
+        with open_lines(job.path, job.display, job.fmt) as (_, lines):
             for line in lines:
                 if line.record is not None:
                     yield line, self.states.get((number, line.record))
@@ -155,7 +155,7 @@ class _Round:
         """Only the touched records, found by their line numbers."""
         touched = {state.line: state for (file, _), state in self.states.items() if file == number}
         wanted = sorted(touched)
-        with open_blocks(job.path, job.display) as (_, blocks):
+        with open_blocks(job.path, job.display, job.fmt) as (_, blocks):
             for block in blocks:
                 for line_number in lines_in(block, wanted):
                     state = touched[line_number]

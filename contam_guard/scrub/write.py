@@ -44,7 +44,7 @@ def write_outputs(
         touched = {state.line: state for (file, _), state in states.items() if file == number}
         wanted = sorted(touched)
         with (
-            open_blocks(job.path, job.display) as (bom, blocks),
+            open_blocks(job.path, job.display, job.fmt) as (bom, blocks),
             files.file(job.output) as handle,
             output_stream(job.output, bom, handle) as sink,
         ):

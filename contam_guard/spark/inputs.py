@@ -6,7 +6,8 @@ parses and scans them:
 - ``file``: the file's key (``canonical`` of its path), "" for a DataFrame;
 - ``block``: the byte offset where the Spark split holding the row starts (text files; a split's
   rows are consecutive lines of one file), None otherwise;
-- ``raw``: a JSONL or text line as bytes, without its ``\\n`` (JSON of a nested Parquet value);
+- ``raw``: a JSONL line as bytes, without its ``\\n``; a whole plain-text file (read by
+  paragraph, which may span any split: one task reads the file); JSON of a nested Parquet value;
 - ``text``: the text itself (Parquet string column, DataFrame column);
 - ``row``: the record number when the input knows it (Parquet row index, ``record_col``).
 
@@ -31,7 +32,7 @@ from pyspark.sql import types as st
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, UnsupportedFileError, detect_format, read_records
+from contam_guard.readers import SNIFF, ReadOptions, UnsupportedFileError, detect_format, read_records
 from contam_guard.readers.decoding import check_encoding
 from contam_guard.readers.fields import ALLOW_KEY
 from contam_guard.readers.opener import open_binary
@@ -240,7 +241,8 @@ def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
         if fmt not in SPARK_FORMATS:
             raise InputError(
                 source.display,
-                f"the Spark engine reads JSONL, text and Parquet, not {fmt.upper()}",
+                f"the Spark engine reads JSONL, text and Parquet, not "
+                f"{'a file whose name does not say its format' if fmt == SNIFF else fmt.upper()}",
                 hint="convert it to JSONL or Parquet, or scan it with the local engine",
             )
         if source.location.lower().endswith(".zst"):
@@ -264,9 +266,13 @@ def plan_files(sources: Sequence[SparkSource], read: ReadOptions) -> InputPlan:
     return InputPlan(files, read, tuple(notices))
 
 
-def _text_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
+def _text_lines(spark: SparkSession, files: list[InputFile], *, whole: bool = False) -> DataFrame:
     # lineSep "\n": only "\n" ends a line, as in the local readers (a lone "\r" does not).
-    lines = spark.read.option("lineSep", "\n").text([f.key for f in files])
+    # Plain text is read by paragraph, and a paragraph may span any split: a file is one row.
+    paths = [f.key for f in files]
+    lines = (
+        spark.read.text(paths, wholetext=True) if whole else spark.read.option("lineSep", "\n").text(paths)
+    )
     return lines.select(
         sf.col("_metadata.file_path").alias("file"),
         sf.col("_metadata.file_block_start").alias("block"),
@@ -323,9 +329,12 @@ def file_frame(spark: SparkSession, plan: InputPlan) -> tuple[DataFrame, InputPl
     """The input frame of every planned file (and the plan, updated with Parquet columns)."""
     frames: list[DataFrame] = []
     files = dict(plan.files)
-    lines = [f for f in plan.ordered() if f.fmt in LINE_FORMATS]
+    lines = [f for f in plan.ordered() if f.fmt == "jsonl"]
     if lines:
         frames.append(_text_lines(spark, lines))
+    texts = [f for f in plan.ordered() if f.fmt == "text"]
+    if texts:
+        frames.append(_text_lines(spark, texts, whole=True))
     for file in plan.ordered():
         if file.fmt != "parquet":
             continue

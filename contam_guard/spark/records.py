@@ -14,6 +14,7 @@ until the driver offsets them (``splits.py``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from contam_guard.errors import InputError
@@ -21,6 +22,7 @@ from contam_guard.readers.base import ReadOptions, Record, Segment
 from contam_guard.readers.fields import record_from_object
 from contam_guard.readers.jsonl import NOT_PARSED, fast_parse, json_scanner, parse_json_text
 from contam_guard.readers.opener import UTF8_BOM
+from contam_guard.readers.paragraphs import paragraph_lines
 from contam_guard.readers.parquet import row_segments
 from contam_guard.spark.failures import TaskError, TaskInputError
 from contam_guard.spark.inputs import InputFile
@@ -89,12 +91,43 @@ class RowReader:
         split.chars += record.chars
         return record
 
+    def text_records(
+        self, file: InputFile, split: SplitCounter, data: bytes, source: str
+    ) -> Iterator[Record]:
+        """The records of a whole plain-text file (one row): its paragraphs, numbered as the local
+        reader numbers them (``readers.paragraphs``)."""
+        lines = data.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the file ended with a newline (or was empty)
+        offsets: list[int] = []
+
+        def counted() -> Iterator[bytes]:
+            for line in lines:
+                raw, offset = split.line(line)
+                offsets.append(offset)
+                yield raw + b"\n"  # as line_record: every line ends in "\n" for the reader
+
+        for paragraph in paragraph_lines(counted()):
+            if paragraph is None:
+                continue
+            line = paragraph.first_line + 1
+            text = self._decode(paragraph.raw, file, split, line, offsets[paragraph.first_line])
+            text = text[:-2] if text.endswith("\r\n") else text[:-1]
+            segments = (Segment("", text),)
+            record = Record(source=source, index=split.records, line=line, segments=segments, text_lines=True)
+            split.records += 1
+            split.chars += record.chars
+            yield record
+
     def _decode(self, raw: bytes, file: InputFile, split: SplitCounter, line: int, offset: int) -> str:
+        """``raw`` (lines from ``line`` on, at split-local ``offset``) decoded, or the task's error
+        naming the line of the bad byte."""
         try:
             return raw.decode(self.read.encoding, self.read.errors)
         except UnicodeDecodeError as exc:
             bad = bytes(exc.object[exc.start : exc.start + 1]).hex()
             decode = (bad, exc.start, exc.reason, self.read.encoding)
+            line += raw.count(b"\n", 0, exc.start)
             error = TaskError(split.file, split.block, "", line=line, offset=offset, decode=decode)
             raise TaskInputError(error) from None
 

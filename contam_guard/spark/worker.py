@@ -113,15 +113,18 @@ class PartitionScan:
                 if file.fmt == "jsonl" and self._fast_jsonl:
                     self._line(number, raws[i])
                     continue
-                if file.fmt in ("jsonl", "text"):
-                    record = self.reader.line_record(file, split, raws[i], str(number))
+                found: list[Record | None]
+                if file.fmt == "text":  # a whole file: its paragraphs
+                    found = list(self.reader.text_records(file, split, raws[i], str(number)))
+                elif file.fmt == "jsonl":
+                    found = [self.reader.line_record(file, split, raws[i], str(number))]
                 else:
-                    record = self.reader.row_record(
-                        file, split, (texts[i], raws[i], rows[i], bool(allows[i])), str(number)
-                    )
-                if record is not None:
-                    records.append(record)
-                    chars += record.chars
+                    row = (texts[i], raws[i], rows[i], bool(allows[i]))
+                    found = [self.reader.row_record(file, split, row, str(number))]
+                for record in found:
+                    if record is not None:
+                        records.append(record)
+                        chars += record.chars
                 if chars >= self.scanner.batch_chars:
                     self.acc.add_batch(records)
                     records, chars = [], 0

@@ -188,9 +188,7 @@ def split_solo(chars: str) -> list[str]:
 
 def prepare(text: str, version: int = 3) -> str:
     """Steps a to c of the specs from version 2 on (shared by both views; after step m)."""
-    visible = "".join(
-        " " if ch == ZERO_WIDTH_SPACE else ch for ch in text if not is_ignorable(ch, version)
-    )
+    visible = "".join(" " if ch == ZERO_WIDTH_SPACE else ch for ch in text if not is_ignorable(ch, version))
     return unicodedata.normalize("NFKC", visible)
 
 

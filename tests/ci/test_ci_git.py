@@ -54,9 +54,13 @@ def test_staged_reads_the_index_not_the_working_tree(repo: Repo) -> None:
     assert "Scanned 2 records" in result.out  # lines 2 and 3 of the staged file
 
 
-def test_code_only_and_empty_index_scan_nothing(repo: Repo) -> None:
+def test_code_is_text_and_an_empty_index_scans_nothing(repo: Repo) -> None:
     repo.write("src/app.py", "print('changed')\n")
     repo.git("add", "src/app.py")
+    result = repo.cg("scan", "--staged")
+    assert result.code == 0
+    assert "src/app.py" in result.out and "Scanned 1 records" in result.out  # source code is read
+    repo.commit("code")
     result = repo.cg("scan", "--staged")
     assert result.code == 0
     assert "nothing to scan" in result.err
@@ -101,15 +105,21 @@ def test_plain_text_and_whole_formats(repo: Repo) -> None:
     base = repo.head()
     repo.write("notes/a.txt", f"{FILLER}\n{leak(0)}\n")
     repo.commit("text")
-    repo.write("notes/a.txt", f"{FILLER}\n{leak(0)}\nclean line\n{leak(2)}\n")
+    repo.write("notes/a.txt", f"{FILLER}\n{leak(0)}\n\nclean line\n{leak(2)}\n")
     repo.write("notes/b.csv", f'text\n{FILLER}\n"{leak(3)}"\n')
     head = repo.commit("more text and a csv")
     found = pairs(review(repo, "--diff", f"{base}..{head}"))
-    assert ("q-03", "notes/a.txt", 4, 3) in found
-    assert ("q-01", "notes/a.txt", 2, 1) in found  # added in the first commit of the range
+    # A paragraph is a record (lines 1-2, then 4-5); a finding names the line its run starts on.
+    assert ("q-03", "notes/a.txt", 5, 1) in found
+    assert ("q-01", "notes/a.txt", 2, 0) in found  # added in the first commit of the range
     assert any(f[0] == "q-04" and f[1] == "notes/b.csv" for f in found)  # csv: scanned whole
     only_last = pairs(review(repo, "--diff", f"{repo.git('rev-parse', 'HEAD~1').strip()}..{head}"))
-    assert [f[:3] for f in only_last if f[1] == "notes/a.txt"] == [("q-03", "notes/a.txt", 4)]
+    assert [f[:3] for f in only_last if f[1] == "notes/a.txt"] == [("q-03", "notes/a.txt", 5)]
+    # A line added to a paragraph: the paragraph is read whole (its run may start on an old line).
+    repo.write("notes/a.txt", f"{FILLER}\n{leak(0)}\nmore words\n\nclean line\n{leak(2)}\n")
+    third = repo.commit("a line in the first paragraph")
+    touched = pairs(review(repo, "--diff", f"{head}..{third}"))
+    assert [f[:3] for f in touched if f[1] == "notes/a.txt"] == [("q-01", "notes/a.txt", 2)]
 
 
 def test_golden_files_and_the_guard_folder_are_never_scanned(repo: Repo) -> None:

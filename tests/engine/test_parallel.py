@@ -99,3 +99,36 @@ def test_a_bom_alone_on_the_first_line_numbers_records_as_one_process(setup: tup
     assert len(one.pairs) > 5 and one.pairs[0].line is not None and one.pairs[0].line > 1
     assert [(p.record, p.line) for p in one.pairs] == [(p.record, p.line) for p in two.pairs]
     assert one.records == two.records
+
+
+def test_text_windows_start_at_paragraphs_and_equal_one_process(setup: tuple[Path, Path]) -> None:
+    """Plain text is read by paragraph: windows start just after a blank line, number their
+    records by paragraph, and two processes give exactly one process's pairs (the questions
+    wrapped over lines, found on the line their run starts on)."""
+    manifest_path, train = setup
+    paragraphs = []
+    for number in range(3000):
+        text = f"record {number}: filler words about weather and gardens number {number % 17}"
+        if number % 401 == 7:
+            text += " and then " + QUESTIONS[number % 2]
+        words = text.split()
+        width = 3 + number % 5
+        paragraphs.append("\n".join(" ".join(words[k : k + width]) for k in range(0, len(words), width)))
+    notes = train.with_name("notes.txt")
+    notes.write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    chunks = plan([Source(notes, "notes.txt")], ReadOptions(), jobs=2, min_window_bytes=20_000)
+    windows = [c.window for c in chunks]
+    assert len(windows) > 2 and all(w is not None for w in windows)
+    data = notes.read_bytes()
+    for window in windows[1:]:
+        assert window is not None and data[window.start - 2 : window.start] == b"\n\n"
+        assert window.first_record == data[: window.start].count(b"\n\n")
+        assert window.first_line == data[: window.start].count(b"\n") + 1
+    sources = [Source(notes, "notes.txt")]
+    one = scan(store.load(manifest_path), sources, ReadOptions())
+    two = scan_jobs(
+        manifest_path, "CONTAM_GUARD_KEY", sources, ReadOptions(), jobs=2, min_window_bytes=20_000
+    )
+    assert one.records == two.records == 3000
+    assert len(one.pairs) > 5 and one.pairs == two.pairs
+    assert sum(p.longest_run >= 13 for p in one.pairs) == 8  # each wrapped at 3-7 words a line

@@ -29,13 +29,24 @@ from contam_guard import native
 from contam_guard.core.result import ScanResult
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import Hits, lookup_hits
-from contam_guard.engine.prefilter import BLANK, CLEAN, EXACT, HITS, FilteredBlock, LineFormat, Prefilter
+from contam_guard.engine.prefilter import (
+    BLANK,
+    CLEAN,
+    EXACT,
+    HITS,
+    MORE,
+    FilteredBlock,
+    LineFormat,
+    Prefilter,
+)
 from contam_guard.errors import InputError
 from contam_guard.manifest.views import hash_view
 from contam_guard.native import module
 from contam_guard.readers import blocks as block_reader
-from contam_guard.readers.base import ReadOptions, Window
+from contam_guard.readers.base import ReadOptions, Segment, Window
+from contam_guard.readers.documents import documents
 from contam_guard.readers.fields import strings_in
+from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, count_records, paragraph_lines
 from contam_guard.sources import Source
 from contam_guard.text import markup, normalise
 from contam_guard.text import tables as tables_module
@@ -91,12 +102,14 @@ TEXT_LINES = LineFormat(_native.READ_TEXT)
 
 
 def exact_hits(
-    index: ManifestIndex, records: list[list[str]], lines: list[int]
+    index: ManifestIndex, records: list[list[Segment]], lines: list[int]
 ) -> tuple[NDArray[np.int64], ...]:
-    """The exact engine's 5-gram and window hits of ``records`` (each its segments' texts, on
-    ``lines`` of a block), positions counted across a record's segments as the scan does."""
-    texts = [text for segments in records for text in segments]
-    groups = np.concatenate([[0], np.cumsum([len(segments) for segments in records])]).astype(np.int64)
+    """The exact engine's 5-gram and window hits of ``records`` (each its segments, on ``lines``
+    of a block): each record's documents (its values as one, each key apart) hashed, positions
+    counted across them as the scan does."""
+    found = [documents(segments) for segments in records]
+    texts = [document.text for docs in found for document in docs]
+    groups = np.concatenate([[0], np.cumsum([len(docs) for docs in found])]).astype(np.int64)
     f = extract_features(texts, windows=True, spec=index.spec)
     grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words[groups], None)
     windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars[groups], None)
@@ -239,19 +252,14 @@ def record_text(draw: st.DrawFn, items: list[list[str]]) -> str:
 class Block:
     data: bytes
     lines: list[str | None]  # the text field of each line; None for a blank line
-    strings: list[list[str] | None] | None = None
-    """Every string of each line (keys too, in document order), as read without --field."""
 
-    def segments(self, lines: LineFormat) -> list[list[str] | None]:
+    def segments(self, lines: LineFormat) -> list[list[Segment] | None]:
+        """Every string of each line (keys too, in document order) as read without --field, or
+        its text field."""
         if lines.mode == _native.READ_ALL:
-            if self.strings is None:
-                raw = self.data.splitlines()
-                return [
-                    None if t is None else [s.text for s in strings_in(json.loads(r))]
-                    for t, r in zip(self.lines, raw)
-                ]
-            return self.strings
-        return [None if text is None else [text] for text in self.lines]
+            raw = self.data.splitlines()
+            return [None if t is None else strings_in(json.loads(r)) for t, r in zip(self.lines, raw)]
+        return [None if text is None else [Segment("text", text)] for text in self.lines]
 
 
 @st.composite
@@ -303,13 +311,13 @@ def check_block(
             assert status[k] == BLANK
             continue
         # Spec v4 hashes the strings with their markup rewritten (what a reference decodes to).
-        text = "".join(markup.rewrite(t) if index.spec.version >= 4 else t for t in segments)
+        text = "".join(markup.rewrite(s.text) if index.spec.version >= 4 else s.text for s in segments)
         # EXACT when the text holds a code point only the exact path handles; a code point seen
         # for the first time may also send its line there (the block is hashed again only when
         # it brings many); never anything else.
         special = any(is_special(ch, index.spec, windows) for ch in text)
         # (A character markup starts with, new to the tables, leaves the string unrewritten.)
-        unseen = any(known[ord(ch)] == 0 for ch in text + "".join(segments))
+        unseen = any(known[ord(ch)] == 0 for ch in text + "".join(s.text for s in segments))
         if special:
             assert status[k] == EXACT, text
         elif not unseen:
@@ -389,9 +397,8 @@ def test_filter_equals_the_exact_engine_line_by_line(case: tuple[list[str], Bloc
 @st.composite
 def two_field_blocks(draw: st.DrawFn, items: list[list[str]]) -> Block:
     """Records of two text fields, a prompt and a completion; the leak in either, or split
-    between them (a run must not span the two)."""
+    between them (a run spans the two: a record's values are one document)."""
     lines: list[str | None] = []
-    strings: list[list[str] | None] = []
     data = b""
     for _ in range(draw(st.integers(1, 6))):
         prompt, completion = draw(record_text(items)), draw(record_text(items))
@@ -402,11 +409,9 @@ def two_field_blocks(draw: st.DrawFn, items: list[list[str]]) -> Block:
         record = {"prompt": prompt, "n": 1, "completion": completion}
         data += json.dumps(record, ensure_ascii=draw(st.booleans())).encode() + b"\n"
         lines.append(prompt)
-        strings.append(["prompt", prompt, "n", "completion", completion])
     data += json.dumps({"completion": " ".join(items[0])}).encode() + b"\n"
     lines.append("")
-    strings.append(["completion", " ".join(items[0])])
-    return Block(data, lines, strings)
+    return Block(data, lines)
 
 
 @settings(max_examples=150, deadline=None)
@@ -653,9 +658,9 @@ def test_scan_equals_the_exact_path(
     first.write_bytes(b"".join(rows))
     second = tmp_path / "second.jsonl"
     second.write_bytes(b"".join(rows[len(rows) // 2 :]) + b"\n" + rows[0][3:])
-    notes = tmp_path / "notes.xyz"
-    notes.write_text("not data")
-    sources = [Source(first, "first.jsonl"), Source(notes, "notes.xyz"), Source(second, "sub/second.jsonl")]
+    picture = tmp_path / "picture.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(32))  # cannot hold text: skipped
+    sources = [Source(first, "first.jsonl"), Source(picture, "pic.png"), Source(second, "sub/second.jsonl")]
     options = ReadOptions(fields=() if field is None else (field,))
     filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, options, windows=windows))
     assert_same(filtered, exact)
@@ -907,7 +912,8 @@ def test_text_scan_equals_the_exact_path(
     sources = [Source(path, path.name)]
     filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, sources, ReadOptions()))
     assert_same(filtered, exact)
-    assert len(filtered.pairs) >= 6 and filtered.records == 49  # 55 lines, 6 of them blank
+    # 55 lines, 6 of them blank: 7 paragraphs
+    assert len(filtered.pairs) >= 6 and filtered.records == 7
     assert any(p.window_hits > 0 and p.longest_run == 0 for p in filtered.pairs)  # window only
     assert {BLANK, CLEAN, HITS, EXACT} <= set(spy.statuses)
 
@@ -946,28 +952,89 @@ def test_text_errors_and_binary_files_are_the_exact_paths(
     ),
     st.data(),
 )
-def test_text_lines_filter_equals_the_exact_engine(
-    items: list[list[str]], documents: list[list[str]], data: st.DataObject
+def test_text_paragraphs_filter_equals_the_exact_engine(
+    items: list[list[str]], lines: list[list[str]], data: st.DataObject
 ) -> None:
-    """Plain-text mode, line by line: a decided line's hits are the exact engine's on the line
-    with its ending stripped, as the text reader takes it."""
-    texts = [" ".join(words) for words in documents]
-    texts[0] = " ".join(items[0])  # a verbatim copy: grams and windows must hit
+    """Plain-text mode, paragraph by paragraph: a paragraph's status is on its first line, its
+    later lines are MORE, and a decided paragraph's hits are the exact engine's on its lines with
+    the last one's ending stripped, as the text reader takes it (a run crosses its line breaks)."""
+    # First a verbatim copy, wrapped over lines (grams and windows must hit across the breaks).
+    width = data.draw(st.integers(1, 8))
+    copy = [" ".join(items[0][k : k + width]) for k in range(0, len(items[0]), width)]
+    texts = [*copy, "", *(" ".join(words) for words in lines)]
     endings = [data.draw(st.sampled_from([b"\n", b"\r\n"])) for _ in texts]
     raw = [t.encode() + e for t, e in zip(texts, endings)]
     blank = [line.isspace() for line in raw]  # what the text reader skips
+    firsts = [k for k in range(len(raw)) if not blank[k] and (k == 0 or blank[k - 1])]
+    ends = [next((j for j in range(k, len(raw)) if blank[j]), len(raw)) for k in firsts]
+    joined = {k: b"".join(raw[k:end]).decode() for k, end in zip(firsts, ends)}
+    paragraphs = {k: text[: len(text) - (2 if text.endswith("\r\n") else 1)] for k, text in joined.items()}
     for spec in SPECS:
         index = build_index([("text", [" ".join(item) for item in items])], spec)
         out = Prefilter(index, windows=True).filter(b"".join(raw), TEXT_LINES)
         assert [s == BLANK for s in out.status.tolist()] == blank
-        for k, text in enumerate(texts):
+        assert [k for k, s in enumerate(out.status.tolist()) if s not in (BLANK, MORE)] == firsts
+        for k, text in paragraphs.items():
             hashed = markup.rewrite(text) if spec.version >= 4 else text
-            if not blank[k] and any(is_special(ch, spec) for ch in hashed):
+            if any(is_special(ch, spec) for ch in hashed):
                 assert out.status[k] == EXACT
-        decided = [k for k in range(len(texts)) if not blank[k] and out.status[k] != EXACT]
+        decided = [k for k in firsts if out.status[k] != EXACT]
         assert 0 in decided
-        expected_grams, expected_windows = exact_hits(index, [[texts[k]] for k in decided], decided)
+        expected_grams, expected_windows = exact_hits(
+            index, [[Segment("", paragraphs[k])] for k in decided], decided
+        )
         identity = np.arange(len(texts), dtype=np.int64)
         assert np.array_equal(hit_rows(out.grams, identity), expected_grams)
         assert np.array_equal(hit_rows(out.windows, identity), expected_windows)
         assert out.status[0] == HITS
+
+
+def test_a_text_without_blank_lines_is_cut_at_paragraph_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: FilterSpy
+) -> None:
+    """Lines and no blank one: records end after the line at which they reach PARAGRAPH_BYTES,
+    on both paths, in blocks or line by line; a leak wrapped over lines in the middle is found on
+    the line its run starts on."""
+    filler = "".join(f"line {k} of a corpus with one short document per line\n" for k in range(2_000))
+    a0 = ITEMS_A[0].split()
+    wrapped = "\n".join(" ".join(a0[k : k + 4]) for k in range(0, len(a0), 4)) + "\n"
+    data = (filler + wrapped + filler).encode()
+    path = write(tmp_path / "corpus.txt", data)
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, [Source(path, path.name)], ReadOptions()))
+    assert_same(filtered, exact)
+    records = [p for p in paragraph_lines(data.splitlines(keepends=True)) if p is not None]
+    assert all(len(p.raw) >= PARAGRAPH_BYTES > len(p.raw) - 100 for p in records[:-1])
+    assert filtered.records == len(records) == count_records(data) > 10
+    (pair,) = [p for p in filtered.pairs if p.longest_run >= 13]
+    holding = [k for k, p in enumerate(records) if p.first_line <= 2_000 < p.first_line + p.raw.count(b"\n")]
+    assert pair.line == 2_001 and [pair.record] == holding  # after the 2,000 filler lines
+    assert MORE in spy.statuses
+
+
+@pytest.mark.parametrize("layout", ["list", "siblings", "nested", "keys between"])
+def test_a_leak_cut_into_strings_is_found_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """A record's value strings are one document on both paths: the run crosses them, keys
+    between values do not break it, and the pair names the fields it spans."""
+    words = ITEMS_A[0].split()
+    parts = [" ".join(words[k : k + 5]) for k in range(0, len(words), 5)]
+    record: dict[str, object] = {
+        "list": {"id": 3, "sentences": parts},
+        "siblings": {f"s{k}": part for k, part in enumerate(parts)},
+        "nested": {"a": {"b": parts[:2]}, "c": [{"d": p} for p in parts[2:]]},
+        "keys between": {f"long key number {k} of many words here": part for k, part in enumerate(parts)},
+    }[layout]
+    path = write(
+        tmp_path / "split.jsonl", (json.dumps({"text": "clean"}) + "\n" + json.dumps(record) + "\n").encode()
+    )
+    filtered, exact = run_both(monkeypatch, lambda: scan(INDEX, [Source(path, path.name)], ReadOptions()))
+    assert_same(filtered, exact)
+    (pair,) = [p for p in filtered.pairs if p.longest_run >= 13]
+    assert pair.longest_run == len(words) and (pair.line, pair.record) == (2, 1)
+    first, last = pair.field.split("..")
+    n = len(parts) - 1
+    assert first.endswith(("sentences[0]", "s0", "a.b[0]", '"long key number 0 of many words here"]'))
+    assert last.endswith(
+        (f"sentences[{n}]", f"s{n}", f"c[{n - 2}].d", f'"long key number {n} of many words here"]')
+    )

@@ -26,7 +26,8 @@ from contam_guard.engine.prefilter import (
     Prefilter,
 )
 from contam_guard.manifest.views import hash_view
-from contam_guard.readers.base import ReadOptions
+from contam_guard.readers.base import ReadOptions, Segment
+from contam_guard.readers.documents import documents
 from contam_guard.sources import Source
 from contam_guard.text.features import extract_features
 from contam_guard.text.hashing import HashKey
@@ -72,11 +73,13 @@ def filtered(index: ManifestIndex, data: bytes, lines: LineFormat, key: HashKey 
 
 
 def keyed_exact_hits(
-    index: ManifestIndex, records: list[list[str]], lines: list[int], key: HashKey
+    index: ManifestIndex, records: list[list[Segment]], lines: list[int], key: HashKey
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The exact path's keyed 5-gram and window hits of ``records`` (on ``lines`` of a block)."""
-    texts = [text for segments in records for text in segments]
-    groups = np.concatenate([[0], np.cumsum([len(s) for s in records])]).astype(np.int64)
+    """The exact path's keyed 5-gram and window hits of ``records`` (on ``lines`` of a block),
+    each record's documents hashed (``readers.documents``)."""
+    found = [documents(segments) for segments in records]
+    texts = [document.text for docs in found for document in docs]
+    groups = np.concatenate([[0], np.cumsum([len(docs) for docs in found])]).astype(np.int64)
     f = extract_features(texts, key=key, windows=True, spec=index.spec)
     grams = lookup_hits(index.grams, f.gram_hash, f.gram_valid, f.record_words[groups], None)
     windows = lookup_hits(index.windows, f.window_hash, f.window_valid, f.record_chars[groups], None)

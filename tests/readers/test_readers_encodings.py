@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ BOMS |= {"utf-32-le": codecs.BOM_UTF32_LE, "utf-32-be": codecs.BOM_UTF32_BE}
 
 
 def as_text() -> str:
-    return "".join(t + "\n" for t in TEXTS)
+    return "\n".join(t + "\n" for t in TEXTS)  # paragraphs: a blank line between
 
 
 def as_jsonl() -> str:
@@ -131,7 +132,7 @@ def test_undecodable_bytes_name_the_line_and_the_file_offset(
 def test_errors_replace_substitutes_and_goes_on(tmp_path: Path) -> None:
     data = codecs.BOM_UTF16_LE + "a\nb ".encode("utf-16-le") + b"\x00\xdc" + "c\n".encode("utf-16-le")
     records = read(write(tmp_path / "a.txt", data), errors="replace")
-    assert [r.joined() for r in records] == ["a", "b \ufffdc"]
+    assert [r.joined() for r in records] == ["a\nb \ufffdc"]  # one paragraph
 
 
 def test_a_truncated_code_unit_is_an_error(tmp_path: Path) -> None:
@@ -197,9 +198,7 @@ def test_records_are_numbered_as_in_utf8(tmp_path: Path) -> None:
     utf8 = [(r.index, r.line, r.joined()) for r in read(write(tmp_path / "a.txt", body.encode()))]
     utf16 = list(read_records(write(tmp_path / "b.txt", body.encode("utf-16")), "b.txt", ReadOptions()))
     assert (
-        [(r.index, r.line, r.joined()) for r in utf16]
-        == utf8
-        == [(0, 1, "first"), (1, 4, "second"), (2, 5, "third")]
+        [(r.index, r.line, r.joined()) for r in utf16] == utf8 == [(0, 1, "first"), (1, 4, "second\r\nthird")]
     )
 
 
@@ -218,11 +217,20 @@ def test_corrupt_compression_under_utf16_names_the_line_after_the_good_ones(
     path = tmp_path / "a.txt.gz"
     path.write_bytes(blob[: len(blob) // 2])  # cut off: the first half decompresses
     with pytest.raises(InputError) as info:
-        list(read_records(path, "a.txt.gz", ReadOptions()))
+        list(read_records(path, "a.txt.gz", ReadOptions(lines=True)))
     err = info.value
     assert "gzip data is corrupt or truncated" in err.problem
     records = []
     with pytest.raises(InputError):
-        for record in read_records(path, "a.txt.gz", ReadOptions()):
+        for record in read_records(path, "a.txt.gz", ReadOptions(lines=True)):
             records.append(record)
     assert err.line == len(records) + 1 > lines // 3  # every whole line before the cut was read
+    # By paragraph (no blank line here: records cut by size), the same line, after every line read.
+    paragraphs = []
+    with pytest.raises(InputError) as info:
+        for record in read_records(path, "a.txt.gz", ReadOptions()):
+            paragraphs.append(record)
+    assert info.value.line == err.line
+    spans = [(r.line, r.last_line) for r in paragraphs]
+    assert spans[0][0] == 1 and spans[-1][1] == err.line - 1
+    assert all(after[0] == before[1] + 1 for before, after in itertools.pairwise(spans))

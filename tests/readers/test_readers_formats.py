@@ -225,10 +225,15 @@ def test_empty_parquet_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["d.txt", "d.md", "d.text", "d.txt.gz", "d.md.zst"])
-def test_text_lines(tmp_path: Path, name: str) -> None:
+def test_text_paragraphs_and_lines(tmp_path: Path, name: str) -> None:
+    """A paragraph (lines up to a blank one) is a record; ``lines`` reads one per line."""
     data = b"\xef\xbb\xbfone\r\n\n  \ntwo\nthree"
-    records = read(write(tmp_path / name, data))
-    assert [(r.index, r.line, r.joined(), r.raw) for r in records] == [
+    path = write(tmp_path / name, data)
+    assert [(r.index, r.line, r.joined(), r.raw, r.last_line) for r in read(path)] == [
+        (0, 1, "one", b"one\r\n", 1),
+        (1, 4, "two\nthree", b"two\nthree", 5),
+    ]
+    assert [(r.index, r.line, r.joined(), r.raw) for r in read(path, lines=True)] == [
         (0, 1, "one", b"one\r\n"),
         (1, 4, "two", b"two\n"),
         (2, 5, "three", b"three"),
@@ -263,7 +268,7 @@ def test_binary_txt_is_an_error_not_a_skip(tmp_path: Path) -> None:
 
 def test_nul_after_first_8k_is_not_sniffed(tmp_path: Path) -> None:
     path = write(tmp_path / "b.txt", b"x" * 9000 + b"\n\x00\n")
-    assert [r.line for r in read(path)] == [1, 2]
+    assert [(r.line, r.last_line) for r in read(path)] == [(1, 2)]  # one paragraph of two lines
 
 
 def test_empty_text_file(tmp_path: Path) -> None:

@@ -127,15 +127,32 @@ def test_read_error_mid_file_is_input_error(tmp_path: Path, monkeypatch: pytest.
         ("a.txt.gz", "text"),
         ("a.md.zst", "text"),
         ("dir.v2/a.b.jsonl", "jsonl"),
-        ("a.parquet.gz", None),
-        ("a.parquet.zst", None),
-        ("a.gz", None),
-        ("a.zst", None),
-        ("a.jsonl.bz2", None),
-        ("a.py", None),
-        ("Makefile", None),
-        (".jsonl", None),
-        ("a.jsonl.gz.zst", None),
+        ("a.parquet.gz", "parquet"),  # decompressed to a spool: Parquet needs random access
+        ("a.parquet.zst", "parquet"),
+        ("a.gz", "sniff"),  # no inner suffix: the decompressed bytes say what it is
+        ("a.zst", "sniff"),
+        ("a.jsonl.bz2", "jsonl"),
+        ("a.jsonl.xz", "jsonl"),
+        ("a.jsonl.lz4", "jsonl"),
+        ("a.jsonl.gzip", "jsonl"),
+        ("a.jsonl.zstd", "jsonl"),
+        ("a.py", "text"),
+        ("a.YAML", "text"),
+        ("a.html", "markup"),
+        ("a.xml", "markup"),
+        ("a.ipynb", "notebook"),
+        ("a.arrow", "arrow"),
+        ("a.feather", "arrow"),
+        ("a.orc", "orc"),
+        ("a.zip", "zip"),
+        ("a.tar", "tar"),
+        ("a.tar.gz", "tar"),
+        ("a.tgz", "tar"),
+        ("a.tar.zst", "tar"),
+        ("Makefile", "sniff"),
+        (".jsonl", "sniff"),  # a dotfile's name has no suffix
+        ("a.jsonl.gz.zst", "sniff"),  # compressed twice: the bytes say it
+        ("a.png", "sniff"),  # an image by its bytes, not its name
     ],
 )
 def test_detect_format(name: str, fmt: str | None) -> None:
@@ -144,14 +161,17 @@ def test_detect_format(name: str, fmt: str | None) -> None:
 
 
 def test_every_detected_format_has_a_reader() -> None:
-    assert set(READERS) == {"jsonl", "json", "csv", "tsv", "parquet", "text"}
+    assert set(READERS) == {
+        *("jsonl", "json", "csv", "tsv", "parquet", "text"),
+        *("arrow", "orc", "zip", "tar", "markup", "notebook", "sniff"),
+    }
 
 
-def test_unknown_type_is_input_error(tmp_path: Path) -> None:
+def test_an_unknown_format_name_is_input_error(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_text("print()\n")
-    err = fail(path)
-    assert err.problem == "unknown file type"
+    err = fail(path, fmt="pdf")
+    assert err.problem == "unknown format 'pdf'"
     assert err.hint is not None and "jsonl" in err.hint
 
 

@@ -21,14 +21,50 @@ def rel(root: Path, paths: list[Path]) -> list[str]:
     return [p.relative_to(root).as_posix() for p in paths]
 
 
-def test_sorted_like_rglob_and_only_data_files(tmp_path: Path) -> None:
-    for name in ("b/z.jsonl", "b/a.txt", "a-b.csv", "a/c.json", "a/img.png", "c.parquet", "B.tsv"):
+PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(32)
+
+
+def test_sorted_like_rglob_and_every_file_that_may_hold_text(tmp_path: Path) -> None:
+    for name in ("b/z.jsonl", "b/a.txt", "a-b.csv", "a/c.json", "c.parquet", "B.tsv", "a/notes", "a/x.py"):
         touch(tmp_path / name)
+    (tmp_path / "a" / "img.png").write_bytes(PNG)
+    (tmp_path / "a" / "text.png").write_text("a .png name, but text: read")
     found = data_files([tmp_path])
-    expected = sorted(p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".png")
+    expected = sorted(p for p in tmp_path.rglob("*") if p.is_file() and p.name != "img.png")
     assert found.files == expected
-    assert rel(tmp_path, found.files) == ["B.tsv", "a/c.json", "a-b.csv", "b/a.txt", "b/z.jsonl", "c.parquet"]
+    assert rel(tmp_path, found.files) == [
+        *("B.tsv", "a/c.json", "a/notes", "a/text.png", "a/x.py"),
+        *("a-b.csv", "b/a.txt", "b/z.jsonl", "c.parquet"),
+    ]
     assert found.notices == []
+    assert found.not_text == {"image/png": [tmp_path / "a" / "img.png"]}
+
+
+def test_version_control_folders_are_not_walked(tmp_path: Path) -> None:
+    touch(tmp_path / ".git" / "objects" / "ab" / "cdef")
+    touch(tmp_path / "d.jsonl")
+    found = data_files([tmp_path])
+    assert rel(tmp_path, found.files) == ["d.jsonl"]
+    assert [(n.path.name, n.reason) for n in found.notices] == [
+        (".git", "version control's own folder; not read")
+    ]
+
+
+def test_a_datasets_folder_is_one_input(tmp_path: Path) -> None:
+    """``datasets``' own ``save_to_disk``: the folder is one dataset, its JSON files not data."""
+    datasets = pytest.importorskip("datasets")
+    rows = {"text": ["a", "b", "c"]}
+    datasets.Dataset.from_dict(rows).save_to_disk(str(tmp_path / "data" / "sft"), num_shards=2)
+    datasets.DatasetDict({"train": datasets.Dataset.from_dict(rows)}).save_to_disk(
+        str(tmp_path / "data" / "dd")
+    )
+    touch(tmp_path / "data" / "other.jsonl")
+    assert rel(tmp_path, data_files([tmp_path / "data"]).files) == [
+        "data/dd/train",  # dataset_dict.json only names the splits
+        "data/other.jsonl",
+        "data/sft",
+    ]
+    assert data_files([tmp_path / "data" / "sft"]).files == [tmp_path / "data" / "sft"]
 
 
 def test_symlinked_folders_and_files_are_followed(tmp_path: Path) -> None:
@@ -75,12 +111,13 @@ def test_broken_links_and_fifos_are_reported(tmp_path: Path) -> None:
     (data / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
     (data / "gone-folder").symlink_to(tmp_path / "nowhere", target_is_directory=True)
     os.mkfifo(data / "pipe.jsonl")
-    os.mkfifo(data / "pipe-not-data")  # not a data file name: nothing to say
+    os.mkfifo(data / "pipe-without-suffix")  # any name may be data: said too
     found = data_files([data])
     assert rel(data, found.files) == ["ok.jsonl"]
     assert [(n.path.name, n.reason) for n in found.notices] == [
         ("gone-folder", "a broken symlink (its target does not exist); not read"),
         ("gone.jsonl", "a broken symlink (its target does not exist); not read"),
+        ("pipe-without-suffix", "not a regular file (a FIFO, socket or device); not read"),
         ("pipe.jsonl", "not a regular file (a FIFO, socket or device); not read"),
     ]
 

@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import json
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -134,14 +135,42 @@ def test_drop_mode_drops_every_touched_record(cli: Any, train: dict[str, Any]) -
     assert reasons == ["drop mode", "drop mode"]
 
 
-def test_text_files_are_cut_into_lines(project: Path, cli: Any, kit: Any) -> None:
+def test_text_files_are_cut_into_paragraphs(project: Path, cli: Any, kit: Any) -> None:
+    """A plain-text record is a paragraph: the window is cut out of its text, line breaks and
+    all; its pieces keep their line breaks and become paragraphs of their own; the file's other
+    lines are copied byte for byte."""
     leak_text = kit.leaky(1, 0, 14, kit.filler * 2, kit.filler * 2)
-    Path("notes.txt").write_text(f"{kit.filler}\n{leak_text}\r\n\n{kit.filler}", encoding="utf-8")
-    assert cli("scrub", "notes.txt", "-o", "clean.txt").code == 0
-    s = leak_text.index(kit.phrase(1, 0, 14))
+    paragraph = f"{kit.filler}\n{leak_text}"
+    Path("notes.txt").write_text(f"{paragraph}\r\n\n{kit.filler}", encoding="utf-8")
+    assert cli("scrub", "notes.txt", "-o", "clean.txt", "--log", "log.jsonl").code == 0
+    s = paragraph.index(kit.phrase(1, 0, 14))
     e = s + len(kit.phrase(1, 0, 14))
-    pieces = f"{leak_text[: s - WINDOW]}\r\n{leak_text[e + WINDOW :]}\r\n"
-    assert Path("clean.txt").read_bytes() == f"{kit.filler}\n{pieces}\n{kit.filler}".encode()
+    pieces = f"{paragraph[: s - WINDOW]}\r\n\r\n{paragraph[e + WINDOW :]}\r\n"
+    assert Path("clean.txt").read_bytes() == f"{pieces}\n{kit.filler}".encode()
+    (entry,) = map(json.loads, Path("log.jsonl").read_text().splitlines())
+    assert (entry["record"], entry["line"], entry["chars"]) == (0, 1, len(paragraph))
+    # Scrubbing the output again changes nothing: its pieces are records of their own.
+    assert cli("scrub", "clean.txt", "-o", "again.txt").code == 0
+    assert Path("again.txt").read_bytes() == Path("clean.txt").read_bytes()
+
+
+def test_a_question_wrapped_over_lines_is_cut_out(project: Path, cli: Any, kit: Any) -> None:
+    """The leak wrapped at 40 columns (every line break inside the 13-word run): scan finds it
+    on the line its run starts on, and scrub cuts the same span out of the paragraph, keeping the
+    lines before and after the paragraph byte for byte."""
+    leak_text = kit.leaky(1, 0, 14, kit.filler * 2, kit.filler * 2)
+    wrapped = "\n".join(textwrap.wrap(leak_text, 40))
+    before, after = f"{kit.filler}\r\n\r\n", f"\n\n{kit.filler}\n"
+    Path("wrapped.txt").write_text(before + wrapped + after, encoding="utf-8")
+    scan = cli("scan", "wrapped.txt", "--pairs-csv", "pairs.csv")
+    assert scan.code == 1, scan.output
+    run_line = 3 + wrapped[: wrapped.index(kit.phrase(1, 0, 14).split()[0] + " ")].count("\n")
+    assert f"wrapped.txt:{run_line}" in scan.output
+    assert cli("scrub", "wrapped.txt", "-o", "clean.txt").code == 0
+    out = Path("clean.txt").read_bytes().decode()
+    assert out.startswith(before) and out.endswith(after)
+    assert kit.phrase(1, 0, 14) not in " ".join(out.split())
+    assert cli("scan", "clean.txt").code == 0
 
 
 def test_numbers_are_settings(project: Path, cli: Any, kit: Any) -> None:

@@ -178,9 +178,9 @@ def write_inputs(folder: Path, records: list[str], split: int, fmt: str) -> list
     parts = [records[:split], records[split:]] if 0 < split < len(records) else [records]
     paths = []
     for number, part in enumerate(parts):
-        if fmt == "text":
+        if fmt == "text":  # a paragraph per record (a text may be wrapped over lines)
             path = folder / f"in{number}.txt"
-            path.write_text("".join(t + "\n" for t in part), encoding="utf-8")
+            path.write_text("".join(t + "\n\n" for t in part), encoding="utf-8")
         else:
             path = folder / f"in{number}.jsonl"
             path.write_text(
@@ -215,17 +215,21 @@ def run_scrub(
 def expected_output(
     paths: list[Path], records: list[str], ref: dict[int, RefRecord], fmt: str
 ) -> list[bytes]:
-    """What the output files must hold: every input line is a record (none is blank)."""
+    """What the output files must hold: every JSONL line is a record (none is blank); every text
+    record a paragraph with a blank line after it, its pieces paragraphs of their own."""
     outputs, number = [], 0
     for file_number, path in enumerate(paths):
         chunks = []
-        for index, raw in enumerate(path.read_bytes().splitlines(keepends=True)):
+        data = path.read_bytes()
+        raws = data.split(b"\n\n")[:-1] if fmt == "text" else data.splitlines(keepends=True)
+        for index, raw in enumerate(raws):
             rec, text = ref.get(number), records[number]
             number += 1
             if rec is None:
-                chunks.append(raw)
+                chunks.append(raw + b"\n\n" if fmt == "text" else raw)
             elif fmt == "text":
-                chunks += [text[a:b].encode() + b"\n" for a, b in rec.kept]
+                pieces = b"\n\n".join(text[a:b].encode() for a, b in rec.kept)
+                chunks.append(pieces + b"\n\n" if rec.kept else b"\n")
             else:
                 for a, b in rec.kept:
                     piece = {"source_record": index, "id": None, "start": a, "end": b}
@@ -238,7 +242,7 @@ def expected_output(
 # ---------------------------------------------------------------- strategies
 
 VOCAB = ["a", "b", "ab", "ba", "c"]
-SEPARATORS = [" ", " ", " ", "  ", ", ", ". ", " - ", "\t", " (", ") "]
+SEPARATORS = [" ", " ", " ", "  ", ", ", ". ", " - ", "\t", " (", ") ", "\n"]  # "\n": wrapped
 
 word_lists = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=8)
 

@@ -116,7 +116,7 @@ NON_ASCII = "café crème, naïve façade"
 TRANSCODED = [
     # name, its bytes from the records' texts, --encoding, what the refusal says it is
     ("bom-utf16le.jsonl", lambda t: encoded(jsonl(t), "utf-16-le", b"\xff\xfe"), "utf-8", "utf-16-le"),
-    ("bomless-utf16le.txt", lambda t: encoded("\n".join(t) + "\n", "utf-16-le"), "utf-8", "utf-16-le"),
+    ("bomless-utf16le.txt", lambda t: encoded("\n\n".join(t) + "\n", "utf-16-le"), "utf-8", "utf-16-le"),
     ("bomless-utf16be.jsonl", lambda t: encoded(jsonl(t), "utf-16-be"), "utf-8", "utf-16-be"),
     (
         "utf16be.jsonl.gz",
@@ -126,11 +126,11 @@ TRANSCODED = [
     ),
     (
         "bom-utf32le.txt",
-        lambda t: encoded("\n".join(t) + "\n", "utf-32-le", b"\xff\xfe\0\0"),
+        lambda t: encoded("\n\n".join(t) + "\n", "utf-32-le", b"\xff\xfe\0\0"),
         "utf-8",
         "utf-32-le",
     ),
-    ("bom-utf8.txt", lambda t: encoded("\n".join(t) + "\n", "utf-8", b"\xef\xbb\xbf"), "latin-1", "utf-8"),
+    ("bom-utf8.txt", lambda t: encoded("\n\n".join(t) + "\n", "utf-8", b"\xef\xbb\xbf"), "latin-1", "utf-8"),
 ]
 
 

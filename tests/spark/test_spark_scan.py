@@ -262,3 +262,38 @@ def test_spark_scan_keyed_manifest_matches_local(
     local = local_reference(manifest, [Source(Path("train.jsonl"), "train.jsonl")], ReadOptions(), key=key)
     assert_same(on_spark, local)
     assert local.failing
+
+
+def test_spark_reads_items_split_across_strings_as_local(
+    spark: SparkSession,
+    project: Path,
+    examples: Path,
+    tmp_path: Path,
+    small_splits: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A test question cut into pieces of 10 words or fewer, as a list field, as sibling fields
+    and as a Parquet list column: Spark reads a record's strings as one document, as the local
+    engine does, and fails with a run naming the fields it spans."""
+    monkeypatch.chdir(tmp_path)
+    golden = rows_of(examples / "golden" / "arith-mini.jsonl")
+    cut = []
+    for row in golden[:4]:
+        words = row["question"].split()
+        cut.append([" ".join(words[k : k + 10]) for k in range(0, len(words), 10)])
+    Path("list.jsonl").write_text("".join(json.dumps({"sentences": p}) + "\n" for p in cut), encoding="utf-8")
+    siblings = [{f"s{k}": piece for k, piece in enumerate(p)} for p in cut]
+    Path("siblings.jsonl").write_text("".join(json.dumps(r) + "\n" for r in siblings), encoding="utf-8")
+    pq.write_table(pa.table({"sentences": pa.array(cut, pa.list_(pa.string()))}), "list.parquet")
+    names = ["list.jsonl", "siblings.jsonl", "list.parquet"]
+    manifest = manifest_of(project)
+
+    spark_report = scan_files_report(spark, names, None, manifest)
+
+    local = local_report(manifest, names, None)
+    assert_same(spark_report, local)
+    spans = {(p.source, p.field) for f in local.findings if f.rule == "gpt3" for p in f.pairs}
+    assert ("list.jsonl", f"sentences[0]..sentences[{len(cut[0]) - 1}]") in spans
+    assert ("siblings.jsonl", f"s0..s{len(cut[0]) - 1}") in spans
+    assert any(source == "list.parquet" for source, _ in spans)
+    assert spark_report.return_code == 1

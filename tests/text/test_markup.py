@@ -55,7 +55,7 @@ REWRITES = [
     ("a<b and c>d, a < b > c, a <3, <_x>, <1>", "a         d, a < b > c, a <3, <_x>, <1>"),
     ("<<48/2=24>>24", "<<48/2=24>>24"),  # GSM8K's calculator annotations
     # 5. Markdown links
-    ("x [word](http://a.b/c_(d) \"t\") y", "x  word                        y"),
+    ('x [word](http://a.b/c_(d) "t") y', "x  word                        y"),
     ("[w2][ref] [w3][] [w4] (q)", " w2" + " " * 7 + " w3" + " " * 4 + "[w4] (q)"),
     ("![alt](s.png)", "! alt" + " " * 8),
     ("[a <b](u)>", " a <b    >"),  # a tag in the link text must end inside it
@@ -112,7 +112,7 @@ def test_specs_1_to_3_are_unchanged(text: str, spec: TextSpec, expected: list[st
 
 def test_spans_point_at_the_original_text() -> None:
     """A word's span and an alnum character's offset are places in the text as written."""
-    text = 'He <b>said</b> caf&eacute; [link text](http://x.y) &#x41;BC'
+    text = "He <b>said</b> caf&eacute; [link text](http://x.y) &#x41;BC"
     found = located.words(text, V4)
     spans = [text[s:e] for _, s, e in found]
     assert spans == ["He", "said", "caf&", "link", "text", "&#x41;BC"]
@@ -208,6 +208,7 @@ def test_the_prefilter_reads_them_as_the_exact_path_does() -> None:
 
 # ------------------------------------------------------------------------------------------
 # The compiled kernel's tables, and linear time
+
 
 def test_the_entity_header_is_what_its_script_writes() -> None:
     spec = importlib.util.spec_from_file_location("make_html_entities", ROOT / "csrc/make_html_entities.py")

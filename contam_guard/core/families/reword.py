@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.config import Rules
-from contam_guard.core.batch import Batch
+from contam_guard.core.batch import Batch, Units
 from contam_guard.core.families.base import FamilyRows, Located
 from contam_guard.core.pairs import Column
 from contam_guard.engine.index import ManifestIndex
@@ -23,7 +23,7 @@ from contam_guard.manifest.model import Manifest
 from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import REPORT_FLOOR, runs_from_hits
 from contam_guard.reword.numbers import PLACEHOLDER, mask_word
-from contam_guard.reword.stage import CompiledStage, NumpyStage, Stage, StageResult, has_compiled_stage
+from contam_guard.reword.stage import CompiledStage, NumpyStage, Stage, has_compiled_stage
 from contam_guard.reword.vocab import WordSpans, spell
 from contam_guard.rules import numbers, reworded
 from contam_guard.text import located
@@ -141,62 +141,53 @@ class RewordFamily:
         )
 
     def observe(self, batch: Batch, totals: RewordTotals | None) -> FamilyRows:
-        """The batch's pairs; ``totals`` updated unless None."""
-        texts, features = batch.units.texts, batch.features
-        result = self.run(features, lambda: texts)
-        best = self.per_record(result, batch.units.unit_record, len(batch.records), totals)
-        record, item, run, score, unit, start = best
-
-        def locate(row: int) -> Located | None:
-            u = int(unit[row])
-            if run[row] >= 5:
-                return _masked_span(texts[u], int(start[row]), int(run[row]), u, self.spec)
-            if score[row] > 0:
-                return Located(u, 0, len(texts[u]), "reworded")
-            return None
-
-        return FamilyRows(
-            record, item, {"numbers_run": run, "reworded": score}, self.notable(run, score), locate
-        )
-
-    def run(self, words: WordSpans, texts: Callable[[], Sequence[str]]) -> StageResult:
-        """The stage over ``words`` (units: ``words.record_words``), first spelling the words it
-        has not met (read off ``texts()``, asked for only then)."""
-        missing = self.stage.missing(words.word_hash)
-        if missing.size:
-            self.stage.add(spell(texts(), words, missing, self.spec))
-        return self.stage.run(words.word_hash, words.record_words)
-
-    def per_record(
-        self, result: StageResult, unit_record: IntArray, records: int, totals: RewordTotals | None
-    ) -> tuple[IntArray, IntArray, IntArray, FloatArray, IntArray, IntArray]:
-        """(record, item, masked run, score, unit, run start) per (record, item) pair found, the
-        best over the record's units; ``totals`` updated."""
-        unit, item, run, start = runs_from_hits(
-            result.gram_unit, result.gram_at, result.gram_posting, self.reword_index
+        """The batch's pairs; ``totals`` updated unless None. The numbers rule's runs are read
+        over each document (a run crosses from one string into the next, as the n-gram rules'
+        do); the reworded score compares each string on its own, the unit its windows were
+        calibrated on (a question joined with its answer dilutes them)."""
+        units, words = batch.units, batch.features
+        self.know(words, lambda: units.texts)
+        strings = Strings.of(units, words)
+        runs = self.stage.run(words.word_hash, words.record_words, numbers=True, reworded=False)
+        scores = self.stage.run(words.word_hash, strings.first, numbers=False, reworded=True)
+        doc, item, run, start = runs_from_hits(
+            runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index
         )
         if totals is not None:
             np.maximum.at(totals.numbers_run, item, run)
-            np.maximum.at(totals.reworded, result.pair_item, result.pair_score)
-        # one row per (unit, item) with both numbers, then the best unit per (record, item)
-        units = np.concatenate([unit, result.pair_unit])
-        items = np.concatenate([item, result.pair_item])
-        runs = np.concatenate([run, np.zeros(result.pair_unit.size, dtype=np.int64)])
-        starts = np.concatenate([start, np.zeros(result.pair_unit.size, dtype=np.int64)])
-        scores = np.concatenate([np.zeros(unit.size), result.pair_score])
-        rec = unit_record[units] if units.size else units
-        key = rec * max(self.index.items, 1) + items
-        order = np.lexsort((-scores, -runs, key))
-        key, units, items, runs, starts, scores, rec = (
-            a[order] for a in (key, units, items, runs, starts, scores, rec)
+            np.maximum.at(totals.reworded, scores.pair_item, scores.pair_score)
+        span = max(self.index.items, 1)
+        run_key = units.unit_record[doc] * span + item
+        score_key = units.unit_record[strings.document[scores.pair_unit]] * span + scores.pair_item
+        keys = np.union1d(run_key, score_key)
+        at_run = _best(run_key, run, keys)
+        at_score = _best(score_key, scores.pair_score, keys)
+        best_run = np.where(at_run >= 0, run[at_run], 0)
+        best_score = np.where(at_score >= 0, scores.pair_score[at_score], 0.0)
+
+        def locate(row: int) -> Located | None:
+            if at_run[row] >= 0 and best_run[row] >= 5:
+                d = int(doc[at_run[row]])
+                return _masked_span(
+                    units.documents[d].text, int(start[at_run[row]]), int(best_run[row]), d, self.spec
+                )
+            if at_score[row] >= 0:
+                return strings.located(int(scores.pair_unit[at_score[row]]), units)
+            return None
+
+        return FamilyRows(
+            keys // span,
+            keys % span,
+            {"numbers_run": best_run, "reworded": best_score},
+            self.notable(best_run, best_score),
+            locate,
         )
-        first = np.ones(key.size, dtype=np.bool_)
-        first[1:] = key[1:] != key[:-1]
-        group = np.cumsum(first) - 1
-        best_score = np.zeros(int(first.sum()), dtype=np.float64)
-        np.maximum.at(best_score, group, scores)
-        keep = np.flatnonzero(first)
-        return rec[keep], items[keep], runs[keep], best_score, units[keep], starts[keep]
+
+    def know(self, words: WordSpans, texts: Callable[[], Sequence[str]]) -> None:
+        """Spell the words the stage has not met (read off ``texts()``, asked for only then)."""
+        missing = self.stage.missing(words.word_hash)
+        if missing.size:
+            self.stage.add(spell(texts(), words, missing, self.spec))
 
     def notable(self, run: IntArray, score: FloatArray) -> NDArray[np.bool_]:
         out = np.zeros(run.size, dtype=np.bool_)
@@ -205,6 +196,51 @@ class RewordFamily:
         if self.settings.reworded is not None:
             out |= score >= self.settings.reworded
         return out
+
+
+@dataclass(frozen=True)
+class Strings:
+    """The strings of a batch's documents, as units of its word stream: string s's words are
+    ``first[s]:first[s + 1]``; it is segment ``segment[s]`` of document ``document[s]``."""
+
+    first: IntArray
+    document: IntArray
+    segment: IntArray
+
+    @classmethod
+    def of(cls, units: Units, words: WordSpans) -> Strings:
+        counts = np.array([len(d.segments) for d in units.documents], dtype=np.int64)
+        document = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        segment = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        # each word's string: where its start falls among its document's strings' starts
+        longest = max((len(d.text) for d in units.documents), default=0) + 1
+        starts = np.array([s for d in units.documents for s in d.starts], dtype=np.int64)
+        string_key = document * longest + starts
+        word_doc = np.repeat(np.arange(counts.size, dtype=np.int64), np.diff(words.record_words))
+        word_string = np.searchsorted(string_key, word_doc * longest + words.word_start, side="right") - 1
+        first = np.searchsorted(word_string, np.arange(document.size + 1)).astype(np.int64)
+        return cls(first, document, segment)
+
+    def located(self, s: int, units: Units) -> Located:
+        """Where string ``s`` lies in its document (a rewording's passage: the whole string)."""
+        d, k = int(self.document[s]), int(self.segment[s])
+        document = units.documents[d]
+        begin = document.starts[k]
+        return Located(d, begin, begin + len(document.segments[k].text), "reworded")
+
+
+def _best(keys: IntArray, values: NDArray[np.generic], wanted: IntArray) -> IntArray:
+    """For each of ``wanted`` (sorted, unique), the row of ``keys`` with the largest value among
+    the rows holding it (the first of equals), -1 where none does."""
+    out = np.full(wanted.size, -1, dtype=np.int64)
+    if keys.size == 0:
+        return out
+    order = np.lexsort((-values.astype(np.float64), keys))
+    first = np.ones(order.size, dtype=np.bool_)
+    first[1:] = keys[order][1:] != keys[order][:-1]
+    rows = order[first]
+    out[np.searchsorted(wanted, keys[rows])] = rows
+    return out
 
 
 def _masked_span(text: str, start: int, length: int, unit: int, spec: TextSpec) -> Located:
