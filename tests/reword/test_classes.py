@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contam_guard.reword import classes
-from contam_guard.reword.content import content_words
+from contam_guard.reword.content import WORDS_V1, content_words
 from contam_guard.reword.words import normalised_words
 from contam_guard.text.normalise import CURRENT
 
@@ -24,7 +24,7 @@ def words(text: str) -> list[str]:
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_default_spec_is_words_v1(text: str) -> None:
-    assert classes.features(words(text)) == content_words(words(text))
+    assert classes.features(words(text)) == content_words(words(text), WORDS_V1)
 
 
 def test_number_pairs_follow_the_numbers_in_order() -> None:

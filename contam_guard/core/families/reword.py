@@ -162,8 +162,8 @@ class RewordFamily:
         keys = np.union1d(run_key, score_key)
         at_run = _best(run_key, run, keys)
         at_score = _best(score_key, scores.pair_score, keys)
-        best_run = np.where(at_run >= 0, run[at_run], 0)
-        best_score = np.where(at_score >= 0, scores.pair_score[at_score], 0.0)
+        best_run = _gather(run, at_run, 0)
+        best_score = _gather(scores.pair_score, at_score, 0.0)
 
         def locate(row: int) -> Located | None:
             if at_run[row] >= 0 and best_run[row] >= 5:
@@ -227,6 +227,14 @@ class Strings:
         document = units.documents[d]
         begin = document.starts[k]
         return Located(d, begin, begin + len(document.segments[k].text), "reworded")
+
+
+def _gather(values: NDArray[np.generic], rows: IntArray, fill: float) -> NDArray[np.generic]:
+    """``values[rows]``, ``fill`` where a row is -1."""
+    out = np.full(rows.size, fill, dtype=values.dtype)
+    found = rows >= 0
+    out[found] = values[rows[found]]
+    return out
 
 
 def _best(keys: IntArray, values: NDArray[np.generic], wanted: IntArray) -> IntArray:
