@@ -32,9 +32,9 @@ from pyspark.sql import types as st
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
-from contam_guard.readers import SNIFF, ReadOptions, UnsupportedFileError, detect_format, read_records
+from contam_guard.readers import SNIFF, ReadOptions, Segment, UnsupportedFileError, detect_format, read_records
 from contam_guard.readers.decoding import check_encoding
-from contam_guard.readers.fields import ALLOW_KEY
+from contam_guard.readers.fields import ALLOW_KEY, KEY_MARK, child_path
 from contam_guard.readers.opener import open_binary
 from contam_guard.readers.parquet import ColumnSource, text_sources
 from contam_guard.readers.transcode import ascii_compatible
@@ -80,6 +80,9 @@ class InputFile:
     order: int
     sources: tuple[ColumnSource, ...] = ()
     absolute: bool = False
+    names: tuple[Segment, ...] = ()
+    """A table's column names (and its structs' field names), read with its first row as the
+    local reader reads them (``readers.columnar.name_segments``)."""
 
 
 @dataclass(frozen=True)
@@ -306,9 +309,37 @@ def _parquet_sources(frame: DataFrame, file: InputFile, read: ReadOptions) -> tu
     return tuple(text_sources(frame.columns, holds_strings, read, file.display))
 
 
+def _name_segments(schema: st.StructType, columns: list[str]) -> tuple[Segment, ...]:
+    """The names of ``columns`` and of the struct fields nested in them, in the local reader's
+    order (``readers.columnar.name_segments``, over Spark's types)."""
+    found: list[Segment] = []
+
+    def walk(dtype: st.DataType, where: str) -> None:
+        if isinstance(dtype, st.StructType):
+            for child in dtype.fields:
+                found.append(Segment(where + KEY_MARK, child.name))
+                walk(child.dataType, child_path(where, child.name))
+        elif isinstance(dtype, st.ArrayType):
+            walk(dtype.elementType, f"{where}[]")
+        elif isinstance(dtype, st.MapType):
+            walk(dtype.keyType, f"{where}[]")
+            walk(dtype.valueType, f"{where}[]")
+
+    for column in columns:
+        found.append(Segment(KEY_MARK, column))
+        walk(schema[column].dataType, child_path("", column))
+    return tuple(found)
+
+
 def _parquet_rows(spark: SparkSession, file: InputFile, read: ReadOptions) -> tuple[DataFrame, InputFile]:
     frame = spark.read.parquet(file.key)
     sources = _parquet_sources(frame, file, read)
+    named = bool(read.fields) or read.detect_shape
+    names = (
+        _name_segments(frame.schema, list(dict.fromkeys(s.column for s in sources)) if named else frame.columns)
+        if read.reads_names
+        else ()
+    )
     columns = list(dict.fromkeys(src.column for src in sources))
     allow = (sf.col(ALLOW_KEY) == sf.lit("allow")) if ALLOW_KEY in frame.columns else sf.lit(False)
     # Nulls kept: a field path must see {"content": null} as the local reader does, not a gap.
@@ -322,7 +353,7 @@ def _parquet_rows(spark: SparkSession, file: InputFile, read: ReadOptions) -> tu
         sf.col("_metadata.row_index").alias("row"),
         sf.coalesce(allow, sf.lit(False)).alias("allow"),
     )
-    return rows, replace(file, sources=sources, absolute=True)
+    return rows, replace(file, sources=sources, absolute=True, names=names)
 
 
 def file_frame(spark: SparkSession, plan: InputPlan) -> tuple[DataFrame, InputPlan]:

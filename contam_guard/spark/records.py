@@ -166,6 +166,8 @@ class RowReader:
                 values = json.loads(raw)
                 named = bool(self.read.fields)
                 segments = row_segments(list(file.sources), values, named, file.display, index)
+                if index == 0:
+                    segments = file.names + segments
         except InputError as exc:
             error = TaskError(split.file, split.block, exc.problem, record=index, hint=exc.hint)
             raise TaskInputError(error) from None
