@@ -15,7 +15,7 @@ from contam_guard import scrub
 from contam_guard.config import ScrubSettings
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.manifest import store
-from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest
+from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest, SetVersion
 from contam_guard.manifest.views import hash_view
 from contam_guard.readers import ReadOptions
 
@@ -110,7 +110,7 @@ def manifest_of(items: list[str]) -> Manifest:
         files=[GoldenFile(path="gold.jsonl", items=len(items))],
         ids=[f"i{g}" for g in range(len(items))],
         views={"text": view},
-        history=[],
+        history=[SetVersion(version=1, digest="synthetic", items=len(items))],
     )
     return Manifest(sets={"gold": golden})
 

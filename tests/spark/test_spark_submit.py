@@ -178,8 +178,9 @@ def test_readme_spark_submit_example_runs_on_local_cluster(tmp_path: Path) -> No
     )
 
     python = executors_python(tmp_path / "executors-env")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "PYTHONPATH"))}
     imports = "import numpy, pyarrow, orjson, contam_guard"
-    probe = subprocess.run([python, "-c", imports], cwd=tmp_path, capture_output=True, check=False)
+    probe = subprocess.run([python, "-c", imports], cwd=tmp_path, env=env, capture_output=True, check=False)
     assert b"No module named 'contam_guard'" in probe.stderr  # the dependencies import, contam-guard not
     # The cluster's own settings (spark-defaults.conf), not the command's: which Python runs the
     # driver (where contam-guard is installed) and the executors, scratch space, quiet logs, and
@@ -195,7 +196,6 @@ def test_readme_spark_submit_example_runs_on_local_cluster(tmp_path: Path) -> No
         + "".join(f"{name} {value}\n" for name, value in FAST_START_JVMS.items())
     )
     package_bin = Path(pyspark.__file__).parent / "bin"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "PYTHONPATH"))}
     env |= {
         "SPARK_HOME": str(spark_home),
         # `spark-submit` is PySpark's own; `pip` is this environment's.
