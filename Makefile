@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-probe lint bench clean sanitize
 
-$(STAMP): pyproject.toml csrc/native.c csrc/reword.c csrc/html_entities.h
+$(STAMP): pyproject.toml csrc/native.c csrc/reword.c csrc/reword_pass.h csrc/html_entities.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

@@ -937,6 +937,8 @@ static PyObject *bits_build(PyObject *self, PyObject *const *objs, Py_ssize_t na
 }
 
 /* ------------------------------------------------------------------------------------------ */
+#include "reword_pass.h"
+
 /* The prefilter: strict JSON, the text field decoded, hashed and looked up, hits listed.     */
 
 /* A hash set over one kind of the manifest's hashes (5-grams or windows), and the list of
@@ -1015,10 +1017,98 @@ static int reserve(Buffer *b, Py_ssize_t need) {
     return 0;
 }
 
+/* The words of the records the filter reads, for the rewording rules (filter_jsonl's ``vocab``):
+ * each word's hash (unkeyed, as text.hashing.hash_words makes it), how many words each string and
+ * each document holds and the line its record starts on, and the spelling (normalised code
+ * points) of each word the pass's vocabulary does not hold yet: Python then stems only the new
+ * words and never decodes a line again. A record that goes to the exact path takes its words
+ * back (``word_marks``). */
+enum {
+    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_SPELLED, W_SPELLED_END,
+    W_SPELLED_HASH, WORD_OUTS
+};
+typedef struct {
+    const RewordPass *vocab;
+    Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u32 code
+                           points of the new words; per new word its end there (i64), its hash */
+    u64 *spelled_key;   /* the new words spelled so far (open addressing; used[slot] marks) */
+    u8 *spelled_used;
+    Py_ssize_t spelled_slots, spelled_count;
+    int failed;         /* out of memory */
+} WordOut;
+
+static inline void word_push(WordOut *o, int k, const void *item, Py_ssize_t size) {
+    if (out_push(&o->out[k], item, size) < 0) o->failed = 1;
+}
+
+/* Whether ``h`` was spelled before in this block (and from now on it is): each new word is
+ * spelled once per block, however often it occurs. */
+static int spelled_before(WordOut *o, u64 h) {
+    if (2 * (o->spelled_count + 1) > o->spelled_slots) { /* keep the table at most half full */
+        Py_ssize_t slots = o->spelled_slots ? 2 * o->spelled_slots : 1024;
+        u64 *key = calloc((size_t)slots, sizeof(u64));
+        u8 *used = calloc((size_t)slots, 1);
+        if (key == NULL || used == NULL) {
+            free(key);
+            free(used);
+            o->failed = 1;
+            return 1;
+        }
+        for (Py_ssize_t k = 0; k < o->spelled_slots; k++) {
+            if (!o->spelled_used[k]) continue;
+            u64 slot = o->spelled_key[k] & (u64)(slots - 1);
+            while (used[slot]) slot = (slot + 1) & (u64)(slots - 1);
+            key[slot] = o->spelled_key[k];
+            used[slot] = 1;
+        }
+        free(o->spelled_key);
+        free(o->spelled_used);
+        o->spelled_key = key;
+        o->spelled_used = used;
+        o->spelled_slots = slots;
+    }
+    u64 mask = (u64)o->spelled_slots - 1, slot = h & mask;
+    for (; o->spelled_used[slot]; slot = (slot + 1) & mask) {
+        if (o->spelled_key[slot] == h) return 1;
+    }
+    o->spelled_key[slot] = h;
+    o->spelled_used[slot] = 1;
+    o->spelled_count++;
+    return 0;
+}
+
+/* A word closed at text[end] (exclusive), begun at text[start]: its hash, and its spelling when
+ * the vocabulary lacks it (the characters the word loop kept, lowered). */
+static void word_out(WordOut *o, u64 hash, const u32 *text, Py_ssize_t start, Py_ssize_t end,
+                     const u8 *cls, const u32 *lower) {
+    word_push(o, W_HASH, &hash, sizeof hash);
+    if (vocab_row(o->vocab, hash) >= 0 || spelled_before(o, hash)) return;
+    for (Py_ssize_t k = start; k < end; k++) {
+        u8 kind = cls[text[k]];
+        if ((u8)(kind - CLS_ALNUM) <= CLS_KEPT - CLS_ALNUM || kind == CLS_SOLO) {
+            word_push(o, W_SPELLED, &lower[text[k]], sizeof(u32));
+        }
+    }
+    i64 at = (i64)(o->out[W_SPELLED].used / (Py_ssize_t)sizeof(u32));
+    word_push(o, W_SPELLED_END, &at, sizeof at);
+    word_push(o, W_SPELLED_HASH, &hash, sizeof hash);
+}
+
+/* A record's words are taken back when it goes to the exact path; the words it spelled stay (a
+ * word spelled is right wherever it was met: at worst the vocabulary holds a word unused). */
+static void word_marks(const WordOut *o, Py_ssize_t *marks) {
+    for (int k = 0; k < W_SPELLED; k++) marks[k] = o->out[k].used;
+}
+
+static void word_rollback(WordOut *o, const Py_ssize_t *marks) {
+    for (int k = 0; k < W_SPELLED; k++) o->out[k].used = marks[k];
+}
+
 typedef struct {
     const u8 *cls;
     const u32 *lower;
     const u8 *is_alnum;
+    WordOut *words;   /* NULL: no words wanted */
     HashSet *grams;
     HashSet *windows; /* NULL: windows not asked for */
     Pending *pending; /* NULL: an unkeyed manifest */
@@ -1069,37 +1159,51 @@ static int doc_add(Context *ctx, Doc *doc, const u32 *text, Py_ssize_t n, i64 li
     const u32 *lower = ctx->lower;
     HashSet *grams = ctx->grams;
     Pending *pending = ctx->pending;
+    WordOut *out = ctx->words;
     WordRing ring = doc->ring;
+    const i64 words_before = ring.words;
     u64 acc = 0, power = 1;
     i64 length = 0;
     int solo = 0; /* as in words_pass */
-    Py_ssize_t i = 0;
+    Py_ssize_t i = 0, start = 0;
+#define CLOSE_WORD()                                                        \
+    do {                                                                    \
+        close_word(&ring, acc, length, grams, pending, line);               \
+        if (out != NULL) word_out(out, ring.w4, text, start, i, cls, lower); \
+    } while (0)
     for (; i < n; i++) {
         u32 ch = text[i];
         u8 kind = cls[ch];
         if ((u8)(kind - CLS_ALNUM) <= CLS_KEPT - CLS_ALNUM) { /* kept in the word */
             if (solo && kind == CLS_ALNUM) { /* the SOLO word before it ends here (length > 0) */
-                close_word(&ring, acc, length, grams, pending, line);
+                CLOSE_WORD();
                 acc = 0; power = 1; length = 0; solo = 0;
             }
+            if (length == 0) start = i;
             acc += (u64)lower[ch] * power;
             power *= CHAR_BASE;
             length++;
         } else if (kind == CLS_SPACE) {
             if (length > 0) {
-                close_word(&ring, acc, length, grams, pending, line);
+                CLOSE_WORD();
                 acc = 0; power = 1; length = 0;
             }
             solo = 0;
         } else if (kind == CLS_SOLO) { /* closes the word before it and starts its own */
-            if (length > 0) close_word(&ring, acc, length, grams, pending, line);
-            acc = (u64)lower[ch]; power = CHAR_BASE; length = 1; solo = 1;
+            if (length > 0) CLOSE_WORD();
+            acc = (u64)lower[ch]; power = CHAR_BASE; length = 1; solo = 1; start = i;
         } else if (kind != CLS_REMOVED && kind != CLS_MARKUP) {
             return TEXT_EXACT; /* SPECIAL or UNKNOWN */
         }
     }
-    if (length > 0) close_word(&ring, acc, length, grams, pending, line);
+    if (length > 0) CLOSE_WORD();
+#undef CLOSE_WORD
     doc->ring = ring;
+    if (out != NULL) {
+        i64 count = ring.words - words_before;
+        word_push(out, W_STRING_WORDS, &count, sizeof count);
+        word_push(out, W_STRING_LINE, &line, sizeof line);
+    }
     if (ctx->windows == NULL) return TEXT_OK;
     if (reserve(&ctx->alnum, doc->alnum + n) < 0) return TEXT_EXACT;
     const u8 *is_alnum = ctx->is_alnum;
@@ -1581,6 +1685,10 @@ static int hash_document(Context *ctx, const Segments *g, i64 line, Py_ssize_t o
         if (doc_add(ctx, &doc, g->text.data + start, g->ends[s] - start, line) != TEXT_OK) return TEXT_EXACT;
     }
     doc_finish(ctx, &doc, line, words, alnum_chars);
+    if (ctx->words != NULL) {
+        word_push(ctx->words, W_DOC_WORDS, &doc.ring.words, sizeof doc.ring.words);
+        word_push(ctx->words, W_DOC_LINE, &line, sizeof line);
+    }
     return TEXT_OK;
 }
 
@@ -1637,6 +1745,30 @@ static const u8 *text_record_end(const u8 *p, const u8 *stop, const u8 *end, Py_
     return stop;
 }
 
+/* The filter's words as a tuple of bytes (WordOut's arrays, in order), or None when none were
+ * asked for; every array is freed. NULL (an exception set) when memory ran out. */
+static PyObject *word_tuple(WordOut *o, int wanted) {
+    PyObject *result = NULL;
+    if (wanted && o->failed) {
+        PyErr_NoMemory();
+    } else if (!wanted) {
+        result = Py_NewRef(Py_None);
+    } else if ((result = PyTuple_New(WORD_OUTS)) != NULL) {
+        for (int k = 0; k < WORD_OUTS; k++) {
+            PyObject *bytes = out_bytes(&o->out[k]);
+            if (bytes == NULL) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyTuple_SET_ITEM(result, k, bytes);
+        }
+    }
+    for (int k = 0; k < WORD_OUTS; k++) free(o->out[k].data);
+    free(o->spelled_key);
+    free(o->spelled_used);
+    return result;
+}
+
 static int hashset_from(const char *func, Arg *args, HashSet *set) {
     /* args: hashes, slots, chain, bits, hit_line, hit_at, hit_posting */
     if (check_slots(func, &args[1]) < 0 || too_short(func, &args[2], COUNT(args[0]))) return -1;
@@ -1673,8 +1805,9 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * filter_jsonl(block, keys, cls, lower, is_alnum,
  *              gram_hashes, gram_slots, gram_chain, gram_bits, gram_line, gram_at, gram_posting,
  *              window_hashes, window_slots, window_chain, window_bits, window_line, window_at,
- *              window_posting, line_end, status, line_chars, unknown, key, use_windows, mode)
- *   -> (lines, unknown_count, gram_hits, window_hits, overflow)
+ *              window_posting, line_end, status, line_chars, unknown, key, use_windows, mode,
+ *              vocab)
+ *   -> (lines, unknown_count, gram_hits, window_hits, overflow, words)
  *
  * ``block`` holds whole records (the last line may lack its newline), read as ``mode`` says
  * (READ_*): JSON Lines with every string read, or the listed top-level ``keys`` (NUL-separated),
@@ -1690,6 +1823,8 @@ static int hashset_from(const char *func, Arg *args, HashSet *set) {
  * both); the caller runs the block again with larger ones. ``key``: no items for an unkeyed
  * manifest, or the two uint64 items (k0, k1) of a keyed manifest's SipHash-2-4 key, applied to
  * every 5-gram and window hash before it is looked up (the manifest holds keyed hashes).
+ * ``vocab``: None, or the rewording pass (a RewordPass) whose rules read the words of the CLEAN
+ * and HITS records: ``words`` is then WordOut's arrays as bytes (W_HASH, ...), else None.
  */
 static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"block", 0, 1},         {"keys", 0, 1},          {"cls", 0, 1},
@@ -1701,9 +1836,17 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
                {"window_posting", 1, 8}, {"line_end", 1, 8},     {"status", 1, 1},
                {"line_chars", 1, 8},    {"unknown", 1, 4},       {"key", 0, 8}};
     const Py_ssize_t n = 24;
-    if (nargs != n + 2) {
-        PyErr_Format(PyExc_TypeError, "filter_jsonl: expected %zd arguments", n + 2);
+    if (nargs != n + 3) {
+        PyErr_Format(PyExc_TypeError, "filter_jsonl: expected %zd arguments", n + 3);
         return NULL;
+    }
+    RewordPass *vocab = NULL;
+    if (objs[n + 2] != Py_None) {
+        if (!PyObject_TypeCheck(objs[n + 2], &RewordPassType)) {
+            PyErr_SetString(PyExc_TypeError, "filter_jsonl: vocab must be None or a RewordPass");
+            return NULL;
+        }
+        vocab = (RewordPass *)objs[n + 2];
     }
     int use_windows = PyObject_IsTrue(objs[n]);
     long mode = PyLong_AsLong(objs[n + 1]);
@@ -1754,6 +1897,11 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     ctx.unknown_capacity = COUNT(a[22]);
     /* Any of them: a table that has not met one yet has it UNKNOWN, which sends its line exact. */
     ctx.markup = ctx.cls['&'] == CLS_MARKUP || ctx.cls['<'] == CLS_MARKUP || ctx.cls['['] == CLS_MARKUP;
+    WordOut words;
+    memset(&words, 0, sizeof words);
+    words.vocab = vocab;
+    ctx.words = vocab != NULL ? &words : NULL;
+    Py_ssize_t word_mark[W_SPELLED];
     Segments segs;
     memset(&segs, 0, sizeof segs);
     walk.segs = &segs;
@@ -1761,6 +1909,7 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     u8 *status = PTR(a[20], u8);
     Py_ssize_t lines = 0;
     int too_many_lines = 0;
+    if (vocab != NULL) vocab->running++; /* its vocabulary is read below, without the GIL */
     Py_BEGIN_ALLOW_THREADS
     const u8 *p = block, *end = block + size;
     while (p < end) {
@@ -1782,7 +1931,9 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
             int read = mode == READ_TEXT ? read_text_record(p, record_end, &segs) : read_record(&c, &walk);
             if (read >= 0 && ctx.markup) rewrite_segments(&segs);
             chars = segs.used;
+            word_marks(&words, word_mark);
             if (read < 0 || hash_segments(&ctx, &segs, lines) != TEXT_OK) {
+                word_rollback(&words, word_mark);
                 s = LINE_EXACT;
             } else {
                 s = grams.hits > grams_before || windows.hits > windows_before ? LINE_HITS : LINE_CLEAN;
@@ -1808,6 +1959,7 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
         p = stop;
     }
     Py_END_ALLOW_THREADS
+    if (vocab != NULL) vocab->running--;
     free(segs.text.data);
     free(segs.ends);
     free(segs.key);
@@ -1816,7 +1968,9 @@ static PyObject *filter_jsonl(PyObject *self, PyObject *const *objs, Py_ssize_t 
     int overflow = (grams.overflow || windows.overflow) | (too_many_lines << 1);
     Py_ssize_t gram_hits = grams.hits, window_hits = windows.hits;
     release(a, n);
-    return Py_BuildValue("nnnni", lines, unknown_n, gram_hits, window_hits, overflow);
+    PyObject *word_arrays = word_tuple(&words, vocab != NULL);
+    if (word_arrays == NULL) return NULL;
+    return Py_BuildValue("nnnniN", lines, unknown_n, gram_hits, window_hits, overflow, word_arrays);
 }
 
 /* For tests: the segments the filter reads from one line in ``mode`` (READ_ALL or READ_KEYS with

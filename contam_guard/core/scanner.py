@@ -124,6 +124,7 @@ class Scanner:
         if not self.large and self.index.prefers_tables(input_bytes, windows=self.windows):
             self.large = True
             self.__dict__.pop("reword", None)  # built again, compiled
+            self.__dict__.pop("prefilter", None)  # built, with the compiled pass's vocabulary
 
     # --- scanning -------------------------------------------------------------------------
 
@@ -201,7 +202,8 @@ class Scanner:
 
         if not self.large or not native.has_prefilter():
             return None
-        return Prefilter(self.index, windows=self.windows, key=self.key)
+        words = None if self.reword is None else self.reword.stage.kernel
+        return Prefilter(self.index, windows=self.windows, key=self.key, words=words)
 
     def observe_block(self, block: Any, limit: int, read: NDArray[np.bool_], state: ScanState) -> IntArray:
         """Accumulate the totals of a filtered block's lines before ``limit`` (``read``: the lines
@@ -213,7 +215,10 @@ class Scanner:
             table = ngram.observe_hits(self.index, some_grams, some_windows, last - first, state.ngram)
             notable.append(hit_lines[first + table.record[ngram.notable(table)]])
         if self.reword is not None:
-            notable.append(self._reword_lines(block, np.flatnonzero(read), state))
+            assert state.reword is not None
+            words = lines.words
+            found = None if words is None else self.reword.observe_words(words.before(limit), state.reword)
+            notable.append(self._reword_lines(block, np.flatnonzero(read), state) if found is None else found)
         return np.unique(np.concatenate(notable))
 
     def _reword_lines(self, block: Any, lines: IntArray, state: ScanState) -> IntArray:

@@ -16,6 +16,11 @@ in the manifest, so it is only counted. A HITS line is matched from its hits, wi
 object; its text is read again only for a notable pair's snippet. An EXACT line goes to the
 exact path unchanged, so its result, line number and error message are the exact path's.
 
+For the rewording rules the filter also hands out the words of the CLEAN and HITS records
+(``BlockWords``: each word's hash, per string and per document its word count and line) and
+spells the words the rewording pass's vocabulary lacks, so those rules read the same pass's
+words and no line is decoded twice.
+
 With a keyed manifest, the filter passes every 5-gram and window hash through SipHash-2-4
 under the key before it looks it up, as the exact path does (``HashKey.apply``, the same C
 function). The filter applies only where it computes exactly what the exact path would: UTF-8
@@ -24,6 +29,7 @@ read strictly, and no restriction to a diff's lines.
 
 from __future__ import annotations
 
+import codecs
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,6 +64,57 @@ IntArray = NDArray[np.int64]
 
 
 @dataclass(frozen=True)
+class BlockWords:
+    """The words of a block's CLEAN and HITS records, in order: each word's hash (unkeyed, as
+    ``text.hashing.hash_words`` makes it); per string of a record's documents, and per document
+    (``readers.documents``), how many words it holds and the line its record starts on; and the
+    words the rewording pass's vocabulary did not hold, each spelled once (normalised)."""
+
+    hashes: NDArray[np.uint64]
+    string_words: IntArray
+    string_line: IntArray
+    doc_words: IntArray
+    doc_line: IntArray
+    new_words: tuple[str, ...]
+    new_hashes: NDArray[np.uint64]
+
+    @classmethod
+    def of(cls, arrays: tuple[bytes, ...]) -> BlockWords:
+        """From ``filter_jsonl``'s arrays (csrc/native.c, ``WordOut``)."""
+        hashes, string_words, string_line, doc_words, doc_line, spelled, ends, spelled_hash = arrays
+
+        def ints(raw: bytes) -> IntArray:
+            return np.frombuffer(raw, dtype=np.int64)
+
+        text = codecs.decode(spelled, "utf-32-le", "surrogatepass")
+        bounds = [0, *ints(ends).tolist()]
+        return cls(
+            np.frombuffer(hashes, dtype=np.uint64),
+            ints(string_words),
+            ints(string_line),
+            ints(doc_words),
+            ints(doc_line),
+            tuple(text[a:b] for a, b in zip(bounds, bounds[1:])),  # each once (spelled_before)
+            np.frombuffer(spelled_hash, dtype=np.uint64),
+        )
+
+    def before(self, limit: int) -> BlockWords:
+        """The words of the records before line ``limit``."""
+        docs = int(np.searchsorted(self.doc_line, limit))
+        strings = int(np.searchsorted(self.string_line, limit))
+        words = int(self.doc_words[:docs].sum())
+        return BlockWords(
+            self.hashes[:words],
+            self.string_words[:strings],
+            self.string_line[:strings],
+            self.doc_words[:docs],
+            self.doc_line[:docs],
+            self.new_words,
+            self.new_hashes,
+        )
+
+
+@dataclass(frozen=True)
 class FilteredBlock:
     """Per line of a block: the offset just past it, its status, its text's code points (for
     CLEAN and HITS lines); and the hits of the HITS lines (``Hits.record`` is the line)."""
@@ -67,6 +124,8 @@ class FilteredBlock:
     chars: IntArray
     grams: Hits
     windows: Hits
+    words: BlockWords | None = None
+    """The records' words, when the filter was given the rewording pass (``Prefilter``)."""
 
     def hit_records(self, limit: int | None = None) -> tuple[IntArray, Hits, Hits]:
         """The HITS lines (before line ``limit``) and their gram and window hits, each hit's
@@ -151,9 +210,14 @@ _UNKEYED = np.zeros(0, dtype=np.uint64)
 
 
 class Prefilter:
-    def __init__(self, index: ManifestIndex, *, windows: bool, key: HashKey | None = None) -> None:
-        """A filter over ``index``'s hashes (keyed with ``key``, when the manifest is keyed)."""
+    def __init__(
+        self, index: ManifestIndex, *, windows: bool, key: HashKey | None = None, words: object = None
+    ) -> None:
+        """A filter over ``index``'s hashes (keyed with ``key``, when the manifest is keyed);
+        ``words``: the compiled rewording pass (``reword.stage.CompiledStage.kernel``), for
+        blocks that hand out their records' words (``FilteredBlock.words``), or None."""
         self.key = key
+        self._words = words
         """The manifest's key: the lines the filter leaves to the exact path are hashed with it."""
         self._key = _UNKEYED if key is None else key.kernel_key
         self._grams = index.grams
@@ -186,7 +250,7 @@ class Prefilter:
         g, w = self._grams, self._windows
         gh, wh = self._gram_hits, self._window_hits
         while True:
-            count, unknown, gram_hits, window_hits, overflow = _native.filter_jsonl(
+            count, unknown, gram_hits, window_hits, overflow, words = _native.filter_jsonl(
                 block,
                 lines.packed_keys,
                 self._classes,
@@ -213,6 +277,7 @@ class Prefilter:
                 self._key,
                 self.windows,
                 lines.mode,
+                self._words,
             )
             # Code points never seen before: classify them, so later blocks hash their lines. The
             # lines holding them went to the exact path, which is correct but slower; when there
@@ -232,6 +297,7 @@ class Prefilter:
                     chars=chars[:count],
                     grams=gh.hits(gram_hits),
                     windows=wh.hits(window_hits),
+                    words=None if words is None else BlockWords.of(words),
                 )
 
     def _line_arrays(self, size: int) -> tuple[IntArray, NDArray[np.uint8], IntArray]:

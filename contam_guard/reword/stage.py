@@ -63,6 +63,11 @@ class Stage(Protocol):
     numbers: bool
     floor: float | None
 
+    @property
+    def kernel(self) -> object:
+        """The compiled pass (whose vocabulary the prefilter reads), or None."""
+        ...
+
     def missing(self, word_hashes: U64) -> U64: ...
     def add(self, words: Sequence[str]) -> None: ...
     def run(
@@ -83,6 +88,10 @@ class NumpyStage:
         self.floor = floor
         self.vocab = Vocabulary(index.content)
         self.scorers = [] if floor is None else [Scorer(target, floor) for target in index.words]
+
+    @property
+    def kernel(self) -> object:
+        return None
 
     def missing(self, word_hashes: U64) -> U64:
         return self.vocab.missing(word_hashes)
@@ -183,6 +192,10 @@ class CompiledStage:
             floor * (1 - SLACK),
             RECORD_SHARE,
         )
+
+    @property
+    def kernel(self) -> object:
+        return self._pass
 
     def missing(self, word_hashes: U64) -> U64:
         return np.frombuffer(self._pass.missing(native.need(word_hashes, np.uint64)), dtype=np.uint64)

@@ -34,13 +34,20 @@ BoolArray = NDArray[np.bool_]
 _ASCII_REMOVED = str.maketrans("", "", string.punctuation)
 
 
-def _raw(word: str) -> tuple[int, int]:
-    """A word's polynomial before its length is mixed in: (sum of c[u] * B**u mod 2**64, length)."""
-    raw, power = 0, 1
-    for ch in word:
-        raw = (raw + ord(ch) * power) & 0xFFFFFFFFFFFFFFFF
-        power = (power * CHAR_BASE) & 0xFFFFFFFFFFFFFFFF
-    return raw, len(word)
+def _raws(words: Sequence[str]) -> tuple[U64, I64]:
+    """Each word's polynomial before its length is mixed in (sum of c[u] * B**u mod 2**64) and
+    its length, for all the words at once (an empty word: 0 and 0)."""
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    if lengths.size == 0 or not lengths.any():
+        return np.zeros(lengths.size, dtype=np.uint64), lengths
+    chars = np.frombuffer("".join(words).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    position = np.arange(chars.size, dtype=np.int64) - np.repeat(starts, lengths)
+    terms = chars.astype(np.uint64) * power_table(int(lengths.max()))[position]
+    summed = np.zeros(chars.size + 1, dtype=np.uint64)
+    np.cumsum(terms, out=summed[1:])
+    return summed[ends] - summed[starts], lengths  # mod 2**64, as the kernels compute
 
 
 def _finish(raw: U64, length: I64) -> U64:
@@ -72,26 +79,28 @@ class Entries:
     def of(cls, words: Sequence[str], spec: ContentSpec) -> Entries:
         masked: list[str] = []
         number: list[bool] = []
-        value: list[tuple[int, int]] = []
-        stem: list[tuple[int, int]] = []
+        value: list[str] = []
+        stem: list[str] = []
         inside_first: list[int] = [0]
         inside: list[str] = []
         for word in words:
             is_number, value_feature, numbers_inside, word_stem = features_of(word)
             masked.append(mask_word(word))
             number.append(is_number)
-            value.append(_raw(value_feature or ""))
-            stem.append(_raw(spec.cut(word_stem) if word_stem else ""))
+            value.append(value_feature or "")
+            stem.append(spec.cut(word_stem) if word_stem else "")
             inside += numbers_inside
             inside_first.append(len(inside))
+        value_raw, value_len = _raws(value)
+        stem_raw, stem_len = _raws(stem)
         return cls(
             keys=_hashes(list(words)),
             masked=_hashes(masked),
             number=np.array(number, dtype=np.bool_),
-            value_raw=np.array([r for r, _ in value], dtype=np.uint64),
-            value_len=np.array([n for _, n in value], dtype=np.int64),
-            stem_raw=np.array([r for r, _ in stem], dtype=np.uint64),
-            stem_len=np.array([n for _, n in stem], dtype=np.int64),
+            value_raw=value_raw,
+            value_len=value_len,
+            stem_raw=stem_raw,
+            stem_len=stem_len,
             inside_first=np.array(inside_first, dtype=np.int64),
             inside=_hashes(inside),
         )
@@ -105,11 +114,13 @@ class Entries:
         return _finish(self.stem_raw, self.stem_len)
 
 
+def word_hashes(words: Sequence[str]) -> U64:
+    """The hash of each normalised word (unkeyed), as ``text.hashing.hash_words`` makes it."""
+    return _hashes(words)
+
+
 def _hashes(words: Sequence[str]) -> U64:
-    raws = [_raw(word) for word in words]
-    return _finish(
-        np.array([r for r, _ in raws], dtype=np.uint64), np.array([n for _, n in raws], dtype=np.int64)
-    )
+    return _finish(*_raws(words))
 
 
 class Vocabulary:

@@ -356,7 +356,7 @@ def run(grams=None, windows=None, line_end=np.zeros(8, np.int64), status=np.zero
     block = b'{"text": "' + b"a b c d e f g h " * 5 + b'a b"}\\n'
     return n.filter_jsonl(block, b"text", T.cls, T.lower, T.is_alnum, *(grams or arrays()),
                           *(windows or arrays()), line_end, status, np.zeros(8, np.int64),
-                          np.zeros(64, np.uint32), key, True, False)
+                          np.zeros(64, np.uint32), key, True, False, None)
 """
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,11 +25,14 @@ from contam_guard.reword.index import RewordIndex
 from contam_guard.reword.matching import REPORT_FLOOR, runs_from_hits
 from contam_guard.reword.numbers import PLACEHOLDER, mask_word
 from contam_guard.reword.stage import CompiledStage, NumpyStage, Stage, has_compiled_stage
-from contam_guard.reword.vocab import WordSpans, spell
+from contam_guard.reword.vocab import WordSpans, spell, word_hashes
 from contam_guard.rules import numbers, reworded
 from contam_guard.text import located
 from contam_guard.text.hashing import HashKey
 from contam_guard.text.normalise import TextSpec
+
+if TYPE_CHECKING:
+    from contam_guard.engine.prefilter import BlockWords
 
 NAME = "reword"
 IntArray = NDArray[np.int64]
@@ -183,6 +187,26 @@ class RewordFamily:
             locate,
         )
 
+    def observe_words(self, words: BlockWords, totals: RewordTotals) -> IntArray | None:
+        """The rules over the words the prefilter read (``engine.prefilter.BlockWords``), with
+        ``totals`` updated: the lines holding a notable pair; None when a word was spelled
+        otherwise than hashed (the caller then reads the lines again, exactly)."""
+        if words.new_words:
+            if not np.array_equal(word_hashes(words.new_words), words.new_hashes):
+                return None
+            self.stage.add(words.new_words)
+        runs = self.stage.run(words.hashes, _first(words.doc_words), numbers=True, reworded=False)
+        scores = self.stage.run(words.hashes, _first(words.string_words), numbers=False, reworded=True)
+        doc, item, run, _ = runs_from_hits(runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index)
+        np.maximum.at(totals.numbers_run, item, run)
+        np.maximum.at(totals.reworded, scores.pair_item, scores.pair_score)
+        lines = [np.zeros(0, dtype=np.int64)]
+        if self.settings.numbers is not None:
+            lines.append(words.doc_line[doc[run >= self.settings.numbers]])
+        if self.settings.reworded is not None:
+            lines.append(words.string_line[scores.pair_unit[scores.pair_score >= self.settings.reworded]])
+        return np.unique(np.concatenate(lines))
+
     def know(self, words: WordSpans, texts: Callable[[], Sequence[str]]) -> None:
         """Spell the words the stage has not met (read off ``texts()``, asked for only then)."""
         missing = self.stage.missing(words.word_hash)
@@ -227,6 +251,13 @@ class Strings:
         document = units.documents[d]
         begin = document.starts[k]
         return Located(d, begin, begin + len(document.segments[k].text), "reworded")
+
+
+def _first(counts: IntArray) -> IntArray:
+    """Where each of some units starts in their concatenation, given their sizes (and the end)."""
+    first = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=first[1:])
+    return first
 
 
 def _gather(values: NDArray[np.generic], rows: IntArray, fill: float) -> NDArray[np.generic]:
