@@ -165,7 +165,7 @@ def jobs(ctx: Context, manifest: Path) -> list[Job]:
             corpus.text_bytes,
             corpus.records,
             note="items: any rule's findings (GPT-4's 50-character windows add a few); the rewording "
-            "rules' pass reads the records again in Python (README, \"What the rules catch\")",
+            'rules\' pass reads the records again in Python (README, "What the rules catch")',
         ),
         jobs_2,
         *engine_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records),

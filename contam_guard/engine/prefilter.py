@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,7 @@ class BlockWords:
             ints(string_line),
             ints(doc_words),
             ints(doc_line),
-            tuple(text[a:b] for a, b in zip(bounds, bounds[1:])),  # each once (spelled_before)
+            tuple(text[a:b] for a, b in itertools.pairwise(bounds)),  # each once (spelled_before)
             np.frombuffer(spelled_hash, dtype=np.uint64),
         )
 

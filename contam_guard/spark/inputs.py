@@ -32,7 +32,14 @@ from pyspark.sql import types as st
 
 from contam_guard import lfs
 from contam_guard.errors import InputError
-from contam_guard.readers import SNIFF, ReadOptions, Segment, UnsupportedFileError, detect_format, read_records
+from contam_guard.readers import (
+    SNIFF,
+    ReadOptions,
+    Segment,
+    UnsupportedFileError,
+    detect_format,
+    read_records,
+)
 from contam_guard.readers.decoding import check_encoding
 from contam_guard.readers.fields import ALLOW_KEY, KEY_MARK, child_path
 from contam_guard.readers.opener import open_binary
@@ -335,11 +342,8 @@ def _parquet_rows(spark: SparkSession, file: InputFile, read: ReadOptions) -> tu
     frame = spark.read.parquet(file.key)
     sources = _parquet_sources(frame, file, read)
     named = bool(read.fields) or read.detect_shape
-    names = (
-        _name_segments(frame.schema, list(dict.fromkeys(s.column for s in sources)) if named else frame.columns)
-        if read.reads_names
-        else ()
-    )
+    read_names = list(dict.fromkeys(s.column for s in sources)) if named else frame.columns
+    names = _name_segments(frame.schema, read_names) if read.reads_names else ()
     columns = list(dict.fromkeys(src.column for src in sources))
     allow = (sf.col(ALLOW_KEY) == sf.lit("allow")) if ALLOW_KEY in frame.columns else sf.lit(False)
     # Nulls kept: a field path must see {"content": null} as the local reader does, not a gap.

@@ -65,7 +65,9 @@ def training_lines() -> list[str]:
         add(shapes[k % len(shapes)])
         add(shapes[(k * 7 + 3) % len(shapes)])
         for _ in range(rng.randint(1, 6)):
-            noise = [rng.choice(filler) if rng.random() < 0.7 else str(rng.randint(0, 10**6)) for _ in range(30)]
+            noise = [
+                rng.choice(filler) if rng.random() < 0.7 else str(rng.randint(0, 999999)) for _ in "x" * 30
+            ]
             add({"text": " ".join(noise), "id": f"f{k}"})
         if k % 9 == 0:
             lines.append("   ")

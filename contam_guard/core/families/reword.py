@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from contam_guard.engine.prefilter import BlockWords
 
 NAME = "reword"
+_T = TypeVar("_T", bound=np.generic)
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 
@@ -260,7 +261,7 @@ def _first(counts: IntArray) -> IntArray:
     return first
 
 
-def _gather(values: NDArray[np.generic], rows: IntArray, fill: float) -> NDArray[np.generic]:
+def _gather(values: NDArray[_T], rows: IntArray, fill: float) -> NDArray[_T]:
     """``values[rows]``, ``fill`` where a row is -1."""
     out = np.full(rows.size, fill, dtype=values.dtype)
     found = rows >= 0
