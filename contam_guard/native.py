@@ -26,28 +26,24 @@ PURE_ENV = "CONTAM_GUARD_PURE"
 
 
 def _spec() -> dict[str, int]:
-    """Constants the kernels share with the Python spec (``text.hashing``, ``text.normalise``).
-
-    Imported here, not at the top: the readers import this module, and the command line imports
-    the readers to start; the spec is needed once the kernels load."""
-    from contam_guard.readers import paragraphs  # noqa: PLC0415
-    from contam_guard.text import hashing, normalise  # noqa: PLC0415
+    """Constants the kernels share with the Python spec (``text.constants``)."""
+    from contam_guard.text import constants as c  # noqa: PLC0415
 
     return {
-        "PARAGRAPH_BYTES": paragraphs.PARAGRAPH_BYTES,
-        "CHAR_BASE": hashing.CHAR_BASE,
-        "WORD_BASE": hashing.WORD_BASE,
-        "LEN_MIX": hashing.LEN_MIX,
-        "WINDOW_CHARS": hashing.WINDOW_CHARS,
-        "GRAM_N": hashing.GRAM_N,
-        "CLS_UNKNOWN": normalise.UNKNOWN,
-        "CLS_ALNUM": normalise.ALNUM,
-        "CLS_KEPT": normalise.KEPT,
-        "CLS_REMOVED": normalise.REMOVED,
-        "CLS_SPACE": normalise.SPACE,
-        "CLS_SPECIAL": normalise.SPECIAL,
-        "CLS_SOLO": normalise.SOLO,
-        "CLS_MARKUP": normalise.MARKUP,
+        "PARAGRAPH_BYTES": c.PARAGRAPH_BYTES,
+        "CHAR_BASE": c.CHAR_BASE,
+        "WORD_BASE": c.WORD_BASE,
+        "LEN_MIX": c.LEN_MIX,
+        "WINDOW_CHARS": c.WINDOW_CHARS,
+        "GRAM_N": c.GRAM_N,
+        "CLS_UNKNOWN": c.UNKNOWN,
+        "CLS_ALNUM": c.ALNUM,
+        "CLS_KEPT": c.KEPT,
+        "CLS_REMOVED": c.REMOVED,
+        "CLS_SPACE": c.SPACE,
+        "CLS_SPECIAL": c.SPECIAL,
+        "CLS_SOLO": c.SOLO,
+        "CLS_MARKUP": c.MARKUP,
     }
 
 

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.readers import paragraphs
-from contam_guard.text import hashing, markup, normalise
+from contam_guard.text import constants, hashing, markup, normalise
 from contam_guard.text.tables import N_CODEPOINTS as _CODEPOINTS
 
 CHAR_BASE = hashing.CHAR_BASE
@@ -41,7 +40,7 @@ LINE_CLEAN = 1
 LINE_HITS = 2
 LINE_EXACT = 3
 LINE_MORE = 4
-PARAGRAPH_BYTES = paragraphs.PARAGRAPH_BYTES
+PARAGRAPH_BYTES = constants.PARAGRAPH_BYTES
 # ... and how its prefilter reads a line (this module has no prefilter; the values only let the
 # modules that name the modes import).
 READ_TEXT = 0

@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 from contam_guard.config import LoadedConfig
+from contam_guard.core.opening import old_spec_notice
 from contam_guard.keys import unlocked
 from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.manifest.model import Manifest
 from contam_guard.reporting import console
 
 
@@ -46,14 +47,3 @@ def load_manifest(loaded: LoadedConfig, override: Path | None = None) -> tuple[P
     if not manifest.spec.is_current(keyed=manifest.key_check is not None):
         console.notice(old_spec_notice(path, manifest))
     return path, manifest
-
-
-def old_spec_notice(path: Path, manifest: Manifest) -> str:
-    """One line: the manifest is used with its older spec, and how to move to the current one."""
-    current = Spec.current(keyed=manifest.key_check is not None)
-    return (
-        f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
-        f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
-        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text, HTML "
-        "entities and tags, and Markdown links"
-    )

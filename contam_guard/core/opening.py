@@ -55,5 +55,6 @@ def old_spec_notice(path: Path, manifest: Manifest) -> str:
     return (
         f"{path} uses normalisation spec {manifest.spec.words}/{manifest.spec.alnum} (text is "
         f"compared under it); `contam-guard upgrade` re-hashes it under {current.words}/"
-        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text"
+        f"{current.alnum}, which also sees through invisible characters, fullwidth and NFD text, HTML "
+        "entities and tags, and Markdown links"
     )

@@ -26,9 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-PARAGRAPH_BYTES = 16 << 10
-"""A record of a plain-text file ends after the line at which it reaches this many bytes, if no
-blank line ends it before (the compiled prefilter's ``PARAGRAPH_BYTES``: checked at import)."""
+from contam_guard.text.constants import PARAGRAPH_BYTES as PARAGRAPH_BYTES  # noqa: PLC0414 (importable from here too)
 
 _BLANK_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*\n", re.MULTILINE)
 """A whitespace-only line with its newline (``bytes.isspace``'s whitespace)."""

@@ -25,23 +25,19 @@ import xxhash
 from numpy.typing import NDArray
 
 from contam_guard import native
+from contam_guard.text.constants import CHAR_BASE as CHAR_BASE  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import GRAM_N as GRAM_N  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import LEN_MIX as LEN_MIX  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import WINDOW_CHARS as WINDOW_CHARS  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import WORD_BASE as WORD_BASE  # noqa: PLC0414 (importable from here too)
 
 HASH_SPEC = "cg-poly64-v1"
 """The hashes of an unkeyed manifest."""
 SIPHASH_SPEC = HASH_SPEC + "+siphash24"
 """The hashes of a keyed manifest: each ``cg-poly64-v1`` hash through SipHash-2-4 under the key."""
 HASH_SPECS = (HASH_SPEC, SIPHASH_SPEC)
-GRAM_N = 5
-"""Word n-grams are stored as 5-grams: a shared run of r >= 5 words is exactly r - 4
-consecutive shared 5-grams on one diagonal, so every longer n follows from them."""
-WINDOW_CHARS = 50
-"""GPT-4's substring length, in characters of the alnum view."""
-
 U64 = np.uint64
 _MASK = (1 << 64) - 1
-CHAR_BASE = 0x9E3779B97F4A7C15  # odd, so it is invertible mod 2**64
-WORD_BASE = 0xC2B2AE3D27D4EB4F
-LEN_MIX = 0x165667B19E3779F9
 
 HashArray = NDArray[np.uint64]
 

@@ -118,6 +118,14 @@ import unicodedata
 from dataclasses import dataclass
 
 from contam_guard.text import markup
+from contam_guard.text.constants import ALNUM as ALNUM  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import KEPT as KEPT  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import MARKUP as MARKUP  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import REMOVED as REMOVED  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import SOLO as SOLO  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import SPACE as SPACE  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import SPECIAL as SPECIAL  # noqa: PLC0414 (importable from here too)
+from contam_guard.text.constants import UNKNOWN as UNKNOWN  # noqa: PLC0414 (importable from here too)
 from contam_guard.text.scripts import is_solo
 
 UNICODE_VERSION = unicodedata.unidata_version
@@ -134,16 +142,6 @@ DEFAULT_IGNORABLE = (
 hashes of a spec-4 manifest do not move when a dependency updates its Unicode data: the tests
 check it against the ``regex`` module's ``\\p{Default_Ignorable_Code_Point}`` (of Unicode 18.0
 there: the same ranges as Unicode 14.0's, the version of Python 3.11's ``unicodedata``)."""
-
-# Code point classes of the vectorised path (``text/tables.py``; the compiled kernels know them).
-UNKNOWN = 0  # not classified yet
-ALNUM = 1  # kept in words; gives one character of the alnum view
-KEPT = 2  # kept in words, nothing in the alnum view (marks, controls; format characters in v1)
-REMOVED = 3  # removed from words without splitting them (punctuation, symbols; v2: Cf, selectors)
-SPACE = 4  # a word boundary; nothing in either view
-SPECIAL = 5  # anything else: the record takes the reference path (see ``tables.py``)
-SOLO = 6  # v3: a word on its own (the word before it closes; marks after it join it; see ``tables.py``)
-MARKUP = 7  # v4: may start markup (``markup.TRIGGERS``); in words and the alnum view, as REMOVED
 
 
 def is_removed(ch: str) -> bool:
