@@ -7,7 +7,8 @@ fail; the old ones are then audited at leisure (``review --baseline``).
 
 The scan is the one ``scan`` runs (the same inputs and options). Every finding that is neither
 allowed nor a confirmed leak, and has no allowlist entry at all, becomes a false-positive entry
-keyed by content like any other, with ``baseline: DATE`` and a reason saying it was not reviewed.
+keyed by content like any other, with ``baseline: DATE`` and a reason saying it was not reviewed;
+a warning about pairs such an entry covers needs none (it is allowed with its pair).
 Nothing already in the allowlist is rewritten: a confirmed leak still fails, and an expired entry
 is left for a person to renew (``review``) rather than renewed in bulk. Running it again on
 unchanged data writes nothing (the file is only written when an entry is added).
@@ -18,7 +19,19 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from contam_guard.allowlist import FALSE_POSITIVE, Allowlist, Entry, Key, entry_for, key_of, seen_in
+from contam_guard.allowlist import (
+    FALSE_POSITIVE,
+    Allowlist,
+    Entry,
+    Key,
+    PairId,
+    allowlisted_pairs,
+    covered,
+    entry_for,
+    key_of,
+    pairs_of,
+    seen_in,
+)
 from contam_guard.commands.common import display_path
 from contam_guard.config import LoadedConfig
 from contam_guard.errors import ExitCode
@@ -36,6 +49,8 @@ class Counts:
 
     added_fail: int = 0
     added_warn: int = 0
+    covered: int = 0
+    """Warnings about pairs a recorded (or existing) false positive covers: allowed with it."""
     allowed: int = 0
     """Already allowed (by an entry, by its pair's entry, or by a record's marker)."""
     confirmed: int = 0
@@ -51,13 +66,17 @@ class Counts:
 def record(
     report: Report, allowlist: Allowlist, day: dt.date, loaded: LoadedConfig
 ) -> tuple[Allowlist, Counts]:
-    """The allowlist with an entry for every finding of ``report`` that has none, and the counts.
+    """The allowlist with an entry for every finding of ``report`` that needs one, and the counts.
 
-    One entry covers every finding with the same content key (as one ``review`` decision does).
+    Failing findings first: then a warning about pairs that a recorded or existing false
+    positive covers needs no entry of its own (``allowlist.allow_pairs`` allows it with its
+    pair on every scan). One entry covers every finding with the same content key.
     """
     counts = Counts()
     new: dict[Key, Entry] = {}
-    for finding in report.findings:
+    pairs: dict[PairId, str] = allowlisted_pairs(report.findings)
+    ordered = sorted(report.findings, key=lambda finding: finding.action != "fail")  # stable
+    for finding in ordered:
         key = key_of(finding)
         existing = allowlist.entries.get(key)
         if finding.confirmed:
@@ -67,8 +86,13 @@ def record(
         elif existing is not None:  # expired (a live entry would have allowed or confirmed it)
             if existing not in counts.expired:
                 counts.expired.append(existing)
-        elif key not in new:
+        elif key in new:
+            continue
+        elif covered(finding, pairs):
+            counts.covered += 1
+        else:
             new[key] = _entry(report.findings, finding, day, loaded)
+            pairs.update(dict.fromkeys(pairs_of(finding), REASON))
             if finding.action == "fail":
                 counts.added_fail += 1
             else:
@@ -97,9 +121,12 @@ def run(loaded: LoadedConfig, request: ScanRequest, day: dt.date, *, dry_run: bo
     )
     console.info(scanned)
     verb = "Would record" if dry_run else "Recorded"
+    with_pairs = (
+        f", {counts.covered} warning(s) about the same pairs allowed with them" if counts.covered else ""
+    )
     console.info(
         f"{verb} {counts.added} finding(s) as baseline entries in {where} "
-        f"({counts.added_fail} failing, {counts.added_warn} warning); "
+        f"({counts.added_fail} failing, {counts.added_warn} warning){with_pairs}; "
         f"{counts.allowed} already allowed, {counts.confirmed} confirmed leak(s)."
     )
     if counts.confirmed:

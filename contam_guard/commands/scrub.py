@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from contam_guard import overlap_guard
-from contam_guard.allowlist import FALSE_POSITIVE, Allowlist, project_path
+from contam_guard.allowlist import FALSE_POSITIVE, Allowlist
 from contam_guard.commands.common import display_path, load_manifest
 from contam_guard.config import LoadedConfig, ScrubSettings
 from contam_guard.engine.index import ManifestIndex
@@ -182,7 +182,7 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
         batch_chars=loaded.config.scan.batch_chars,
     )
     kept = NOTHING
-    if request.use_allowlist and _allowlist_applies(loaded, jobs):
+    if request.use_allowlist and _allowlist_applies(loaded):
         kept = _kept(loaded, jobs, options, settings.n, manifest_path)
         jobs = [replace(job, keep=kept.of(job.display)) for job in jobs]
     scrub_plan = plan(ManifestIndex.from_manifest(manifest), jobs, options, key)
@@ -204,17 +204,14 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
     return 0
 
 
-def _allowlist_applies(loaded: LoadedConfig, jobs: list[Job]) -> bool:
-    """Whether some live false-positive entry may concern these inputs (it names one of them,
-    or no file): only then is the scan that finds the allowed pairs worth its time."""
-    allowlist = Allowlist.load(loaded.allowlist_path)
+def _allowlist_applies(loaded: LoadedConfig) -> bool:
+    """Whether the allowlist has a live false-positive entry: only then is the scan that finds
+    the allowed pairs worth its time. Any entry may apply to any input (entries are keyed by
+    content: the same reviewed text in another file is allowed there too)."""
     today = dt.date.today()
-    inputs = {project_path(str(job.path), loaded.root) for job in jobs}
     return any(
-        entry.decision == FALSE_POSITIVE
-        and not entry.expired(today)
-        and (not entry.files or not inputs.isdisjoint(entry.files))
-        for entry in allowlist.entries.values()
+        entry.decision == FALSE_POSITIVE and not entry.expired(today)
+        for entry in Allowlist.load(loaded.allowlist_path).entries.values()
     )
 
 
