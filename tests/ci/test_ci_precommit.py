@@ -279,7 +279,10 @@ def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hoo
 def test_local_checkout_example(repo: Repo, hook_env: dict[str, str]) -> None:
     """examples/ci/pre-commit-local.yaml with the contam-guard on PATH: a leak is refused, and
     with ``verbose: true`` a passing commit's warnings reach the committer."""
-    shutil.copy(PROJECT / "examples" / "ci" / "pre-commit-local.yaml", repo.root / ".pre-commit-config.yaml")
+    example = PROJECT / "examples" / "ci" / "pre-commit-local.yaml"
+    valid = run([str(PRE_COMMIT), "validate-config", str(example)], PROJECT, dict(os.environ))
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    shutil.copy(example, repo.root / ".pre-commit-config.yaml")
     repo.commit("the local hooks")
     installed = run([str(PRE_COMMIT), "install"], repo.root, hook_env)
     assert installed.returncode == 0, installed.stderr
@@ -287,6 +290,7 @@ def test_local_checkout_example(repo: Repo, hook_env: dict[str, str]) -> None:
     refused = commit(repo, hook_env, "a leak")
     assert refused.returncode != 0 and "FAIL    bench:question item q-01" in refused.stdout + refused.stderr
 
+    repo.git("reset", "-q")  # the refused commit's data stays in the work tree only
     config = repo.root / ".contam-guard" / "contam-guard.yaml"
     text = config.read_text(encoding="utf-8")
     assert "gpt3: {enabled: true, action: fail, n: 13}" in text
@@ -297,6 +301,16 @@ def test_local_checkout_example(repo: Repo, hook_env: dict[str, str]) -> None:
     output = passed.stdout + passed.stderr
     assert passed.returncode == 0, output
     assert "Passed" in output and "WARN    bench:question item q-01" in output  # verbose: shown
+
+    # The control: without `verbose: true` pre-commit hides a passing hook's warnings.
+    hooks = yaml.safe_load((repo.root / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    del hooks["repos"][0]["hooks"][0]["verbose"]
+    repo.write(".pre-commit-config.yaml", yaml.safe_dump(hooks, sort_keys=False))
+    repo.commit("hooks without verbose")
+    repo.write("data/train.jsonl", jsonl([FILLER, leak(0), leak(1)]))
+    hidden = commit(repo, hook_env, "another warning")
+    assert hidden.returncode == 0 and "Passed" in hidden.stderr + hidden.stdout
+    assert "WARN" not in hidden.stdout + hidden.stderr
 
 
 @pytest.mark.slow
