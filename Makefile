@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-probe lint bench clean sanitize
+.PHONY: demo test test-e2e test-probe lint bench clean sanitize release-tag
 
 $(STAMP): pyproject.toml csrc/native.c csrc/reword.c csrc/reword_pass.h csrc/html_entities.h
 	$(PYTHON) -m venv $(VENV)
@@ -15,11 +15,18 @@ $(STAMP): pyproject.toml csrc/native.c csrc/reword.c csrc/reword_pass.h csrc/htm
 demo: $(STAMP)
 	bash examples/demo.sh
 
-# One pytest worker per core (pytest-xdist); tests/conftest.py keeps the Spark tests on one worker.
+# The fast loop: every test but the end-to-end ones (marker e2e, listed in tests/conftest.py), one
+# pytest worker per core (pytest-xdist); then ruff and mypy.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not e2e"
 	$(BIN)/ruff check contam_guard tests benchmarks
 	$(BIN)/mypy
+
+# The end-to-end tests: the real pre-commit, git-lfs and Chromium, wheels built, Spark's JVMs (kept
+# on one worker by tests/conftest.py), and a hook environment installed from the registry (network).
+# .ci/run runs them after `make test`.
+test-e2e: $(STAMP)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m e2e
 
 # The probe's tests with the [probe] extra installed: the transformers backend and a tiny GPT-2
 # trained inside a test (tests/probe; without the extra they skip with a reason). The CPU build of
@@ -54,6 +61,12 @@ sanitize: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.search
+
+# Tag the version pyproject.toml names (v0.1.0) on the commit checked out, for the pre-commit
+# example's `rev:` and `pip install "git+...@v0.1.0"` (.ci/release-tag says what it checks first).
+# Then publish it: git push origin v0.1.0
+release-tag:
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash .ci/release-tag
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -69,6 +69,18 @@ class Entry(BaseModel):
     files: tuple[str, ...] = ()
     """Where the finding was seen (POSIX paths relative to the project root), sorted; not part
     of the key."""
+    baseline: dt.date | None = None
+    """Set by ``contam-guard baseline``: the day the finding was recorded because it was in the
+    data when the guard was adopted, not reviewed one by one (``review --baseline`` walks these).
+    A person's decision replaces the entry without it."""
+
+    @field_validator("rule")
+    @classmethod
+    def _known_rule(cls, value: str) -> str:
+        # any registered rule's findings can be reviewed (whole's, the rewording rules')
+        if value not in RULES:
+            raise ValueError(f"unknown rule {value!r} (the rules: {', '.join(RULES)})")
+        return value
 
     @field_validator("rule")
     @classmethod
@@ -98,7 +110,9 @@ class Entry(BaseModel):
     @property
     def kind(self) -> str:
         """How notices name the entry: ``false-positive entry`` or ``confirmed-leak entry``."""
-        return "confirmed-leak entry" if self.decision == LEAK else "false-positive entry"
+        if self.decision == LEAK:
+            return "confirmed-leak entry"
+        return "false-positive entry" if self.baseline is None else "baseline entry"
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -116,6 +130,8 @@ class Entry(BaseModel):
             out["until"] = self.until.isoformat()
         if self.files:
             out["files"] = sorted(self.files)
+        if self.baseline is not None:
+            out["baseline"] = self.baseline.isoformat()
         return out
 
 
@@ -255,7 +271,7 @@ def apply(
         else:
             allowed = replace(finding, allowed=True, allowed_by=ALLOWED_BY_ALLOWLIST, reason=entry.reason)
             updated.append(allowed)
-    report.findings = updated
+    report.findings = allow_pairs(updated)
     name = allowlist.path.name
     base = Path.cwd() if root is None else root
     scanned = {path for shown in report.result.files if (path := project_path(shown, base)) is not None}
@@ -273,6 +289,53 @@ def apply(
             notice = stale_notice(entry, scanned, base)
             if notice is not None:
                 report.notices.append(f"{name}: {notice}")
+
+
+PairId = tuple[int, str, int]
+"""A (test item, training record) pair within one report: (item, source, record)."""
+
+
+def pairs_of(finding: Finding) -> set[PairId]:
+    return {(finding.item, pair.source, pair.record) for pair in finding.pairs}
+
+
+def allowlisted_pairs(findings: Iterable[Finding]) -> dict[PairId, str]:
+    """Every pair of a finding the allowlist allows as a false positive, with its reason."""
+    found: dict[PairId, str] = {}
+    for finding in findings:
+        if finding.allowed and finding.allowed_by == ALLOWED_BY_ALLOWLIST:
+            for pair in sorted(pairs_of(finding)):
+                found.setdefault(pair, finding.reason or "")
+    return found
+
+
+def covered(finding: Finding, pairs: Mapping[PairId, str]) -> bool:
+    """Whether ``finding`` is a warning about pairs that are all allowlisted already: its every
+    listed pair, and no record it only counts (beyond ``--max-pairs-per-item``)."""
+    mine = pairs_of(finding)
+    unlisted = finding.unlisted is not None and finding.unlisted.records > 0
+    return finding.action != "fail" and bool(mine) and not unlisted and mine <= pairs.keys()
+
+
+def allow_pairs(findings: list[Finding]) -> list[Finding]:
+    """Warnings on allowlisted pairs allowed too.
+
+    A reviewer who marks a (test item, training record) pair a false positive has judged the
+    text, not one rule: the other rules' warnings about the very same pair (a reworded score, a
+    per-item rule this record alone feeds) would only repeat it on every scan, as warnings and
+    annotations nobody acts on. Only warnings follow the pair: a failing rule's finding keeps its
+    own entry, so a stricter rule turned on later is still reviewed; and a per-item warning that
+    a new record feeds is about new data and shows again.
+    """
+    pairs = allowlisted_pairs(findings)
+    if not pairs:
+        return findings
+    return [
+        replace(f, allowed=True, allowed_by=ALLOWED_BY_ALLOWLIST, reason=pairs[min(pairs_of(f))])
+        if not f.allowed and not f.confirmed and covered(f, pairs)
+        else f
+        for f in findings
+    ]
 
 
 def stale_notice(entry: Entry, scanned: set[str], root: Path) -> str | None:

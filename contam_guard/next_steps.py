@@ -7,15 +7,18 @@ and see the golden text where the golden file is at hand.
 
 from __future__ import annotations
 
+import json
 import shlex
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from contam_guard.commands.common import display_path
 from contam_guard.config import with_rule_overrides
-from contam_guard.errors import ExitCode
+from contam_guard.errors import ExitCode, InputError
 from contam_guard.overlap_guard import registered_golden_files
 from contam_guard.reporting import console
 from contam_guard.rules import RULES
+from contam_guard.scrub.lines import pandas_reader, scrub_format
 
 if TYPE_CHECKING:
     from contam_guard.config import LoadedConfig
@@ -57,12 +60,7 @@ def steps(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: 
         f"walks each finding and records your decision in {display_path(loaded.allowlist_path)}; "
         "commit it"
     )
-    sources = sorted({pair.source for finding in report.failing for pair in finding.pairs})
-    target = f"-o {shlex.quote(clean_name(sources[0]))}" if len(sources) == 1 else "-o clean/"
-    lines.append(
-        f"a real leak? remove it before training: `contam-guard scrub {_quoted(sources)} {target} "
-        "--log removed.jsonl` (or --in-place)"
-    )
+    lines += scrub_steps(sorted({pair.source for finding in report.failing for pair in finding.pairs}))
     if not request.show_golden:
         failing_sets = {finding.target.set_name for finding in report.failing}
         manifest_path = request.manifest_path or loaded.manifest_path
@@ -76,6 +74,55 @@ def steps(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: 
                 f"compare with the test item itself: add --show-golden (its golden file {present[0]} is here)"
             )
     return lines
+
+
+def scrub_steps(sources: list[str]) -> list[str]:
+    """How to remove a real leak from each of ``sources``: ``scrub`` for the formats it writes
+    back; for the others, what scrub would answer, and for tables and JSON arrays a conversion
+    to JSONL (with pandas) before scrub, as commands that run as shown."""
+    if not sources:
+        return []
+    fine: list[str] = []
+    refused: dict[str, list[tuple[str, InputError]]] = {}
+    for source in sources:
+        try:
+            scrub_format(PurePath(source), source)
+        except InputError as exc:
+            refused.setdefault(exc.problem, []).append((source, exc))
+        else:
+            fine.append(source)
+    lines = []
+    if fine:
+        lines.append(f"a real leak? remove it before training: {_scrub_command(fine)} (or --in-place)")
+    for problem, found in refused.items():
+        first, error = found[0]
+        names = _listed([source for source, _ in found])
+        reader = pandas_reader(PurePath(first))
+        if reader is None:
+            lines.append(f"a real leak in {names}? {problem}: {error.hint or 'convert it to JSONL first'}")
+            continue
+        converted = f"{first}.jsonl"
+        # Python's double-quoted literals (JSON's are valid Python): the shell quotes stay plain.
+        code = (
+            f"import pandas as pd; f = {json.dumps(first)}; {reader.replace(chr(39), chr(34))}"
+            f'.to_json({json.dumps(converted)}, orient="records", lines=True, force_ascii=False)'
+        )
+        each = " (the same for each file)" if len(found) > 1 else ""
+        lines.append(
+            f"a real leak in {names}? {problem}: convert to JSONL first (needs pandas){each}: "
+            f"`python -c {shlex.quote(code)}`, then {_scrub_command([converted])}"
+        )
+    return lines
+
+
+def _scrub_command(sources: list[str]) -> str:
+    target = f"-o {shlex.quote(clean_name(sources[0]))}" if len(sources) == 1 else "-o clean/"
+    return f"`contam-guard scrub {_quoted(sources)} {target} --log removed.jsonl`"
+
+
+def _listed(names: list[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report) -> list[str]:
@@ -108,12 +155,11 @@ def unreachable_rules(loaded: LoadedConfig, request: ScanRequest, report: Report
     return []
 
 
-def after_scan(loaded: LoadedConfig, request: ScanRequest, outputs: Outputs, report: Report) -> None:
-    """Print the next steps of a failing scan where its summary went (stdout, or stderr when
-    stdout carries a machine format)."""
-    lines = steps(loaded, request, outputs, report)
+def show(lines: list[str], outputs: Outputs) -> None:
+    """Print a failing scan's next steps where its summary went (stdout, or stderr when stdout
+    carries a machine format)."""
     if lines:
         console.next_steps(lines, to_stderr=outputs.summary_to_stderr)
 
 
-__all__ = ["after_scan", "clean_name", "steps", "unreachable_rules"]
+__all__ = ["clean_name", "scrub_steps", "show", "steps", "unreachable_rules"]

@@ -38,17 +38,34 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(Path(contam_guard.__file__).parent, quiet=2)
 
 
-SPARK_TESTS = Path(__file__).parent / "spark"
+TESTS = Path(__file__).parent
+SPARK_TESTS = TESTS / "spark"
+E2E: dict[str, str] = {
+    "spark": "starts Spark's JVMs (local masters and a standalone cluster)",
+    "ci/test_ci_precommit.py": "the real pre-commit framework; one test installs the hook from the registry",
+    "ci/test_ci_lfs.py": "the real git-lfs",
+    "ci/test_build_optional.py": "builds a wheel without a C compiler",
+    "test_packaging.py": "builds and installs the wheel",
+    "reporting/test_html_review.py": "renders the HTML review in the real (headless) Chromium",
+    "search/test_serve_chromium.py": "loads the served page in the real (headless) Chromium",
+}
+"""The end-to-end tests (folders and modules under tests/, and why): marked ``e2e``. ``make test``
+leaves them out (``-m "not e2e"``: the fast loop); ``make test-e2e`` runs them, and ``.ci/run``
+runs both. Plain ``pytest`` runs everything."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``) the Spark tests stay
-    together on one worker: each master's session (tests/spark/conftest.py, session-scoped) then
-    starts once, not once per worker, and no two JVM clusters compete for the cores."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
+    """Mark the ``E2E`` tests. Under pytest-xdist (``make test`` runs ``-n auto --dist
+    loadgroup``) the Spark tests stay together on one worker: each master's session
+    (tests/spark/conftest.py, session-scoped) then starts once, not once per worker, and no two
+    JVM clusters compete for the cores."""
+    e2e = [TESTS / name for name in E2E]
+    xdist = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        if item.path.is_relative_to(SPARK_TESTS):
+        if any(item.path == path or item.path.is_relative_to(path) for path in e2e):
+            item.add_marker(pytest.mark.e2e)
+        if xdist and item.path.is_relative_to(SPARK_TESTS):
             item.add_marker(pytest.mark.xdist_group("spark"))
 
 

@@ -452,6 +452,12 @@ def review(
     run: Run,
     where: Where,
     all_findings: Annotated[bool, typer.Option("--all", help="Also review warn-level findings.")] = False,
+    baseline_entries: Annotated[
+        bool,
+        typer.Option(
+            "--baseline", help="Audit the findings `contam-guard baseline` recorded (not yet reviewed)."
+        ),
+    ] = False,
     by: Annotated[str | None, typer.Option("--by", help="Your name, recorded with each decision.")] = None,
     until: Annotated[
         str | None,
@@ -479,9 +485,46 @@ def review(
     loaded = _config(where.config)
     request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
     options = review_cmd.ReviewOptions(
-        include_warn=all_findings, by=by, until=_parse_date(until), answer_timeout=answer_timeout
+        include_warn=all_findings,
+        baseline=baseline_entries,
+        by=by,
+        until=_parse_date(until),
+        answer_timeout=answer_timeout,
     )
     _exit(review_cmd.run(loaded, request, options))
+
+
+@app.command()
+@grouped
+def baseline(
+    paths: Annotated[
+        list[Path], typer.Argument(metavar="PATH", help="Training files or folders (what scan is given).")
+    ],
+    read: Read,
+    rules: Rules,
+    run: Run,
+    where: Where,
+    date: Annotated[
+        str | None,
+        typer.Option("--date", metavar="YYYY-MM-DD", help="The day the entries record (default: today)."),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count; do not write the allowlist.")] = False,
+) -> None:
+    """Adopt the guard on existing data: record every current finding in the allowlist (as
+    baseline entries, with the counts), so that only new findings fail; audit them later with
+    review --baseline."""
+    from dataclasses import replace
+
+    from contam_guard.commands import baseline as baseline_cmd
+
+    if run.no_allowlist:
+        raise typer.BadParameter("baseline writes the allowlist: --no-allowlist does not apply")
+    loaded = _config(where.config)
+    request = replace(
+        _scan_request(loaded, Target(paths=paths), read, rules, run), manifest_path=where.manifest
+    )
+    day = _parse_date(date) or dt.date.today()
+    _exit(baseline_cmd.run(loaded, request, day, dry_run=dry_run))
 
 
 @app.command()
@@ -512,8 +555,16 @@ def scrub(
         bool, typer.Option("--dry-run", help="Count what would be removed; write nothing.")
     ] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace each input (atomically).")] = False,
+    no_allowlist: Annotated[
+        bool,
+        typer.Option(
+            "--no-allowlist",
+            help="Also scrub records whose every pair is allowlisted as a false positive (kept by default).",
+        ),
+    ] = False,
 ) -> None:
-    """Remove colliding n-grams with a window around them (GPT-3's filter); log every removal."""
+    """Remove colliding n-grams with a window around them (GPT-3's filter); log every removal.
+    Records whose every pair the allowlist allows as a false positive are kept unchanged."""
     from contam_guard.commands import scrub as scrub_cmd
 
     request = scrub_cmd.ScrubRequest(
@@ -525,6 +576,7 @@ def scrub(
         fields=list(field or []),
         id_field=id_field,
         settings=settings.values,
+        use_allowlist=not no_allowlist,
     )
     _exit(scrub_cmd.run(_config(where.config), request, where.manifest))
 

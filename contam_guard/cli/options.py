@@ -322,6 +322,17 @@ class OutputFiles(Group):
             _option("output", Path | None, None, "--output", "Write --format here (default: stdout).", "-o"),
         ]
         params += [_option(out.name, Path | None, None, out.option, out.help) for out in OUTPUTS.values()]
+        params.append(
+            _option(
+                "quiet",
+                bool,
+                False,
+                "--quiet",
+                "Print only failing findings, the verdict, notices and what next (no WARN or ALLOWED "
+                "lines); files are written in full.",
+                "-q",
+            )
+        )
         return params
 
     @classmethod
@@ -331,6 +342,7 @@ class OutputFiles(Group):
             files={name: path for name, path in files.items() if path is not None},
             format=values.pop("output_format").value,
             output=values.pop("output"),
+            quiet=values.pop("quiet"),
         )
 
 

@@ -8,8 +8,11 @@ skip, ``q`` quit (``commands.answers``: off a terminal each answer must come in 
 line of text, or the review stops with exit 2). Both ``y`` and ``n`` are written to the
 allowlist at once (atomically): ``n`` allows the finding from then on, ``y`` records a confirmed
 leak that still fails the scan but is not asked about again. End of input is ``q``. Only failing
-findings are walked unless ``--all`` is given. One decision covers every finding with the same
-content key.
+findings are walked unless ``--all`` is given (warnings too). One decision covers every finding
+with the same content key, and a false positive covers the warnings about the same (test item,
+training record) pairs (``allowlist.allow_pairs``): they are not asked about after it.
+``--baseline`` walks the findings that ``contam-guard baseline`` recorded without review (the
+audit step): an answer replaces the baseline entry, a skip keeps it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,20 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
-from contam_guard.allowlist import FALSE_POSITIVE, LEAK, Decision, Entry, Key, entry_for, key_of, seen_in
+from contam_guard.allowlist import (
+    FALSE_POSITIVE,
+    LEAK,
+    Allowlist,
+    Decision,
+    Entry,
+    Key,
+    PairId,
+    covered,
+    entry_for,
+    key_of,
+    pairs_of,
+    seen_in,
+)
 from contam_guard.atomic import Interrupted
 from contam_guard.commands.answers import Answers, prompt
 from contam_guard.config import LoadedConfig
@@ -34,6 +50,8 @@ SKIP: Literal["skip"] = "skip"
 @dataclass(frozen=True)
 class ReviewOptions:
     include_warn: bool = False
+    baseline: bool = False
+    """Walk the findings allowed only by a baseline entry (``contam-guard baseline``)."""
     by: str | None = None
     until: dt.date | None = None
     answer_timeout: float = 60.0
@@ -45,6 +63,7 @@ class Tally:
     leaks: int = 0
     false_positives: int = 0
     skipped: int = 0
+    covered: int = 0
 
 
 def _ask(answers: Answers, question: str) -> str | None:
@@ -62,32 +81,62 @@ def _reason(answers: Answers) -> str | None:
         console.notice("a reason is required, so that others can check the decision")
 
 
-def candidates(findings: list[Finding], include_warn: bool) -> list[Finding]:
-    """Unreviewed findings, one per content key, in report order."""
+def from_baseline(finding: Finding, allowlist: Allowlist) -> bool:
+    """Whether ``finding`` is allowed by an entry ``contam-guard baseline`` wrote (unreviewed)."""
+    entry = allowlist.entries.get(key_of(finding))
+    return finding.allowed and entry is not None and entry.baseline is not None
+
+
+def candidates(
+    findings: list[Finding], include_warn: bool, allowlist: Allowlist | None = None
+) -> list[Finding]:
+    """Unreviewed findings, one per content key, failing ones first, each in report order (a
+    false positive then covers the warnings on its pairs); with ``allowlist``, those its baseline
+    entries allow (``review --baseline``)."""
     seen: set[Key] = set()
     out: list[Finding] = []
     for finding in findings:
-        if finding.allowed or finding.confirmed or (finding.action != "fail" and not include_warn):
+        if finding.action != "fail" and not include_warn:
+            continue
+        if allowlist is not None:
+            if not from_baseline(finding, allowlist):
+                continue
+        elif finding.allowed or finding.confirmed:
             continue
         key = key_of(finding)
         if key not in seen:
             seen.add(key)
             out.append(finding)
-    return out
+    return sorted(out, key=lambda finding: finding.action != "fail")  # stable: report order kept
+
+
+def _nothing(findings: list[Finding], options: ReviewOptions) -> str:
+    """Why there is nothing to review, and what else could be."""
+    if options.baseline:
+        return "Nothing to review: no finding is allowed by a baseline entry (contam-guard baseline)."
+    text = "Nothing to review: every failing finding is already in the allowlist."
+    warnings = len(candidates(findings, include_warn=True))
+    if warnings and not options.include_warn:
+        text += f" {warnings} warning(s) are not reviewed yet: add --all to walk them too."
+    return text
 
 
 def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> int:
     done = execute(loaded, request)
-    todo = candidates(done.report.findings, options.include_warn)
     allowlist = done.allowlist
+    todo = candidates(done.report.findings, options.include_warn, allowlist if options.baseline else None)
     tally = Tally()
     if not todo:
-        console.info("Nothing to review: every failing finding is already in the allowlist.")
+        console.info(_nothing(done.report.findings, options))
         return ExitCode.CLEAN
     answers = Answers(timeout=options.answer_timeout)  # a closed stdin: exit 2 before any question
     console.info(f"{len(todo)} finding(s) to review; decisions go to {allowlist.path}")
+    allowed: dict[PairId, str] = {}  # pairs answered "false positive" in this review
     try:
         for number, finding in enumerate(todo, 1):
+            if not options.baseline and covered(finding, allowed):
+                tally.covered += 1  # a warning about a pair just judged a false positive
+                continue
             console.review_pair(number, len(todo), finding, _golden(done.golden, finding))
             decision = _decide(answers, tally)
             if decision is None:
@@ -100,11 +149,18 @@ def run(loaded: LoadedConfig, request: ScanRequest, options: ReviewOptions) -> i
             files = seen_in(done.report.findings, key_of(finding), loaded.root)
             allowlist = allowlist.with_entry(_entry(finding, decision, reason, options, files))
             allowlist.save()
+            if decision == FALSE_POSITIVE:
+                allowed.update(dict.fromkeys(pairs_of(finding), reason))
     except (KeyboardInterrupt, Interrupted):  # Interrupted: Ctrl-C under cli.main
         console.notice("interrupted: the decisions made so far are saved")
+    covered_note = (
+        f", {tally.covered} warning(s) on pairs answered false positive (allowed with them)"
+        if tally.covered
+        else ""
+    )
     console.info(
         f"Reviewed: {tally.false_positives} false positive(s), {tally.leaks} confirmed leak(s), "
-        f"{tally.skipped} skipped. The allowlist is {allowlist.path}: commit it."
+        f"{tally.skipped} skipped{covered_note}. The allowlist is {allowlist.path}: commit it."
     )
     return ExitCode.CLEAN
 

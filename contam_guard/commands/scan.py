@@ -36,6 +36,7 @@ def run(
         manifest_path = request.manifest_path or loaded.manifest_path
         done.report.guard = guard_changes.compare(loaded, request.changes, manifest_path, accept)
     done.report.notices += next_steps.unreachable_rules(loaded, request, done.report)
-    code = write(done.report, done.golden, outputs)
-    next_steps.after_scan(loaded, request, outputs, done.report)  # a failure says what to do next
+    steps = next_steps.steps(loaded, request, outputs, done.report)  # a failure says what to do next
+    code = write(done.report, done.golden, outputs, steps)  # the job summary ends with them too
+    next_steps.show(steps, outputs)
     return code

@@ -7,16 +7,18 @@ name. ``--in-place`` replaces each input instead (atomically). ``--dry-run`` wri
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import os
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from contam_guard import overlap_guard
+from contam_guard.allowlist import FALSE_POSITIVE, Allowlist
 from contam_guard.commands.common import display_path, load_manifest
 from contam_guard.config import LoadedConfig, ScrubSettings
 from contam_guard.engine.index import ManifestIndex
@@ -25,6 +27,7 @@ from contam_guard.keys import key_for
 from contam_guard.readers import ReadOptions
 from contam_guard.reporting import console
 from contam_guard.scrub import Job, ScrubOptions, ScrubStats, apply, plan, scrub_format
+from contam_guard.scrub.allowed import NOTHING, Kept, kept_records
 from contam_guard.scrub.commit import check_keepable
 from contam_guard.sources import Source
 
@@ -43,6 +46,9 @@ class ScrubRequest:
     settings: dict[str, object] = field(default_factory=dict)
     """Scrub settings given on the command line (``config.ScrubSettings`` names); the rest are
     the config's."""
+    use_allowlist: bool = True
+    """Keep the records whose every pair is allowlisted as a false positive (``scrub.allowed``);
+    False (``--no-allowlist``): scrub every collision."""
 
 
 def settings_for(loaded: LoadedConfig, request: ScrubRequest) -> ScrubSettings:
@@ -175,6 +181,10 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
         read=ReadOptions(fields=fields, id_field=request.id_field),
         batch_chars=loaded.config.scan.batch_chars,
     )
+    kept = NOTHING
+    if request.use_allowlist and _allowlist_applies(loaded):
+        kept = _kept(loaded, jobs, options, settings.n, manifest_path)
+        jobs = [replace(job, keep=kept.of(job.display)) for job in jobs]
     scrub_plan = plan(ManifestIndex.from_manifest(manifest), jobs, options, key)
     if request.dry_run:
         if request.log is not None:
@@ -184,8 +194,37 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
         apply(scrub_plan, request.log)
         for notice in linked:
             console.notice(notice)
+    if kept.count:
+        console.info(
+            f"  kept {kept.count:,} record(s) unchanged: their {kept.pairs:,} (test item, training "
+            f"record) pair(s) are allowlisted as false positives in "
+            f"{display_path(loaded.allowlist_path)} (--no-allowlist scrubs them too)"
+        )
     _summary(scrub_plan.stats, settings, time.perf_counter() - started, request.dry_run)
     return 0
+
+
+def _allowlist_applies(loaded: LoadedConfig) -> bool:
+    """Whether the allowlist has a live false-positive entry: only then is the scan that finds
+    the allowed pairs worth its time. Any entry may apply to any input (entries are keyed by
+    content: the same reviewed text in another file is allowed there too)."""
+    today = dt.date.today()
+    return any(
+        entry.decision == FALSE_POSITIVE and not entry.expired(today)
+        for entry in Allowlist.load(loaded.allowlist_path).entries.values()
+    )
+
+
+def _kept(
+    loaded: LoadedConfig, jobs: list[Job], options: ScrubOptions, n: int, manifest_path: Path | None
+) -> Kept:
+    """Scan the inputs as ``scan`` would, every pair listed, and find the allowed records."""
+    from contam_guard.pipeline import ScanRequest, execute  # noqa: PLC0415 (only with an allowlist)
+
+    request = ScanRequest(
+        paths=[job.path for job in jobs], read=options.read, manifest_path=manifest_path, max_pairs_per_item=0
+    )
+    return kept_records(execute(loaded, request).report, n)
 
 
 def _summary(stats: ScrubStats, settings: ScrubSettings, seconds: float, dry_run: bool) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -100,25 +100,29 @@ def _ignore(chars: int) -> None:
     """Progress where nobody watches."""
 
 
-def scan_summary(report: Report, *, to_stderr: bool = False) -> None:
+def scan_summary(report: Report, *, to_stderr: bool = False, quiet: bool = False) -> None:
     """The scan's findings, one line each, and the verdict: on stdout, or on stderr when stdout
-    carries a machine format (``--format json`` ...)."""
-    _summary(report, err if to_stderr else out)
+    carries a machine format (``--format json`` ...). ``quiet``: the failing findings only (with
+    a count of the others), and no per-file lines; notices are always shown."""
+    _summary(report, err if to_stderr else out, quiet)
     for text in report.notices:
         notice(text)
 
 
-def summary_text(report: Report) -> str:
-    """The text summary as plain text (no colour codes), for ``--format text --output FILE``."""
+def summary_text(report: Report, steps: Sequence[str] = ()) -> str:
+    """The text summary as plain text (no colour codes), for ``--format text --output FILE``,
+    ending with a failing scan's next ``steps``."""
     buffer = io.StringIO()
     plain = Console(file=buffer, highlight=False, soft_wrap=True, emoji=False, no_color=True, width=200)
     _summary(report, plain)
+    if steps:
+        next_steps(list(steps), console=plain)
     notes = [f"skipped {text}" for text in report.result.skipped] + report.notices
     return buffer.getvalue() + "".join(f"notice: {text}\n" for text in notes)
 
 
-def _summary(report: Report, out: Console) -> None:
-    _findings(report, out)
+def _summary(report: Report, out: Console, quiet: bool = False) -> None:
+    _findings(report, out, quiet)
     guard = report.guard
     if guard is not None:  # --diff/--staged: changes of the range that weaken the guard
         style = "yellow" if guard.accepted else "red"
@@ -128,14 +132,14 @@ def _summary(report: Report, out: Console) -> None:
         out.print(f"[{style}]{escape(guard.verdict())}.[/]")
 
 
-def _findings(report: Report, out: Console) -> None:
+def _findings(report: Report, out: Console, quiet: bool = False) -> None:
     result = report.result
     out.print(
         f"Scanned {result.records} records ({result.chars:,} characters) in "
         f"{len(result.files)} file(s) against {len(result.index.targets)} golden view(s).",
         markup=False,
     )
-    for note in result.fields_note():
+    for note in [] if quiet else result.fields_note():
         out.print(f"  {note}", markup=False)
     for notice_text in result.skipped:
         notice(f"skipped {notice_text}")  # stderr either way
@@ -147,16 +151,22 @@ def _findings(report: Report, out: Console) -> None:
     from contam_guard.reporting.groups import by_item, groups, hidden_note  # the engine: on use only
 
     all_groups = groups(report)
+    quieted = 0
     for item in by_item(all_groups, findings=report.findings):
         for group in item.groups:
+            if quiet and group.status != "fail":
+                quieted += 1
+                continue
             style = _STYLES.get(group.status, "dim")
             out.print(f"[{style}]{group.status.upper():7}[/] {escape(_group_line(group))}")
-        if note := hidden_note(item):
+        if not quiet and (note := hidden_note(item)):
             out.print(f"        {note}", markup=False)
     failing = len(report.failing)
     verdict = f"[red]{failing} failing finding(s)[/]" if failing else "[green]no failing findings[/]"
     pairs = f"{len(all_groups)} (test item, training record) pair(s)"
     out.print(f"{len(report.findings)} finding(s) in {pairs}, {verdict}.")
+    if quieted:
+        out.print(f"{quieted} pair(s) that only warn or are allowed not shown (--quiet).", markup=False)
 
 
 _STYLES = {"fail": "red", "warn": "yellow"}
@@ -169,7 +179,11 @@ def _group_line(group: Group) -> str:
     allowed or confirmed findings. Plain text (not markup)."""
     pair = group.pair
     line = f":{pair.line}" if pair.line is not None else ""
-    notes = "".join(f" [{f.rule}: {f.note}]" for f in group.findings if f.note)
+    by_note: dict[str, list[str]] = {}  # one note for the rules that share it (a pair's entry)
+    for finding in group.findings:
+        if finding.note:
+            by_note.setdefault(finding.note, []).append(finding.rule)
+    notes = "".join(f" [{' '.join(rules)}: {note}]" for note, rules in by_note.items())
     numbers = group.pair_detail
     return (
         f"{group.target.label} item {group.item_id} (#{group.test_index}) in "
@@ -178,9 +192,9 @@ def _group_line(group: Group) -> str:
     )
 
 
-def next_steps(lines: list[str], *, to_stderr: bool = False) -> None:
+def next_steps(lines: list[str], *, to_stderr: bool = False, console: Console | None = None) -> None:
     """The last lines of a failing scan: what to do about its findings."""
-    console = err if to_stderr else out
+    console = console or (err if to_stderr else out)
     console.print("What next:", markup=False)
     for line in lines:
         console.print(f"  - {line}", markup=False)

@@ -4,7 +4,7 @@ pair with every rule that fired on it (``reporting.groups``), sorted, determinis
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from contam_guard.core.families import pair_numbers
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
@@ -123,10 +123,22 @@ def _action(finding: Finding) -> str:
     return f"{finding.action} (confirmed leak)" if finding.confirmed else finding.action
 
 
-def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LIMIT) -> str:
+def steps_section(steps: Sequence[str]) -> str:
+    """A failing scan's next steps (``next_steps.steps``) as the summary's closing section: the
+    commands stay in code spans, the words around them are escaped."""
+    if not steps:
+        return ""
+    return "\n### What next\n\n" + "".join(f"- {_escape_names(step)}\n" for step in steps)
+
+
+def summary(
+    report: Report, title: str = "contam-guard", limit: int = SUMMARY_LIMIT, steps: Sequence[str] = ()
+) -> str:
     """A job summary for ``$GITHUB_STEP_SUMMARY``: verdict, notices and the table of (test item,
     training record) pairs with the rules that fired on each, cut (whole rows, with a count of
-    the rest) to stay under ``limit`` bytes."""
+    the rest) to stay under ``limit`` bytes, then the next ``steps`` of a failing scan (what the
+    console prints under "What next")."""
+    closing = steps_section(steps)
     result = report.result
     failing = len(report.failing)
     verdict = f"**{failing} failing finding(s)**" if failing else "no failing findings"
@@ -147,14 +159,14 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
         head.append("- nothing was scanned")
     head += ["", *guard_section(report)] if report.guard is not None else []
     if not report.findings:
-        return "\n".join([*head, "", "No findings.", ""])
+        return "\n".join([*head, "", "No findings.", ""]) + closing
     head += [
         "",
         "| # | status | rules | set:view | item | training record | detail |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     text = "\n".join(head) + "\n"
-    tail = "".join(f"\n{_escape(note)}\n" for item in items if (note := hidden_note(item)))
+    tail = "".join(f"\n{_escape(note)}\n" for item in items if (note := hidden_note(item))) + closing
     size = len(text.encode("utf-8", "backslashreplace"))
     reserve = 200 + len(tail.encode("utf-8", "backslashreplace"))  # the closing lines
     for number, group in enumerate(shown, 1):
@@ -165,7 +177,8 @@ def summary(report: Report, title: str = "contam-guard", limit: int = SUMMARY_LI
         )
         if size + len(row.encode("utf-8", "backslashreplace")) > limit - reserve:  # as write_text does
             rest = len(shown) - number + 1
-            return text + f"\n… {rest} more row(s) not shown (summary limit); see the review file.\n"
+            cut = f"\n… {rest} more row(s) not shown (summary limit); see the review file.\n"
+            return text + cut + closing
         text += row
         size += len(row.encode("utf-8", "backslashreplace"))
     return text + tail

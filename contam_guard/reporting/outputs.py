@@ -7,10 +7,10 @@ Writers are imported when they are used: a hook on a clean commit pays for none 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from contam_guard.atomic import write_text
 from contam_guard.reporting import console
@@ -19,59 +19,64 @@ if TYPE_CHECKING:
     from contam_guard.reporting.markdown import GoldenText
     from contam_guard.verdicts import Report
 
-Render = Callable[["Report", "GoldenText | None"], str]
+
+class Render(Protocol):
+    """A writer: the report (with golden text when asked for) and a failing scan's next steps
+    (``next_steps.steps``; the job summary and the text summary end with them) to text."""
+
+    def __call__(self, report: Report, golden: GoldenText | None, steps: Sequence[str] = (), /) -> str: ...
 
 
-def _markdown(report: Report, golden: GoldenText | None) -> str:
+def _markdown(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import markdown
 
     return markdown.render(report, golden)
 
 
-def _json(report: Report, golden: GoldenText | None) -> str:
+def _json(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import json_report
 
     return json_report.render(report, golden)
 
 
-def _html(report: Report, golden: GoldenText | None) -> str:
+def _html(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import html
 
     return html.render(report, golden)
 
 
-def _sarif(report: Report, golden: GoldenText | None) -> str:
+def _sarif(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import sarif
 
     return sarif.render(report)
 
 
-def _summary(report: Report, golden: GoldenText | None) -> str:
+def _summary(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import markdown
 
-    return markdown.summary(report)
+    return markdown.summary(report, steps=steps)
 
 
-def _items(report: Report, golden: GoldenText | None) -> str:
+def _items(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import tables
 
     return tables.items_csv(report)
 
 
-def _pairs(report: Report, golden: GoldenText | None) -> str:
+def _pairs(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import tables
 
     return tables.pairs_csv(report)
 
 
-def _github(report: Report, golden: GoldenText | None) -> str:
+def _github(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
     from contam_guard.reporting import github
 
     return github.render(report)
 
 
-def _text(report: Report, golden: GoldenText | None) -> str:
-    return console.summary_text(report)
+def _text(report: Report, golden: GoldenText | None, steps: Sequence[str] = ()) -> str:
+    return console.summary_text(report, steps)
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,9 @@ class Outputs:
     format: str = "text"
     output: Path | None = None
     """Where ``format`` goes (default stdout)."""
+    quiet: bool = False
+    """``--quiet``: the console shows failing findings and the summary only (every file written
+    is complete)."""
 
     def by_option(self) -> dict[str, Path | None]:
         """Every output path by the option that named it (``--output`` too)."""
@@ -133,16 +141,18 @@ class Outputs:
         return self.output is None and self.format != "text"
 
 
-def write(report: Report, golden: GoldenText | None, outputs: Outputs) -> int:
-    """Write every requested file and format (any engine's report); returns the exit code."""
+def write(report: Report, golden: GoldenText | None, outputs: Outputs, steps: Sequence[str] = ()) -> int:
+    """Write every requested file and format (any engine's report); returns the exit code.
+    ``steps``: a failing scan's next steps, for the writers that end with them."""
+    quiet = outputs.quiet
     for name, path in outputs.files.items():
-        write_text(path, OUTPUTS[name].render(report, golden))
+        write_text(path, OUTPUTS[name].render(report, golden, steps))
     if outputs.output is not None:
-        write_text(outputs.output, FORMATS[outputs.format](report, golden))
-        console.scan_summary(report)
+        write_text(outputs.output, FORMATS[outputs.format](report, golden, steps))
+        console.scan_summary(report, quiet=quiet)
     elif outputs.format == "text":
-        console.scan_summary(report)
+        console.scan_summary(report, quiet=quiet)
     else:
-        console.raw(FORMATS[outputs.format](report, golden))
-        console.scan_summary(report, to_stderr=True)
+        console.raw(FORMATS[outputs.format](report, golden, steps))
+        console.scan_summary(report, to_stderr=True, quiet=quiet)
     return int(report.return_code)

@@ -39,6 +39,9 @@ class Job:
     display: str
     fmt: str
     output: Path | None
+    keep: frozenset[int] = frozenset()
+    """Records left out of the filter and copied unchanged (every pair they are in is
+    allowlisted: ``scrub.allowed``)."""
 
 
 @dataclass
@@ -108,7 +111,7 @@ def count_pass(
         else:
             batches_read = _every_record(job, read, batch_chars, totals)
         for batch in batches_read:
-            counter.add(number, batch)
+            counter.add(number, [r for r in batch if r.index not in job.keep] if job.keep else batch)
     rows = counter.remembered.prune(counter.counts, max_doc_freq)
     records = np.unique(rows[:, :3], axis=0) if rows.size else np.zeros((0, 3), dtype=np.int64)
     return counter.counts, Candidates(records[:, 0], records[:, 1], records[:, 2]), totals

@@ -109,6 +109,12 @@ def scrub_format(path: PurePath, display: str) -> str:
     return fmt
 
 
+def pandas_reader(path: PurePath) -> str | None:
+    """How pandas reads ``path`` (as ``f``) when scrub refuses its format, else None: the
+    conversion a failing scan's next steps show (``next_steps``)."""
+    return _PANDAS_READERS.get(detect_format(path) or "")
+
+
 @dataclass(frozen=True)
 class LineSpans:
     """Whole records of an input: ``data``, starting at physical line ``first_line``; its

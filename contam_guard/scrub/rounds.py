@@ -148,7 +148,7 @@ class _Round:
         (rare: see the package docstring)."""
         with open_lines(job.path, job.display, job.fmt) as (_, lines):
             for line in lines:
-                if line.record is not None:
+                if line.record is not None and line.record not in job.keep:
                     yield line, self.states.get((number, line.record))
 
     def _touched_records(self, job: Job, number: int) -> Iterator[tuple[Line, RecordState | None]]:

@@ -65,7 +65,9 @@ def test_a_second_different_leak_in_the_same_record_still_fails(repo: Repo) -> N
     q02 = "FAIL    bench:question item q-02 (#1) in data/train.jsonl:1 (record 0, field text): FAIL gpt3"
     assert q02 in result.out
     q01 = next(line for line in result.out.splitlines() if "item q-01 " in line)
-    assert q01.startswith("WARN    bench:question item q-01") and "ALLOWED gpt3" in q01
+    # The reviewed pair's other rules (warnings about the very same pair) are allowed with it.
+    assert q01.startswith("ALLOWED bench:question item q-01") and "ALLOWED gpt3 palm" in q01
+    assert "WARN" not in q01
 
 
 def test_no_allowlist_audits_everything(repo: Repo) -> None:

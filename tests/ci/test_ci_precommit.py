@@ -271,3 +271,74 @@ def test_real_python_hook_via_try_repo(repo: Repo, hook_env: dict[str, str], hoo
     repo.git("add", "-A")
     proc = run(args, repo.root, env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# --- the hook as users install it: the local-checkout example, and from the release tag ------
+
+
+def test_local_checkout_example(repo: Repo, hook_env: dict[str, str]) -> None:
+    """examples/ci/pre-commit-local.yaml with the contam-guard on PATH: a leak is refused, and
+    with ``verbose: true`` a passing commit's warnings reach the committer."""
+    example = PROJECT / "examples" / "ci" / "pre-commit-local.yaml"
+    valid = run([str(PRE_COMMIT), "validate-config", str(example)], PROJECT, dict(os.environ))
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    shutil.copy(example, repo.root / ".pre-commit-config.yaml")
+    repo.commit("the local hooks")
+    installed = run([str(PRE_COMMIT), "install"], repo.root, hook_env)
+    assert installed.returncode == 0, installed.stderr
+    repo.write("data/train.jsonl", jsonl([FILLER, leak(0)]))
+    refused = commit(repo, hook_env, "a leak")
+    assert refused.returncode != 0 and "FAIL    bench:question item q-01" in refused.stdout + refused.stderr
+
+    repo.git("reset", "-q")  # the refused commit's data stays in the work tree only
+    config = repo.root / ".contam-guard" / "contam-guard.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert "gpt3: {enabled: true, action: fail, n: 13}" in text
+    warn = text.replace("gpt3: {enabled: true, action: fail", "gpt3: {enabled: true, action: warn")
+    config.write_text(warn)
+    repo.commit("gpt3 only warns here", ".contam-guard/contam-guard.yaml")
+    passed = commit(repo, hook_env, "the same text, now a warning")
+    output = passed.stdout + passed.stderr
+    assert passed.returncode == 0, output
+    assert "Passed" in output and "WARN    bench:question item q-01" in output  # verbose: shown
+
+    # The control: without `verbose: true` pre-commit hides a passing hook's warnings.
+    hooks = yaml.safe_load((repo.root / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    del hooks["repos"][0]["hooks"][0]["verbose"]
+    repo.write(".pre-commit-config.yaml", yaml.safe_dump(hooks, sort_keys=False))
+    repo.commit("hooks without verbose")
+    repo.write("data/train.jsonl", jsonl([FILLER, leak(0), leak(1)]))
+    hidden = commit(repo, hook_env, "another warning")
+    assert hidden.returncode == 0 and "Passed" in hidden.stderr + hidden.stdout
+    assert "WARN" not in hidden.stdout + hidden.stderr
+
+
+@pytest.mark.slow
+def test_hook_installed_from_the_release_tag(repo: Repo, hook_env: dict[str, str], hooks_repo: Path) -> None:
+    """`make release-tag` in a copy of this checkout, then a config naming that path and the tag
+    (`rev: v0.1.0`), as a user's names the repository's URL: pre-commit builds the hook's own
+    environment from the tag (pip install from the path; its dependencies from the registry)."""
+    release = subprocess.run(
+        ["bash", ".ci/release-tag"], cwd=hooks_repo, env=hook_env, capture_output=True, text=True, check=False
+    )
+    assert release.returncode == 0, release.stderr
+    version = re.search(r"^(v\S+) already tags|^Tagged (v\S+) on", release.stdout, re.M)
+    assert version is not None
+    tag = version.group(1) or version.group(2)
+    config = {
+        "repos": [
+            {"repo": str(hooks_repo), "rev": tag, "hooks": [{"id": "contam-guard-scan"}]}
+        ]
+    }
+    repo.write(".pre-commit-config.yaml", yaml.safe_dump(config, sort_keys=False))
+    repo.commit("hooks from the release tag")
+    env = {**hook_env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    installed = run([str(PRE_COMMIT), "install", "--install-hooks"], repo.root, env, timeout=1800)
+    output = installed.stdout + installed.stderr
+    if installed.returncode == 3 and "An unexpected error has occurred" in output:
+        pytest.fail(f"pre-commit could not install the hook (network?):\n{output[-3000:]}")
+    assert installed.returncode == 0, output
+    repo.write("data/train.jsonl", jsonl([FILLER, leak(3)]))
+    refused = commit(repo, env, "a leak")
+    assert refused.returncode != 0
+    assert "FAIL    bench:question item q-04" in refused.stdout + refused.stderr

@@ -205,6 +205,7 @@ def test_allowed_and_confirmed_notes_stay_with_their_rule(
     assert code == 0
     lines = [line for line in out.splitlines() if line.startswith("ALLOWED ")]
     assert len(lines) == 4 and all(": ALLOWED gpt3" in line for line in lines)
-    assert '[gpt3: allowed by marker ("contam_guard": "allow" on the record)]' in lines[0]
+    # One note for the rules that share it, naming them all (not once per rule).
+    assert '[gpt3 palm llama2 gpt4: allowed by marker ("contam_guard": "allow" on the record)]' in lines[0]
     review = (demo / "r.md").read_text(encoding="utf-8")
     assert "- **gpt3** allowed (marker): shared run of 38 words >= N = 13" in review

@@ -30,6 +30,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
 from contam_guard.errors import ContamGuardError
+from contam_guard.probe.backends.hub import offline_reason
 from contam_guard.probe.scores import TokenLogProbs
 
 DEFAULT_CONTEXT = 2048
@@ -70,18 +71,30 @@ class TransformersBackend:
             raise ContamGuardError(
                 f"--device {device!r} is not a torch device (cpu, cuda, cuda:1, mps)"
             ) from None
-        local = Path(model).exists()
+        # Without a network, the hub's retries would take ~50 s before any error: decide first.
+        offline = offline_reason(model)
+        local = Path(model).exists() or offline is not None
         # transformers draws progress bars on stderr while loading; the probe's console says enough.
         cast(Any, hf_logging).disable_progress_bar()
         try:
             self.tokenizer: Any = cast(Any, AutoTokenizer.from_pretrained(model, local_files_only=local))
             self.model: Any = cast(Any, AutoModelForCausalLM.from_pretrained(model, local_files_only=local))
         except (OSError, ValueError, KeyError) as exc:
+            hint = (
+                "give a folder written by save_pretrained (config, weights, tokenizer files), "
+                "or the name of a model in the Hugging Face cache"
+            )
+            if offline is not None:
+                hint = (
+                    f"the Hugging Face hub cannot be used ({offline}), and {model} is not in the "
+                    "local cache: download it where there is a network (`hf download "
+                    f"{model}`, or save_pretrained into a folder and copy that), then pass the "
+                    "folder, or the name with the cache (HF_HOME) at hand"
+                )
             raise ContamGuardError(
                 f"--model {model}: could not load a causal language model and its tokenizer "
                 f"({type(exc).__name__}: {_first_line(exc)})",
-                hint="give a folder written by save_pretrained (config, weights, tokenizer files), "
-                "or the name of a model in the Hugging Face cache",
+                hint=hint,
             ) from None
         try:
             self.model.to(self.device)
