@@ -82,14 +82,6 @@ class Entry(BaseModel):
             raise ValueError(f"unknown rule {value!r} (the rules: {', '.join(RULES)})")
         return value
 
-    @field_validator("rule")
-    @classmethod
-    def _known_rule(cls, value: str) -> str:
-        # any registered rule's findings can be reviewed (whole's, the rewording rules')
-        if value not in RULES:
-            raise ValueError(f"unknown rule {value!r} (the rules: {', '.join(RULES)})")
-        return value
-
     @field_validator("reason")
     @classmethod
     def _reason_not_blank(cls, value: str) -> str:
