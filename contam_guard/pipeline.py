@@ -132,9 +132,9 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
         return scan_parallel(
             prepared.scanner, found, request.read, jobs=request.jobs, skip_unreadable=request.skip_unreadable
         )
-    from contam_guard.readers import meter  # a bar in bytes, with a total (file sizes)
+    from contam_guard.readers import meter, totals  # a bar in bytes, with a total (file sizes)
 
-    with console.progress(meter.input_bytes(s.path for s in found), meter.bytes_read) as advance:
+    with console.progress(totals.input_bytes(s.path for s in found), meter.bytes_read) as advance:
         return scan_sources(
             prepared.scanner, found, request.read, skip_unreadable=request.skip_unreadable, progress=advance
         )

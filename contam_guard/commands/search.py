@@ -12,13 +12,13 @@ from contam_guard.reporting import console
 
 def run_index(root: Path, paths: list[Path], fields: list[str]) -> int:
     """Add ``paths`` to the index at ``root``; prints what was added, skipped and replaced."""
-    from contam_guard.readers import meter  # noqa: PLC0415 (imported when the command runs)
+    from contam_guard.readers import meter, totals  # noqa: PLC0415 (imported when the command runs)
 
     need_extra()
     from contam_guard.search.build import build  # noqa: PLC0415
     from contam_guard.walk import data_files  # noqa: PLC0415
 
-    total = meter.input_bytes(data_files(paths).files)  # the bar's total: every file to be read
+    total = totals.input_bytes(data_files(paths).files)  # the bar's total: every file to be read
     with console.progress(total, meter.bytes_read) as advance:
         summary = build(root, paths, tuple(fields), on_chars=advance)
     for notice in summary.notices:

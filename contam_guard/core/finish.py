@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from contam_guard import native
 from contam_guard.allowlist import Allowlist, apply
 from contam_guard.core.accumulator import ScanState
-from contam_guard.core.families.reword import RewordStats
 from contam_guard.core.pairs import Snippet
 from contam_guard.core.result import ScanResult
 from contam_guard.engine.pairs import run_span
+from contam_guard.engine.stats import RewordStats
 from contam_guard.verdicts import Report, evaluate
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ def finish(scanner: Scanner, state: ScanState, options: FinishOptions) -> Report
     """Redaction, the rules, the records' markers and the allowlist."""
     reword = None
     if state.reword is not None and scanner.reword is not None:
-        reword = RewordStats(scanner.reword.reword_index, state.reword.numbers_run, state.reword.reworded)
+        content_words = scanner.reword.reword_index.content_words
+        reword = RewordStats(state.reword.numbers_run, state.reword.reworded, content_words)
     result = ScanResult(
         index=scanner.index,
         totals=state.ngram.totals,

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from contam_guard.core.accumulator import Census
-from contam_guard.core.families.reword import RewordStats
 from contam_guard.core.pairs import Pair
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.pairs import Unlisted
-from contam_guard.engine.stats import ItemStats, item_stats
+from contam_guard.engine.stats import ItemStats, RewordStats, item_stats
 
 
 @dataclass

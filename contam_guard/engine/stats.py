@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -11,11 +10,19 @@ from numpy.typing import NDArray
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals, union_lengths
 
-if TYPE_CHECKING:
-    from contam_guard.core.families.reword import RewordStats
-
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class RewordStats:
+    """The rewording rules' per-item numbers over everything scanned (``core.families.reword``):
+    the longest shared run once numbers are masked, the best reworded score, and the item's
+    content features (too few: the reworded rule cannot measure it)."""
+
+    numbers_run: IntArray
+    reworded: FloatArray
+    content_words: IntArray
 
 
 @dataclass(frozen=True)
@@ -40,7 +47,7 @@ class ItemStats:
     """(item, position) of every template word (``engine.templates``): not counted as covered."""
     _covered: dict[int, IntArray] = field(default_factory=dict, compare=False, repr=False)
     reword: RewordStats | None = field(default=None, compare=False, repr=False)
-    """Issue 15: the rewording rules' per-item numbers (``reword.scan_pass``), when they ran."""
+    """The rewording rules' per-item numbers, when they ran."""
 
     def covered(self, min_run: int) -> IntArray:
         """Words inside shared runs of at least ``min_run`` words, per item."""

@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from contam_guard.engine.templates import TemplateMarks, TemplateSettings
 from contam_guard.manifest.digests import tables_digest
 from contam_guard.manifest.packed import PackedTable, width_for
-from contam_guard.rules import RULES
+from contam_guard.manifest.rule_names import RULE_NAMES
+from contam_guard.manifest.rule_names import uses_windows as uses_windows  # noqa: PLC0414 (importable from here too)
 from contam_guard.text import normalise
 from contam_guard.text.hashing import GRAM_N, HASH_SPEC, HASH_SPECS, SIPHASH_SPEC, WINDOW_CHARS
 
@@ -284,13 +285,8 @@ def is_derived(view_name: str) -> bool:
 
 
 def all_rules() -> tuple[str, ...]:
-    """Every rule of the registry, sorted: what a set is registered for by default."""
-    return tuple(sorted(RULES))
-
-
-def uses_windows(rules: Sequence[str]) -> bool:
-    """Whether one of ``rules`` reads the 50-character windows (then they are stored)."""
-    return any(RULES[name].uses_windows for name in rules if name in RULES)
+    """Every rule, sorted: what a set is registered for by default."""
+    return RULE_NAMES
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from contam_guard import lfs
 from contam_guard.errors import InputError
 from contam_guard.readers import notes
-from contam_guard.readers.base import Input, ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record, StreamError
 from contam_guard.readers.compression import compression_of
 from contam_guard.readers.member import (
     BOMB_FLOOR,
@@ -37,7 +37,7 @@ from contam_guard.readers.member import (
     shown_name,
     too_large,
 )
-from contam_guard.readers.opener import StreamError, check_regular_file, open_raw
+from contam_guard.readers.opener import check_regular_file, open_raw
 
 MemberReader = Callable[[Member, ReadOptions], Iterator[Record]]
 """How a member is read (``readers.read_member``: by its name's format, else sniffed)."""

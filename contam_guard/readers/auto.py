@@ -21,12 +21,11 @@ from contam_guard.readers.archive import depth_of
 from contam_guard.readers.base import Input, Reader, ReadOptions, Record, UnsupportedFileError
 from contam_guard.readers.compression import compression_of, strip_compression
 from contam_guard.readers.dataset_folder import is_dataset_folder
+from contam_guard.readers.formats import RANDOM_ACCESS
 from contam_guard.readers.member import HEAD_BYTES, MAX_DEPTH, Member
 from contam_guard.readers.opener import head_of, open_raw
 from contam_guard.readers.sniff import sniff
 
-_RANDOM_ACCESS = frozenset({"zip", "parquet", "arrow", "orc"})
-"""Formats read at random places of the file, not as a stream."""
 _SUFFIX_OF = {"gzip": ".gz", "zstd": ".zst", "xz": ".xz", "bz2": ".bz2", "lz4": ".lz4"}
 UNREADABLE_HINT = (
     "if it holds no training text, leave it out with scan.exclude in the config; "
@@ -52,7 +51,7 @@ def read_sniffed(
         return
     if isinstance(path, Path) and compression_of(name) == "plain":
         found = sniff(head_of(path, display), name, options.encoding)
-        if found.format in _RANDOM_ACCESS:  # read from the file itself, not a copy of it
+        if found.format in RANDOM_ACCESS:  # read from the file itself, not a copy of it
             yield from readers(found.format)(path, display, options)
             return
     # A file on disk, or a compressed member: its decompressed bytes, sniffed.

@@ -15,6 +15,10 @@ Input: TypeAlias = Path | Member
 content of a compressed file) read once as a stream."""
 
 
+class StreamError(InputError):
+    """Reading failed mid-stream (corrupt or truncated compression, I/O error)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One string of a record.

@@ -22,8 +22,8 @@ from numpy.typing import NDArray
 
 from contam_guard import native
 from contam_guard.errors import InputError
-from contam_guard.readers.base import Input, ReadOptions, Record
-from contam_guard.readers.opener import Source, StreamError, open_binary
+from contam_guard.readers.base import Input, ReadOptions, Record, StreamError
+from contam_guard.readers.opener import Source, open_binary
 from contam_guard.readers.paragraphs import paragraph_lines, text_block_end
 
 if TYPE_CHECKING:

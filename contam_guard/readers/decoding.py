@@ -6,8 +6,8 @@ import codecs
 from collections.abc import Iterator
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions
-from contam_guard.readers.opener import Source, StreamError
+from contam_guard.readers.base import ReadOptions, StreamError
+from contam_guard.readers.opener import Source
 from contam_guard.readers.transcode import ascii_compatible, stream_encoding
 
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import Input, ReadOptions, Record, Segment
+from contam_guard.readers.base import Input, ReadOptions, Record, Segment, StreamError
 from contam_guard.readers.decoding import check_encoding, decode_failure
-from contam_guard.readers.opener import StreamError, open_binary
+from contam_guard.readers.opener import open_binary
 from contam_guard.readers.transcode import stream_encoding
 
 _CHUNK = 1 << 16

@@ -11,11 +11,8 @@ Nothing but progress reads it.
 
 from __future__ import annotations
 
-import os
-import stat
 import threading
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Callable
 from typing import BinaryIO
 
 
@@ -71,36 +68,3 @@ METER = ByteMeter()
 def bytes_read() -> int:
     """Bytes of their files the readers have read so far in this process."""
     return METER.bytes_read()
-
-
-def input_bytes(paths: Iterable[Path]) -> int:
-    """The bytes ``bytes_read`` will count when ``paths`` are read: the sizes on disk of the
-    files read through the opener (not the formats read from their path, nor folders)."""
-    from contam_guard.readers import SNIFF, detect_format  # noqa: PLC0415 (readers -> opener -> here)
-
-    total = 0
-    for path in paths:
-        fmt = detect_format(path)
-        if fmt in ("parquet", "arrow", "orc", "zip"):
-            continue  # read by pyarrow or zipfile from the path, not through the opener
-        if fmt == SNIFF and not _may_be_read(path):
-            continue
-        try:
-            info = os.stat(path)
-            total += info.st_size if stat.S_ISREG(info.st_mode) else 0
-        except OSError:
-            continue  # the scan reports it
-    return total
-
-
-def _may_be_read(path: Path) -> bool:
-    """Whether a file whose name says nothing is read through the opener (text, compressed data,
-    a tar archive), not left out (an image) or read from its path (a table, a zip)."""
-    from contam_guard.readers.sniff import HEAD_BYTES, sniff  # noqa: PLC0415 (as above)
-
-    try:
-        with open(path, "rb") as handle:
-            found = sniff(handle.read(HEAD_BYTES), path.name)
-    except OSError:
-        return False
-    return found.format not in (None, "parquet", "arrow", "orc", "zip")

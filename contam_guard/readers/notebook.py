@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import Input, ReadOptions, Record
+from contam_guard.readers.base import Input, ReadOptions, Record, StreamError
 from contam_guard.readers.decoding import check_encoding, decode_failure
 from contam_guard.readers.depth import deeper_than, too_deep
 from contam_guard.readers.fields import loads_keeping_duplicates, record_from_object, strings_in
-from contam_guard.readers.opener import StreamError, open_binary
+from contam_guard.readers.opener import open_binary
 from contam_guard.readers.transcode import stream_encoding
 
 _MULTILINE = ("source", "text", "input")

@@ -28,7 +28,7 @@ import zstandard
 from contam_guard import lfs
 from contam_guard.errors import InputError
 from contam_guard.readers import meter, transcode
-from contam_guard.readers.base import Input, Window
+from contam_guard.readers.base import Input, StreamError, Window
 from contam_guard.readers.compression import ReadInto, compression_of, decompressor
 from contam_guard.readers.member import Bounded, Member
 
@@ -42,10 +42,6 @@ _BUFFER_SIZE = 1 << 16
 _STREAM_ERRORS = (OSError, EOFError, zlib.error, zstandard.ZstdError, lzma.LZMAError)
 _CHECK_TOOL = {"gzip": "gzip", "zstd": "zstd", "xz": "xz", "bz2": "bzip2", "lz4": "lz4"}
 """The command that tests a file of each compression (``gzip -t FILE``), for the hint."""
-
-
-class StreamError(InputError):
-    """Reading failed mid-stream (corrupt or truncated compression, I/O error)."""
 
 
 @dataclass(frozen=True, slots=True)

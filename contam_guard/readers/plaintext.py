@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import Input, ReadOptions, Record, Segment
+from contam_guard.readers.base import Input, ReadOptions, Record, Segment, StreamError
 from contam_guard.readers.blocks import parsed_lines
 from contam_guard.readers.decoding import check_encoding, decode_failure
-from contam_guard.readers.opener import Source, StreamError, open_binary
+from contam_guard.readers.opener import Source, open_binary
 from contam_guard.readers.transcode import stream_encoding
 
 _SNIFF_BYTES = 8192

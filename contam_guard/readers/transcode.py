@@ -29,7 +29,7 @@ from contam_guard.errors import InputError
 from contam_guard.readers.chunked import ChunkedRaw
 
 if TYPE_CHECKING:
-    from contam_guard.readers.opener import StreamError
+    from contam_guard.readers.base import StreamError
 
 SNIFF_BYTES = 4096
 """How much of a file's start is read to find a BOM or sniff BOM-less UTF-16/32."""

@@ -69,7 +69,7 @@ def scores(stats: ItemStats) -> FloatArray:
 def _seen(stats: ItemStats) -> BoolArray:
     if stats.reword is None:
         return np.zeros(stats.words.size, dtype=np.bool_)
-    return np.asarray(stats.reword.index.content_words >= MIN_FEATURES)
+    return np.asarray(stats.reword.content_words >= MIN_FEATURES)
 
 
 def evaluate(stats: ItemStats, settings: Settings, index: ManifestIndex) -> RuleResult:

@@ -28,11 +28,12 @@ from numpy.typing import NDArray
 from contam_guard import native
 from contam_guard.errors import InputError
 from contam_guard.readers import SNIFF, ReadOptions, detect_format
+from contam_guard.readers.base import StreamError
 from contam_guard.readers.blocks import BLOCK_BYTES, last_line_end, line_blocks
 from contam_guard.readers.compression import compression_of
 from contam_guard.readers.fields import KEY_MARK, DupObject, parse_field, record_from_object, strings_in
 from contam_guard.readers.jsonl import JsonLineParser
-from contam_guard.readers.opener import UTF8_BOM, StreamError, open_binary
+from contam_guard.readers.opener import UTF8_BOM, open_binary
 from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, paragraph_lines, text_block_end
 from contam_guard.text.hashing import GRAM_N
 

@@ -325,11 +325,7 @@ def test_hook_installed_from_the_release_tag(repo: Repo, hook_env: dict[str, str
     version = re.search(r"^(v\S+) already tags|^Tagged (v\S+) on", release.stdout, re.M)
     assert version is not None
     tag = version.group(1) or version.group(2)
-    config = {
-        "repos": [
-            {"repo": str(hooks_repo), "rev": tag, "hooks": [{"id": "contam-guard-scan"}]}
-        ]
-    }
+    config = {"repos": [{"repo": str(hooks_repo), "rev": tag, "hooks": [{"id": "contam-guard-scan"}]}]}
     repo.write(".pre-commit-config.yaml", yaml.safe_dump(config, sort_keys=False))
     repo.commit("hooks from the release tag")
     env = {**hook_env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}

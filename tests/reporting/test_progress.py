@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from contam_guard.readers import ReadOptions, meter, read_records
+from contam_guard.readers import ReadOptions, meter, read_records, totals
 from contam_guard.reporting.console import progress
 
 ERASE_LINE = "\r\x1b[2K"
@@ -109,7 +109,7 @@ def test_the_meter_counts_the_bytes_of_the_file_on_disk(tmp_path: Path, name: st
     assert meter.bytes_read() > before  # counted while the file is open
     assert sum(1 for _ in records) == (2_000 if name.endswith(".csv") else 1_999)  # a CSV's header too
     # Read to the end: exactly the file's size on disk (compressed bytes for .gz).
-    assert meter.bytes_read() - before == path.stat().st_size == meter.input_bytes([path])
+    assert meter.bytes_read() - before == path.stat().st_size == totals.input_bytes([path])
 
 
 def test_input_bytes_leaves_out_parquet_and_files_it_does_not_read(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_input_bytes_leaves_out_parquet_and_files_it_does_not_read(tmp_path: Pat
     (tmp_path / "b.parquet").write_bytes(b"PAR1" * 10)
     (tmp_path / "c.png").write_bytes(b"\x89PNG" * 10)
     names = ["a.jsonl", "b.parquet", "c.png", "missing.jsonl"]
-    assert meter.input_bytes(tmp_path / n for n in names) == 100
+    assert totals.input_bytes(tmp_path / n for n in names) == 100
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")

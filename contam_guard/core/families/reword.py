@@ -94,15 +94,6 @@ class RewordTotals:
         np.maximum(self.reworded, other.reworded, out=self.reworded)
 
 
-@dataclass(frozen=True)
-class RewordStats:
-    """The family's per-item numbers as the rules read them, with the index they came from."""
-
-    index: RewordIndex
-    numbers_run: IntArray
-    reworded: FloatArray
-
-
 def registered_before(
     manifest: Manifest, index: ManifestIndex, reword_index: RewordIndex, rules: Rules
 ) -> list[str]:
