@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from contam_guard.core.accumulator import Census
 from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.families.ngram import NUMBERS, notable
 from contam_guard.core.pairs import Pair, Snippet
 from contam_guard.core.result import ScanResult
+from contam_guard.core.state import Census
 from contam_guard.engine.index import ManifestIndex, Target
 from contam_guard.engine.matcher import ItemTotals, match_batch
 from contam_guard.errors import ManifestError

@@ -16,7 +16,6 @@ It names exactly the listed changes: any further weakening changes the digest an
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -29,65 +28,15 @@ from typing import Any, TypeVar
 from contam_guard import git
 from contam_guard.allowlist import Allowlist
 from contam_guard.config import CONFIG_NAME, GUARD_DIR, MANIFEST_NAME, Config, LoadedConfig, load_config
+from contam_guard.core.weakenings import ACCEPT_OPTION as ACCEPT_OPTION  # noqa: PLC0414 (importable from here too)
+from contam_guard.core.weakenings import GuardChanges, Weakening, digest_of
 from contam_guard.errors import ContamGuardError
 from contam_guard.guard_compare import allowlist_changes, config_changes, manifest_changes
 from contam_guard.keys import unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest
 
-ACCEPT_OPTION = "--accept-guard-change"
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class Weakening:
-    file: str
-    """The guard's file that changed (its path in the repository)."""
-    what: str
-
-
-@dataclass(frozen=True)
-class GuardChanges:
-    """What a range changed that weakens the guard, and whether it was accepted by its digest."""
-
-    changes: tuple[Weakening, ...]
-    digest: str
-    accepted: bool
-    range: str
-
-    @property
-    def failing(self) -> bool:
-        return bool(self.changes) and not self.accepted
-
-    def lines(self) -> list[str]:
-        """One line per change: ``FILE: what``."""
-        return [f"{change.file}: {change.what}" for change in self.changes]
-
-    def verdict(self) -> str:
-        """One sentence: what the listed changes mean and what to do."""
-        if self.accepted:
-            return (
-                f"{len(self.changes)} change(s) in {self.range} weaken the guard; accepted with "
-                f"{ACCEPT_OPTION} {self.digest}"
-            )
-        return (
-            f"{len(self.changes)} change(s) in {self.range} weaken the guard: a reviewer must look at "
-            f"them. Once reviewed, accept exactly these with {ACCEPT_OPTION} {self.digest} (the "
-            "Action's accept-guard-change input)"
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "range": self.range,
-            "digest": self.digest,
-            "accepted": self.accepted,
-            "changes": [{"file": c.file, "change": c.what} for c in self.changes],
-        }
-
-
-def digest_of(changes: Collection[Weakening]) -> str:
-    text = "\n".join(sorted(f"{c.file}\0{c.what}" for c in changes))
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

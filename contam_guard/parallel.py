@@ -38,8 +38,9 @@ from typing import BinaryIO
 from contam_guard import native
 from contam_guard.atomic import signals_held
 from contam_guard.config import Config
-from contam_guard.core.accumulator import Accumulator, Census, ScanState
+from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.scanner import Scanner
+from contam_guard.core.state import Census, ScanState
 from contam_guard.engines.local import input_bytes, read_into
 from contam_guard.errors import ContamGuardError, ManifestError
 from contam_guard.keys import key_for

@@ -28,7 +28,7 @@ from contam_guard.rules import RULES, RuleResult
 from contam_guard.text.hashing import digest
 
 if TYPE_CHECKING:
-    from contam_guard.guard_changes import GuardChanges
+    from contam_guard.core.weakenings import GuardChanges
 
 ALLOWED_BY_MARKER = "marker"
 ALLOWED_BY_ALLOWLIST = "allowlist"

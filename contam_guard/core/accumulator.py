@@ -20,28 +20,29 @@ without the machinery (``ScanState``), so a worker sends back only what it found
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.core.batch import Batch
-from contam_guard.core.families import COLUMN_NAMES, ngram
+from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.families.base import FamilyRows, Located
-from contam_guard.core.families.reword import RewordTotals
 from contam_guard.core.pairs import Pair, Snippet
+from contam_guard.core.scan_pass import ScanPass
+from contam_guard.core.state import ScanState
 from contam_guard.engine import prefilter as line_status
 from contam_guard.engine.batching import batches
-from contam_guard.engine.pairs import PairStore, run_span
+from contam_guard.engine.pairs import run_span
+from contam_guard.engine.prefilter import line_format
 from contam_guard.errors import InputError
 from contam_guard.readers.base import ReadOptions, Record, Segment
-from contam_guard.readers.blocks import LineBlock
+from contam_guard.readers.blocks import LineBlock, parsed_block
 from contam_guard.readers.documents import Document, line_of
-from contam_guard.readers.fields import KEY_MARK, general_path, record_from_object
+from contam_guard.readers.fields import record_from_object
+from contam_guard.readers.jsonl import JsonLineParser
 
 if TYPE_CHECKING:
-    from contam_guard.core.scanner import Scanner
     from contam_guard.engine.prefilter import FilteredBlock
 
 IntArray = NDArray[np.int64]
@@ -53,79 +54,11 @@ _FIELD_SAMPLE = 100
 strings without making Python objects of them)."""
 
 
-@dataclass
-class Census:
-    """What a scan read: the inputs in scan order, what was skipped and why, counts, fields."""
-
-    files: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    records: int = 0
-    chars: int = 0
-    asked: tuple[str, ...] = ()
-    """The ``--field`` paths read (empty: every string of every record)."""
-    fields: dict[str, set[str]] = field(default_factory=dict)
-    """Per input: the fields read (paths without list positions), as seen in the records parsed
-    in Python (all of them, or on the prefilter's path the first ones and the notable ones)."""
-
-    def count_fields(self, records: Iterable[Record]) -> None:
-        for record in records:
-            self.fields.setdefault(record.source, set()).update(
-                general_path(segment.path) for segment in record.segments
-            )
-
-    def merge(self, other: Census) -> None:
-        """Add a later part of the scan (its files come after this one's)."""
-        self.files += [name for name in other.files if name not in self.files]
-        self.skipped += other.skipped
-        self.records += other.records
-        self.chars += other.chars
-        for name, seen in other.fields.items():
-            self.fields.setdefault(name, set()).update(seen)
-
-    def fields_note(self, limit: int = 8) -> list[str]:
-        """What was read, for the summary: the ``--field`` paths, or per input (the first
-        ``limit``) the fields seen when every string was read."""
-        if self.asked:
-            return [f"fields read: {', '.join(self.asked)} (--field)"]
-        notes = []
-        for name in self.files[:limit]:
-            seen = sorted(general for general in self.fields.get(name, ()) if not general.endswith(KEY_MARK))
-            shown = ", ".join(path or "(the text)" for path in seen)
-            notes.append(f"{name}: every string read" + (f" (fields: {shown})" if shown else ""))
-        if len(self.files) > limit:
-            notes.append(f"... and {len(self.files) - limit} more file(s), every string read")
-        return notes
-
-
-@dataclass
-class ScanState:
-    """Everything a scan (or a part of one) found: picklable, mergeable."""
-
-    ngram: ngram.NgramTotals
-    reword: RewordTotals | None
-    store: PairStore
-    census: Census
-
-    def merge(self, other: ScanState) -> None:
-        """Add a later part of the scan (its inputs after this one's)."""
-        self.merge_found(other)
-        self.census.merge(other.census)
-
-    def merge_found(self, other: ScanState) -> None:
-        """Add another part's totals and pairs (in any order: the store ranks inputs by the
-        order they were noted in, ``Accumulator.note_input``), but not its census."""
-        self.ngram.merge(other.ngram)
-        if self.reword is not None and other.reword is not None:
-            self.reword.merge(other.reword)
-        for name in other.census.files:
-            self.store.file(name)
-        self.store.merge(other.store.pairs(), other.store.unlisted())
-
-
 class Accumulator:
-    """A scan in progress over one ``Scanner``'s manifest (see the module's docstring)."""
+    """A scan in progress over one manifest (see the module's docstring). ``scanner``: the
+    manifest opened for scanning (a ``Scanner``, or the ``ScanPass`` it is)."""
 
-    def __init__(self, scanner: Scanner, state: ScanState | None = None) -> None:
+    def __init__(self, scanner: ScanPass, state: ScanState | None = None) -> None:
         self.scanner = scanner
         self.state = state if state is not None else scanner.empty_state()
         self._next_index: dict[str, int] = {}
@@ -223,7 +156,15 @@ class Accumulator:
         read = options or ReadOptions(fields=tuple(fields))
         self.state.census.asked = self.state.census.asked or read.fields
         self.note_input(source)
-        self.scanner.add_jsonl_block(self, block, source, first_line, first_record, first_offset, read)
+        parser = JsonLineParser(source, read)
+        lines = line_format("jsonl", read)
+        prefilter = self.scanner.prefilter
+        if prefilter is not None and lines is not None:
+            view = memoryview(block)
+            filtered = prefilter.filter(view, lines)
+            self.add_block(LineBlock(view, filtered, first_line, first_offset, first_record, parser))
+            return
+        self.add_records(parsed_block(block, parser, first_line, first_record, first_offset), source=source)
 
     def merge(self, other: Accumulator | ScanState) -> Accumulator:
         """Add another part of the same scan (its inputs after this one's): returns self."""

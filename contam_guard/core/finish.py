@@ -3,23 +3,35 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
 from contam_guard import native
 from contam_guard.allowlist import Allowlist, apply
-from contam_guard.core.accumulator import ScanState
 from contam_guard.core.pairs import Snippet
 from contam_guard.core.result import ScanResult
+from contam_guard.core.scan_pass import ScanPass
+from contam_guard.core.state import ScanState
 from contam_guard.engine.pairs import run_span
 from contam_guard.engine.stats import RewordStats
 from contam_guard.verdicts import Report, evaluate
 
-if TYPE_CHECKING:
-    from contam_guard.core.scanner import FinishOptions, Scanner
+
+@dataclass(frozen=True)
+class FinishOptions:
+    """What ``Scanner.finish`` applies (the command line's options)."""
+
+    exit_zero: bool = False
+    """Exit 0 even with failing findings (``--exit-zero``)."""
+    use_allowlist: bool = True
+    """False (``--no-allowlist``): ignore the allowlist and the records' inline markers."""
+    check_stale: bool = True
+    """Note allowlist entries this scan did not use (off for a diff, which reads a part only)."""
+    redact_pii: bool = False
+    """Mask e-mail addresses, phone numbers, keys ... in the training-side snippets."""
+    today: dt.date | None = None
 
 
-def finish(scanner: Scanner, state: ScanState, options: FinishOptions) -> Report:
+def finish(scanner: ScanPass, state: ScanState, options: FinishOptions) -> Report:
     """Redaction, the rules, the records' markers and the allowlist."""
     reword = None
     if state.reword is not None and scanner.reword is not None:

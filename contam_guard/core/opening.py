@@ -5,25 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from contam_guard.config import MANIFEST_NAME, load_config, with_rule_overrides
+from contam_guard.core.scan_pass import ScanPass
 from contam_guard.keys import key_for, unlocked
 from contam_guard.manifest import store
 from contam_guard.manifest.model import Manifest, Spec
 
-if TYPE_CHECKING:
-    from contam_guard.core.scanner import Scanner
+Opened = TypeVar("Opened", bound=ScanPass)
 
 
 def open_scanner(
-    cls: type[Scanner],
+    cls: type[Opened],
     manifest: Path,
     config: Path | None,
     rules: Mapping[str, Mapping[str, object]] | None,
     max_pairs: int | None,
-) -> Scanner:
-    """See ``Scanner.open``."""
+) -> Opened:
+    """See ``Scanner.open`` (``cls``: the class to open, ``Scanner``)."""
     manifest_path = manifest / MANIFEST_NAME if manifest.is_dir() else manifest
     loaded = load_config(config, start=manifest_path.resolve().parent.parent)
     settings = with_rule_overrides(loaded.config, {name: dict(v) for name, v in (rules or {}).items()})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from contam_guard.core.accumulator import Census
 from contam_guard.core.pairs import Pair
+from contam_guard.core.state import Census
 from contam_guard.engine.index import ManifestIndex
 from contam_guard.engine.matcher import ItemTotals
 from contam_guard.engine.pairs import Unlisted

@@ -18,7 +18,7 @@ from contam_guard.config import ScrubSettings
 from contam_guard.errors import InputError
 
 if TYPE_CHECKING:
-    from contam_guard.core.scanner import Scanner
+    from contam_guard.core.scan_pass import ScanPass
 
 TEXT_KEY = "text"
 
@@ -35,7 +35,7 @@ class ScrubResult:
 
 
 def scrub_records(
-    scanner: Scanner,
+    scanner: ScanPass,
     records: Iterable[Mapping[str, object] | str],
     *,
     fields: Iterable[str] = (),

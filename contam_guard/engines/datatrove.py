@@ -56,8 +56,8 @@ from contam_guard.core.scanner import FinishOptions, Scanner
 from contam_guard.engine.pairs import PairStore
 from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute, state_name
 from contam_guard.readers import detect_format
-from contam_guard.readers.base import ReadOptions, Record
-from contam_guard.readers.fields import ALLOW_KEY, record_from_object
+from contam_guard.readers.base import ReadOptions, Record, Segment
+from contam_guard.readers.fields import ALLOW_KEY, KEY_MARK, record_from_object
 from contam_guard.readers.opener import open_binary
 
 POSITION_KEY = "contam_guard_position"
@@ -65,6 +65,7 @@ POSITION_KEY = "contam_guard_position"
 DROP_REASON = "contamination"
 """A dropped document's ``filter_reason`` (and the step's ``dropped_contamination`` count)."""
 _LINE_FORMATS = ("jsonl", "text")
+_TABLE_FORMATS = frozenset({"parquet", "arrow", "orc"})
 
 
 def adapter(reader: Any, data: dict[str, Any], path: str, id_in_file: int | str) -> dict[str, Any]:
@@ -203,7 +204,13 @@ class RankScan:
             )
         if source not in self.state.census.files:
             self.state.census.files.append(source)
-        return record_from_object(data, self.options, source=source, index=index, line=line, raw=None)
+        record = record_from_object(data, self.options, source=source, index=index, line=line, raw=None)
+        path = self.names.file_of(doc)
+        if self.text_only and index == 0 and path is not None and detect_format(Path(path)) in _TABLE_FORMATS:
+            # a table's column name is read with its first row, as the local reader reads it
+            names = (Segment(KEY_MARK, self.step.text_key),) if self.options.reads_names else ()
+            record = replace(record, segments=names + record.segments)
+        return record
 
     def save(self, folder: Any, world_size: int) -> None:
         """Write the rank's state to ``folder`` (whole or not at all)."""

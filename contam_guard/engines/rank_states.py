@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from contam_guard.core.accumulator import Accumulator, ScanState
+from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.scanner import FinishOptions, Scanner
+from contam_guard.core.state import ScanState
 from contam_guard.errors import ConfigError, InputError, ManifestError
 
 FINDINGS_KEY = "contam_guard_findings"

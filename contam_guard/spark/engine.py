@@ -21,8 +21,9 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, SparkSession
 
 from contam_guard.config import MAX_PAIRS_PER_ITEM, Config, Rules
-from contam_guard.core.accumulator import Accumulator, ScanState
+from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.scanner import Scanner
+from contam_guard.core.state import ScanState
 from contam_guard.engine.pairs import PairStore
 from contam_guard.manifest.model import Manifest
 from contam_guard.readers.base import ReadOptions

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from contam_guard.allowlist import Allowlist, Entry, apply
 from contam_guard.config import Config, with_rule_overrides
-from contam_guard.core import scanner as scan_module
+from contam_guard.core import scan_pass as scan_module
 from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.finish import redacted
 from contam_guard.core.pairs import Pair, Snippet

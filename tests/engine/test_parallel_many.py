@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from contam_guard import parallel
-from contam_guard.core.accumulator import ScanState
 from contam_guard.core.result import ScanResult
+from contam_guard.core.state import ScanState
 from contam_guard.errors import InputError
 from contam_guard.manifest import store
 from contam_guard.manifest.build import GoldenSource, build_set

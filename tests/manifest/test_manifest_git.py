@@ -176,7 +176,7 @@ def test_changing_only_a_sets_n_rewrites_only_the_index_and_its_record(repo: Pat
     ("rules", "derived", "files"),
     [
         ("gpt3,numbers", ["q~numbers-v1"], 3),  # ids, q, q~numbers (no window file: no gpt4)
-        ("gpt3,reworded", ["q~words-v1"], 4),  # ids, q, q~words and its features' window file
+        ("gpt3,reworded", ["q~words-v2"], 4),  # ids, q, q~words and its features' window file
         ("gpt3,gpt4", [], 3),  # ids, q, q's windows
     ],
 )

@@ -148,7 +148,8 @@ def test_the_size_attack(tmp_path: Path) -> None:
         label: sizes(_registered(tmp_path / f"plain-{label}", None, texts))
         for label, texts in candidates.items()
     }
-    assert plain["one swapped"] != plain["right"] and plain["wrong"] != plain["right"]
+    # A swapped item shows (the decoys, written to the same shape, may happen to match every size).
+    assert plain["one swapped"] != plain["right"]
     added = [
         sizes(_registered(tmp_path / f"plain-{n}", None, texts)) for n, texts in enumerate((longer, shorter))
     ]
