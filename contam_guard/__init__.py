@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from contam_guard.version import __version__
 
 if TYPE_CHECKING:
     from contam_guard.core.accumulator import Accumulator

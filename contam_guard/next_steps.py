@@ -12,10 +12,10 @@ import shlex
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from contam_guard.commands.common import display_path
 from contam_guard.config import with_rule_overrides
 from contam_guard.errors import ExitCode, InputError
 from contam_guard.overlap_guard import registered_golden_files
+from contam_guard.paths import display_path
 from contam_guard.reporting import console
 from contam_guard.rules import RULES
 from contam_guard.scrub.lines import pandas_reader, scrub_format

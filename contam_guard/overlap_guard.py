@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contam_guard.commands.common import display_path
 from contam_guard.errors import ConfigError, ContamGuardError
 from contam_guard.manifest import store
 from contam_guard.manifest.names import SETS_DIR
+from contam_guard.paths import display_path
 from contam_guard.walk import data_files
 
 if TYPE_CHECKING:

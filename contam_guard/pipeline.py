@@ -118,7 +118,11 @@ def prepare(loaded: LoadedConfig, request: ScanRequest) -> Prepared:
         allowlist_path=loaded.allowlist_path,
         notices=manifest_notices(path, manifest),
     )
-    return Prepared(loaded=loaded, scanner=scanner, excluded=Excluded.of(loaded, manifest))
+    return Prepared(
+        loaded=loaded,
+        scanner=scanner,
+        excluded=Excluded.of(loaded.root, loaded.guard_dir, manifest, loaded.config.scan.exclude),
+    )
 
 
 def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) -> Accumulator:
@@ -155,7 +159,7 @@ def finish(prepared: Prepared, request: ScanRequest, acc: Accumulator, notices: 
         report.in_training = _in_training(request.index, report)
     golden = None
     if request.show_golden:
-        from contam_guard.commands.golden import golden_lookup
+        from contam_guard.reporting.golden import golden_lookup
 
         golden = golden_lookup(prepared.manifest, prepared.loaded.root, prepared.scanner.key)
     allowlist = report.allowlist or Allowlist(prepared.loaded.allowlist_path, {})

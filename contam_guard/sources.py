@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contam_guard.commands.common import display_path
-from contam_guard.config import LoadedConfig
 from contam_guard.errors import GitError, InputError
 from contam_guard.manifest.model import Manifest
+from contam_guard.paths import display_path
 from contam_guard.readers import ReadOptions
 
 if TYPE_CHECKING:
@@ -61,16 +60,17 @@ class Excluded:
     """``scan.exclude``: fnmatch patterns, of a name (no ``/``) or of the path from ``root``."""
 
     @classmethod
-    def of(cls, loaded: LoadedConfig, manifest: Manifest) -> Excluded:
+    def of(cls, root: Path, guard_dir: Path, manifest: Manifest, patterns: Iterable[str] = ()) -> Excluded:
+        """For the project at ``root`` with its guard folder, its manifest's golden files and the
+        ``scan.exclude`` patterns."""
         golden: dict[tuple[int, int], tuple[str, str]] = {}
         for name, golden_set in manifest.sets.items():
             for golden_file in golden_set.files:
-                path = os.path.abspath(loaded.root / golden_file.path)
+                path = os.path.abspath(root / golden_file.path)
                 identity = _identity(path)
                 if identity is not None:
                     golden[identity] = (path, name)
-        patterns = tuple(loaded.config.scan.exclude)
-        return cls(loaded.guard_dir.resolve(), golden, Path(os.path.abspath(loaded.root)), patterns)
+        return cls(guard_dir.resolve(), golden, Path(os.path.abspath(root)), tuple(patterns))
 
     def why(self, path: Path) -> str | None:
         """Why ``path`` is not scanned, or None when it is.

@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from contam_guard.commands.common import load_manifest, manifest_display
+from contam_guard.commands.common import load_manifest
 from contam_guard.config import LoadedConfig
 from contam_guard.engine.templates import TemplateSettings
 from contam_guard.errors import ContamGuardError, ExitCode, InputError
 from contam_guard.keys import key_for
 from contam_guard.manifest import names, store
-from contam_guard.manifest.build import GoldenSource, build_set
+from contam_guard.manifest.build import GoldenSource, build_set, without_golden_text
 from contam_guard.manifest.model import GoldenSet, all_rules, is_derived, uses_windows
+from contam_guard.paths import manifest_display
 from contam_guard.reporting import console
 from contam_guard.rules import gpt3
-
-# What a reader's message quotes from the file itself: the column or field names (the first row
-# of a CSV without a header, the keys of a JSON object used as text) and a parser's snippet.
-_LISTED_NAMES = re.compile(r"(columns|fields present): .*", re.DOTALL)
-_SNIPPET = re.compile(r" near '.*", re.DOTALL)
-_NOT_SHOWN = r"\1 not shown (in a golden file they can be test text: look at the file itself)"
-
-
-def without_golden_text(error: InputError) -> InputError:
-    """``error`` with whatever it quotes from the golden file left out.
-
-    Golden text never appears in contam-guard's output (unless --show-golden): a golden CSV
-    without a header row would otherwise print its first item as the "column names".
-    """
-    problem = _SNIPPET.sub("", _LISTED_NAMES.sub(_NOT_SHOWN, error.problem))
-    if problem == error.problem:
-        return error
-    return InputError(error.path, problem, line=error.line, hint=error.hint)
 
 
 def parse_rules(text: str | None) -> tuple[str, ...] | None:

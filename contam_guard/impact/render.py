@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from contam_guard import __version__
 from contam_guard.impact.analysis import DIRTY, NOT_CLEAN, Z_BAR, Impact, Subset
 from contam_guard.impact.stats import CONFIDENCE, Interval
+from contam_guard.version import __version__
 
 FORMAT_VERSION = 1
 

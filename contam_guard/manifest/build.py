@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,3 +170,22 @@ def _read_field(
         names = ", ".join(s.display for s in sources)
         raise InputError(names, "the golden set is empty: no items to register")
     return texts, ids, counts
+
+
+# What a reader's message quotes from the file itself: the column or field names (the first row
+# of a CSV without a header, the keys of a JSON object used as text) and a parser's snippet.
+_LISTED_NAMES = re.compile(r"(columns|fields present): .*", re.DOTALL)
+_SNIPPET = re.compile(r" near '.*", re.DOTALL)
+_NOT_SHOWN = r"\1 not shown (in a golden file they can be test text: look at the file itself)"
+
+
+def without_golden_text(error: InputError) -> InputError:
+    """``error`` with whatever it quotes from the golden file left out.
+
+    Golden text never appears in contam-guard's output (unless --show-golden): a golden CSV
+    without a header row would otherwise print its first item as the "column names".
+    """
+    problem = _SNIPPET.sub("", _LISTED_NAMES.sub(_NOT_SHOWN, error.problem))
+    if problem == error.problem:
+        return error
+    return InputError(error.path, problem, line=error.line, hint=error.hint)

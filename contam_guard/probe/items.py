@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from contam_guard.commands.common import display_path
-from contam_guard.commands.register import without_golden_text
 from contam_guard.errors import ContamGuardError, InputError
+from contam_guard.manifest.build import without_golden_text
+from contam_guard.paths import display_path
 from contam_guard.readers import ReadOptions, read_records
 from contam_guard.safe_read import read_regular
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from html import escape
 
-from contam_guard import __version__
 from contam_guard.core.families import COLUMNS
 from contam_guard.core.pairs import Pair
 from contam_guard.reporting.groups import Group, by_item, groups, hidden_note, is_per_item
@@ -18,6 +17,7 @@ from contam_guard.reporting.markdown import GoldenText
 from contam_guard.reporting.spans import golden_span, marked
 from contam_guard.text.normalise import TextSpec
 from contam_guard.verdicts import Finding, Report
+from contam_guard.version import __version__
 
 _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #1d1d1f; }

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from contam_guard import __version__
 from contam_guard.core.families import COLUMNS
 from contam_guard.core.pairs import Pair
 from contam_guard.reporting.groups import Group, groups, is_per_item
 from contam_guard.reporting.markdown import GoldenText
 from contam_guard.verdicts import Finding, Report, span_digest
+from contam_guard.version import __version__
 
 FORMAT_VERSION = 1
 

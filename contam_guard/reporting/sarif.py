@@ -16,11 +16,11 @@ import sys
 from typing import Any
 from urllib.parse import quote
 
-from contam_guard import __version__
 from contam_guard.core.families import COLUMNS
 from contam_guard.rules import RULES
 from contam_guard.text.hashing import digest
 from contam_guard.verdicts import ALLOWED_BY_MARKER, Finding, Report
+from contam_guard.version import __version__
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/contam-guard/"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from contam_guard.commands.common import display_path
 from contam_guard.errors import InputError
+from contam_guard.paths import display_path
 from contam_guard.readers import ReadOptions, read_records
 from contam_guard.search import integrity, store
 from contam_guard.search.bm25 import Bm25Writer, body
