@@ -1,4 +1,4 @@
-"""The manifest at the scale of twenty benchmarks (issue 13): register, size, start-up, memory.
+"""The manifest at the scale of twenty benchmarks: register, size, start-up, memory.
 
     python -m benchmarks.manifest                                   # this tree
     python -m benchmarks.manifest --before /other/.venv/bin/python  # and another checkout beside it

@@ -1,4 +1,4 @@
-"""Bounded memory: time, peak RSS and output size of three inputs that used to blow up (issue 12).
+"""Bounded memory: time, peak RSS and output size of three inputs that used to blow up.
 
     python -m benchmarks.memory                          # all three cases, this tree
     python -m benchmarks.memory --python /other/.venv/bin/python   # another checkout: before/after

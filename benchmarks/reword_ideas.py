@@ -33,10 +33,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.reword_lab import BETA, Registered, calibrated, outcome, own_scores
-from contam_guard.reword import classes
-from contam_guard.reword.code import Lexed, docstring_features, lex, shape_grams
-from contam_guard.reword.words import normalised_words
-from contam_guard.text.normalise import CURRENT
+from contam_guard.core.reword import classes
+from contam_guard.core.reword.code import Lexed, docstring_features, lex, shape_grams
+from contam_guard.core.reword.words import normalised_words
+from contam_guard.core.spec.normalise import CURRENT
 
 REPO = Path(__file__).resolve().parents[1]
 GSM8K = REPO.parent / "shared" / "data" / "gsm8k"

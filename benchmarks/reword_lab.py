@@ -4,7 +4,7 @@ The scan computes, per (training unit, registered item), the IDF-weighted Tversk
 
     c / (I + 0.5 (U - c))
 
-over the two's sets of content-feature hashes (``contam_guard/reword/matching.py``): weights
+over the two's sets of content-feature hashes (``contam_guard/core/reword/matching.py``): weights
 ln(1 + N / df) within the registered set (a feature no item holds weighs ln(1 + N / 0.5)), a long
 unit cut into windows of 80 features overlapping by half, items with fewer than 5 features never
 firing. Here the same score is computed over feature *strings* (a hash is a string's name: the

@@ -1,4 +1,4 @@
-"""Template n-grams (issue 14.2) on real templated sets: false hits and recall, before and after.
+"""Template n-grams on real templated sets: false hits and recall, before and after.
 
     python -m benchmarks.templates            # GSM8K behind an MMLU header, and CMMLU
     python -m benchmarks.templates --quick    # the first 300 test items of each
@@ -18,7 +18,7 @@ both, and the table gives, per rule (gpt3, palm, llama2), how many test items it
   items share recurring phrasing. Corpora: the dev split's questions (other items, same
   phrasing: false hits), and every test question inside Chinese prose (recall). Its words are
   those of the manifest's normalisation spec: under one that splits on spaces only (words-v2),
-  a Chinese question is one word and no word rule can fire (issue 14.1).
+  a Chinese question is one word and no word rule can fire.
 
 Inputs are written under ``--work`` (default: a new temporary folder), never in the repository.
 Nothing asserts; the numbers are printed as a Markdown table.

@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from contam_guard.text.normalise import words
+from contam_guard.core.spec.normalise import words
 
 ROOT = Path(__file__).resolve().parents[1]
 CMMLU = ROOT.parent / "shared" / "data" / "cmmlu"

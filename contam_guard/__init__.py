@@ -22,16 +22,16 @@ from contam_guard.version import __version__
 if TYPE_CHECKING:
     from contam_guard.core.accumulator import Accumulator
     from contam_guard.core.scanner import FinishOptions, Scanner
+    from contam_guard.core.verdicts import Finding, Report
     from contam_guard.errors import ContamGuardError, ExitCode
-    from contam_guard.verdicts import Finding, Report
 
 _PUBLIC = {
     "Accumulator": "contam_guard.core.accumulator",
     "ContamGuardError": "contam_guard.errors",
     "ExitCode": "contam_guard.errors",
-    "Finding": "contam_guard.verdicts",
+    "Finding": "contam_guard.core.verdicts",
     "FinishOptions": "contam_guard.core.scanner",
-    "Report": "contam_guard.verdicts",
+    "Report": "contam_guard.core.verdicts",
     "Scanner": "contam_guard.core.scanner",
 }
 

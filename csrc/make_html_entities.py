@@ -1,4 +1,4 @@
-"""Writes csrc/html_entities.h: the tables spec 4's markup rewrite (contam_guard/text/markup.py)
+"""Writes csrc/html_entities.h: the tables spec 4's markup rewrite (contam_guard/core/spec/markup.py)
 decodes HTML character references with, for the compiled kernel (csrc/native.c).
 
 Generated, not written by hand: every named reference of the standard library's table

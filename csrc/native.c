@@ -5,7 +5,7 @@
  *
  * 1. The feature passes (count_tokens, markup_pass, words_pass, alnum_pass, windows_pass), the keyed hash of a
  *    keyed manifest (siphash24) and the hash table (table_build, table_first, table_fill,
- *    bits_build). They compute exactly what contam_guard.text.hashing defines; the tests compare
+ *    bits_build). They compute exactly what contam_guard.core.spec.hashing defines; the tests compare
  *    them with the spec's reference words and windows on random Unicode.
  *
  * 2. filter_jsonl: the scan's prefilter. It reads a block of JSON Lines (validating each line as
@@ -40,8 +40,8 @@ typedef int64_t i64;
 typedef uint32_t u32;
 typedef uint8_t u8;
 
-/* Must equal contam_guard.text.hashing and contam_guard.text.normalise: every one is exported
- * below and checked at import (contam_guard/native.py). */
+/* Must equal contam_guard.core.spec.hashing and contam_guard.core.spec.normalise: every one is exported
+ * below and checked at import (contam_guard/core/spec/native.py). */
 #define CHAR_BASE 0x9E3779B97F4A7C15ULL
 #define WORD_BASE 0xC2B2AE3D27D4EB4FULL
 #define LEN_MIX 0x165667B19E3779F9ULL
@@ -62,7 +62,7 @@ enum {
  * status is on its first line; LINE_MORE marks the later lines of a plain-text paragraph. */
 enum { LINE_BLANK = 0, LINE_CLEAN = 1, LINE_HITS = 2, LINE_EXACT = 3, LINE_MORE = 4 };
 /* A plain-text record ends after the line at which it reaches this many bytes, if no blank line
- * ends it before (contam_guard/readers/paragraphs.py, checked at import). */
+ * ends it before (contam_guard/io/readers/paragraphs.py, checked at import). */
 #define PARAGRAPH_BYTES (16 << 10)
 
 static inline u64 fmix64(u64 x) {
@@ -405,7 +405,7 @@ static PyObject *alnum_pass(PyObject *self, PyObject *const *objs, Py_ssize_t na
 
 /* ------------------------------------------------------------------------------------------ */
 /* Spec v4's step m: HTML and Markdown markup read as its reader sees it, rewritten in place with
- * the text's length kept. The rules are contam_guard/text/markup.py's (its docstring says them);
+ * the text's length kept. The rules are contam_guard/core/spec/markup.py's (its docstring says them);
  * the tests compare the two on random and hostile text. Each search stops at the next character
  * its rule cannot contain, and the search for "-->" is remembered, so a text is rewritten in time
  * linear in its length; every read is below ``end``. */

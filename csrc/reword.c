@@ -1,10 +1,10 @@
 /*
- * The rewording rules' pass (contam_guard/reword), compiled: from the word hashes the n-gram
+ * The rewording rules' pass (contam_guard/core/reword), compiled: from the word hashes the n-gram
  * pass made, each unit's number-masked words and their 5-grams (the ``numbers`` rule), and its
  * content features scored against every item (the ``reworded`` rule), in one loop per unit.
  *
- * It computes exactly what the numpy path computes (contam_guard/reword/vocab.py for the
- * streams, contam_guard/reword/matching.py for the runs' hits and the scores, summing the same
+ * It computes exactly what the numpy path computes (contam_guard/core/reword/vocab.py for the
+ * streams, contam_guard/core/reword/matching.py for the runs' hits and the scores, summing the same
  * doubles in the same order); tests/reword/test_compiled_pass.py compares the two on random
  * units, keyed and unkeyed. This file is compiled as part of native.c (included there), whose
  * buffer checks, hash table and SipHash it uses.

@@ -14,19 +14,19 @@ from typing import Any
 import pytest
 import zstandard
 
-from contam_guard.config import MAX_PAIRS_PER_ITEM, Config, Rules
+from contam_guard.core.config import MAX_PAIRS_PER_ITEM, Config, Rules
+from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.result import ScanResult
 from contam_guard.core.scanner import Scanner
-from contam_guard.engine.index import ManifestIndex
+from contam_guard.core.spec.hashing import HashKey
 from contam_guard.engines.local import scan_sources
 from contam_guard.errors import InputError
-from contam_guard.keys import unlocked
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, View
-from contam_guard.manifest.names import stem_of
-from contam_guard.readers import ReadOptions, Record, read_records
-from contam_guard.sources import Source
-from contam_guard.text.hashing import HashKey
+from contam_guard.io.keys import unlocked
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, View
+from contam_guard.io.manifest.names import stem_of
+from contam_guard.io.readers import ReadOptions, Record, read_records
+from contam_guard.io.sources import Source
 
 REPO = Path(__file__).resolve().parents[1]
 GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
@@ -156,8 +156,8 @@ def scan_jobs(
 ) -> ScanResult:
     """``--jobs``: the local engine over ``jobs`` worker processes, finished (no allowlist);
     ``manifest``: the one the parent holds (default: read from ``manifest_path`` now)."""
-    from contam_guard.keys import key_for  # noqa: PLC0415
-    from contam_guard.parallel import MIN_WINDOW_BYTES, scan_parallel  # noqa: PLC0415
+    from contam_guard.engines.parallel import MIN_WINDOW_BYTES, scan_parallel  # noqa: PLC0415
+    from contam_guard.io.keys import key_for  # noqa: PLC0415
 
     manifest = manifest or unlocked(store.load(manifest_path), key_env)
     scanner = scanner_over(manifest, key=key_for(manifest, key_env), **settings)

@@ -1,4 +1,4 @@
-"""The manifest benchmark's generated golden sets are deterministic and shaped as issue 13 says
+"""The manifest benchmark's generated golden sets are deterministic and shaped as the manifest benchmark says
 (three GSM8K-train sentences per item, about 50 words), and its table reads from real runs.
 
 Reads ../shared/data/gsm8k (never copied into the project); skips with a reason elsewhere.

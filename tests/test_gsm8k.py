@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.analysis import RULE_COLUMNS, SweepRow, sweep
 from contam_guard.cli import main
-from contam_guard.config import Rules
+from contam_guard.core.config import Rules
+from contam_guard.core.dupes import self_match
 from contam_guard.core.scanner import Scanner
-from contam_guard.dupes import self_match
+from contam_guard.core.verdicts import evaluate
 from contam_guard.engines.local import scan_sources
-from contam_guard.manifest import store
-from contam_guard.readers import ReadOptions
-from contam_guard.sources import Source
-from contam_guard.verdicts import evaluate
+from contam_guard.io.manifest import store
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
+from contam_guard.report.analysis import RULE_COLUMNS, SweepRow, sweep
 
 GSM8K = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gsm8k"
 pytestmark = [

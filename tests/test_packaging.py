@@ -1,5 +1,5 @@
 """README's install lines work without a package index entry: the wheel builds (compiling
-``csrc/native.c``) and runs (issue 11, "Installing"). About 8 s on the 2-core machine: one C
+``csrc/native.c``) and runs ("Installing"). About 8 s on the 2-core machine: one C
 compile, in a copy of the sources so the checkout gets no ``build/`` folder."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_pip_wheel_builds_a_wheel_that_runs(tmp_path: Path) -> None:
     (wheel,) = dist.glob("contam_guard-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("contam_guard/_native.") and n.endswith(".so") for n in names)  # compiled
-    assert "contam_guard/cli/options.py" in names and "contam_guard/spark/log4j2.properties" in names
+    assert "contam_guard/cli/options.py" in names and "contam_guard/engines/spark/log4j2.properties" in names
 
     target = tmp_path / "site"
     installed = subprocess.run(

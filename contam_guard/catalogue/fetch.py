@@ -31,11 +31,11 @@ from typing import Any
 
 import orjson
 
-from contam_guard.atomic import write_bytes
 from contam_guard.catalogue import GOLDEN_DIR, Benchmark, find
 from contam_guard.errors import InputError
-from contam_guard.readers import detect_format
-from contam_guard.walk import data_files
+from contam_guard.io.atomic import write_bytes
+from contam_guard.io.readers import detect_format
+from contam_guard.io.walk import data_files
 
 RECORD_FORMATS = frozenset({"jsonl", "json", "csv", "tsv", "parquet"})
 """What a folder of benchmark data is read for: records with fields (a README beside them is not

@@ -32,16 +32,16 @@ from contam_guard.cli.options import (
     grouped,
 )
 from contam_guard.cli.probe_options import ModelAccess, ProbeBackendName, ProbeOutputs, parse_methods
-from contam_guard.config import LoadedConfig, load_config
+from contam_guard.core.config import LoadedConfig, load_config
 from contam_guard.errors import ContamGuardError, ExitCode
 from contam_guard.impact import RULE_CHOICES
-from contam_guard.readers.base import ReadOptions
-from contam_guard.reporting import console
-from contam_guard.reporting.outputs import Outputs
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.report import console
+from contam_guard.report.outputs import Outputs
 
 if TYPE_CHECKING:
-    from contam_guard.git import Range as GitRange
-    from contam_guard.pipeline import ScanRequest
+    from contam_guard.engines.pipeline import ScanRequest
+    from contam_guard.io.git import Range as GitRange
 
 app = typer.Typer(
     add_completion=False,
@@ -86,7 +86,7 @@ def init(
     ] = "CONTAM_GUARD_KEY",
 ) -> None:
     """Create .contam-guard/ with a commented config and an empty manifest."""
-    from contam_guard.commands import init as init_cmd
+    from contam_guard.cli.commands import init as init_cmd
 
     _exit(init_cmd.run(directory, keyed=keyed, key_env=key_env))
 
@@ -123,7 +123,7 @@ def register(
         int | None,
         typer.Option("--n", min=5, max=1_000_000, metavar="N", help="This set's own GPT-3 N (words)."),
     ] = None,
-    rules: Annotated[  # issue 13: a set registered without GPT-4's rule stores no window hashes
+    rules: Annotated[  # a set registered without GPT-4's rule stores no window hashes
         str | None,
         typer.Option(
             "--rules",
@@ -133,7 +133,7 @@ def register(
             show_default=False,
         ),
     ] = None,
-    template_share: Annotated[  # issue 14.2: template n-grams
+    template_share: Annotated[  # template n-grams
         float | None,
         typer.Option(
             "--template-share",
@@ -155,7 +155,7 @@ def register(
     ] = None,
 ) -> None:
     """Hash a golden test set into the manifest (a new version when its content changed)."""
-    from contam_guard.commands import register as register_cmd
+    from contam_guard.cli.commands import register as register_cmd
 
     config, fields = _config(where.config), field or []
     _exit(
@@ -179,7 +179,7 @@ def register(
 @grouped
 def benchmarks(where: Where) -> None:
     """List the benchmarks register --benchmark knows: source, split, id, views, data found."""
-    from contam_guard.commands import catalogue
+    from contam_guard.cli.commands import catalogue
 
     _exit(catalogue.run(_config(where.config)))
 
@@ -190,7 +190,7 @@ def remove(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Name of the golden set.")], where: Where
 ) -> None:
     """Remove a golden set from the manifest."""
-    from contam_guard.commands import manage
+    from contam_guard.cli.commands import manage
 
     _exit(manage.remove(_config(where.config), name, where.manifest))
 
@@ -199,7 +199,7 @@ def remove(
 @grouped
 def list_sets(where: Where) -> None:
     """List sets, versions, item counts, bytes per set and view, and items too short for each rule."""
-    from contam_guard.commands import manage
+    from contam_guard.cli.commands import manage
 
     _exit(manage.sets(_config(where.config), where.manifest))
 
@@ -208,7 +208,7 @@ def list_sets(where: Where) -> None:
 @grouped
 def verify(where: Where) -> None:
     """Check the manifest's integrity (format, schema, every file's digest, spec, array sizes) and its key."""
-    from contam_guard.commands import manage
+    from contam_guard.cli.commands import manage
 
     _exit(manage.verify(_config(where.config), where.manifest))
 
@@ -218,13 +218,13 @@ def verify(where: Where) -> None:
 def upgrade(where: Where) -> None:
     """Re-hash every set under the current spec from its registered golden files when the spec
     is older; bring the files of a manifest written by an earlier contam-guard up to date."""
-    from contam_guard.commands import upgrade as upgrade_command
+    from contam_guard.cli.commands import upgrade as upgrade_command
 
     _exit(upgrade_command.run(_config(where.config), where.manifest))
 
 
 def _parse_ns(value: str | None) -> tuple[int, ...]:
-    from contam_guard.analysis import DEFAULT_NS
+    from contam_guard.report.analysis import DEFAULT_NS
 
     if not value:
         return DEFAULT_NS
@@ -247,7 +247,7 @@ CsvOpt = Annotated[Path | None, typer.Option("--csv", help="Write the table as C
 
 def _scan_request(loaded: LoadedConfig, target: Target, read: Read, rules: Rules, run: Run) -> "ScanRequest":
     """The options ``scan``, ``review`` and ``sweep`` share, checked and gathered."""
-    from contam_guard.pipeline import ScanRequest
+    from contam_guard.engines.pipeline import ScanRequest
 
     if target.staged and target.diff is not None:
         raise typer.BadParameter("use --staged or --diff, not both")
@@ -305,7 +305,7 @@ def scan(
     failing rule fires on a finding that is not allowlisted, or when the range weakens the guard."""
     from dataclasses import replace
 
-    from contam_guard.commands import scan as scan_cmd
+    from contam_guard.cli.commands import scan as scan_cmd
 
     loaded = _config(where.config)
     request = replace(
@@ -315,19 +315,19 @@ def scan(
         index=index_dir,
     )
     if index_dir is not None:
-        from contam_guard.commands.search import need_extra
+        from contam_guard.cli.commands.search import need_extra
 
         need_extra()
     accept = tuple(accept_guard_change or ())
     conf = spark.conf()
     if spark.engine is EngineName.SPARK:
-        from contam_guard.commands.spark_scan import check, spark_engine
+        from contam_guard.cli.commands.spark_scan import check, spark_engine
 
         check(request)
         _exit(scan_cmd.run(loaded, request, outputs, spark_engine(spark.master, conf), accept))
     if spark.engine is EngineName.RAY:
-        from contam_guard.commands.ray_scan import check as check_ray
-        from contam_guard.commands.ray_scan import ray_engine
+        from contam_guard.cli.commands.ray_scan import check as check_ray
+        from contam_guard.cli.commands.ray_scan import ray_engine
 
         check_ray(request)
         _exit(scan_cmd.run(loaded, request, outputs, ray_engine(spark.ray_address), accept))
@@ -359,8 +359,8 @@ def report_merge(
 ) -> None:
     """Merge the scans of a datatrove pipeline's ranks (contam_guard.engines.datatrove) into one
     report, as scan reports; exit 1 when a failing rule fires on a finding that is not allowlisted."""
-    from contam_guard.commands import report_merge as merge_cmd
-    from contam_guard.pipeline import ScanRequest
+    from contam_guard.cli.commands import report_merge as merge_cmd
+    from contam_guard.engines.pipeline import ScanRequest
 
     loaded = _config(where.config)
     request = ScanRequest(
@@ -390,7 +390,7 @@ def sweep(
     n words, and each rule's share."""
     from dataclasses import replace
 
-    from contam_guard.commands import analysis as analysis_cmd
+    from contam_guard.cli.commands import analysis as analysis_cmd
 
     loaded = _config(where.config)
     request = replace(_scan_request(loaded, target, read, rules, run), manifest_path=where.manifest)
@@ -415,8 +415,8 @@ def dupes(
     ] = None,
 ) -> None:
     """A registered set against its own other items: one problem asked twice."""
-    from contam_guard.commands import analysis as analysis_cmd
-    from contam_guard.reporting.outputs import Outputs
+    from contam_guard.cli.commands import analysis as analysis_cmd
+    from contam_guard.report.outputs import Outputs
 
     files = {"review": review, "items_csv": items_csv, "pairs_csv": pairs_csv}
     outputs = Outputs(files={k: v for k, v in files.items() if v is not None})
@@ -478,7 +478,7 @@ def review(
     s skip, q quit. Decisions go to the allowlist (.contam-guard/allowlist.yaml)."""
     from dataclasses import replace
 
-    from contam_guard.commands import review as review_cmd
+    from contam_guard.cli.commands import review as review_cmd
 
     if run.no_allowlist:
         raise typer.BadParameter("review writes the allowlist: --no-allowlist does not apply")
@@ -515,7 +515,7 @@ def baseline(
     review --baseline."""
     from dataclasses import replace
 
-    from contam_guard.commands import baseline as baseline_cmd
+    from contam_guard.cli.commands import baseline as baseline_cmd
 
     if run.no_allowlist:
         raise typer.BadParameter("baseline writes the allowlist: --no-allowlist does not apply")
@@ -565,7 +565,7 @@ def scrub(
 ) -> None:
     """Remove colliding n-grams with a window around them (GPT-3's filter); log every removal.
     Records whose every pair the allowlist allows as a false positive are kept unchanged."""
-    from contam_guard.commands import scrub as scrub_cmd
+    from contam_guard.cli.commands import scrub as scrub_cmd
 
     request = scrub_cmd.ScrubRequest(
         inputs=inputs,
@@ -581,7 +581,7 @@ def scrub(
     _exit(scrub_cmd.run(_config(where.config), request, where.manifest))
 
 
-# --- probe (issue 16) -------------------------------------------------------------------------
+# --- probe -------------------------------------------------------------------------
 
 
 @app.command()
@@ -635,7 +635,7 @@ def probe(
     """Score each item of a golden set with a model (loss, zlib, lowercase, Min-K% Prob, Min-K%++):
     when the training data is not at hand. With --reference (non-members) or --labels: AUROC, TPR
     at 5%/1% FPR and a one-sided Mann-Whitney test of the set against the reference."""
-    from contam_guard.commands import probe as probe_cmd
+    from contam_guard.cli.commands import probe as probe_cmd
 
     if not 0 < k <= 1:
         raise typer.BadParameter("k is a share of the tokens: 0 < k <= 1 (Min-K% uses 0.2)", param_hint="--k")
@@ -664,7 +664,7 @@ def probe(
     _exit(probe_cmd.run(_config(where.config), request, where.manifest))
 
 
-# --- index, search, serve (issue 15) ------------------------------------------------------------
+# --- index, search, serve ------------------------------------------------------------
 
 IndexDirOpt = Annotated[Path, typer.Option("--index", metavar="DIR", help="The search index folder.")]
 
@@ -683,7 +683,7 @@ def index(
     ] = None,
 ) -> None:
     """Build a search index of training files, or add new files to one (atomically)."""
-    from contam_guard.commands import search as search_cmd
+    from contam_guard.cli.commands import search as search_cmd
 
     _exit(search_cmd.run_index(index_dir, paths, field or []))
 
@@ -698,7 +698,7 @@ def search(
     redact_pii: Annotated[bool, typer.Option("--redact-pii", help="Mask personal data in snippets.")] = False,
 ) -> None:
     """Search an index: exact phrase counts (--exact) or BM25 ranking, with snippets."""
-    from contam_guard.commands import search as search_cmd
+    from contam_guard.cli.commands import search as search_cmd
 
     _exit(
         search_cmd.run_search(index_dir, query, exact=exact, limit=limit, as_json=as_json, redact=redact_pii)
@@ -712,12 +712,12 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8765,
 ) -> None:
     """A local, read-only search page over an index (loopback only; personal data masked)."""
-    from contam_guard.commands import search as search_cmd
+    from contam_guard.cli.commands import search as search_cmd
 
     _exit(search_cmd.run_serve(index_dir, host, port))
 
 
-# --- impact (issue 17) ---------------------------------------------------------------------------
+# --- impact ---------------------------------------------------------------------------
 
 ImpactRule = Enum("ImpactRule", {name: name for name in RULE_CHOICES}, type=str)  # type: ignore[misc]
 
@@ -754,7 +754,7 @@ def impact(
 ) -> None:
     """Report both scores: full, clean and flagged, clean - full with a bootstrap interval,
     GPT-3's relative change and Llama 2's four subsets with their Z test."""
-    from contam_guard.commands import impact as impact_cmd
+    from contam_guard.cli.commands import impact as impact_cmd
 
     _exit(
         impact_cmd.run(
@@ -778,7 +778,7 @@ def _git_range(staged: bool, diff: str | None) -> "GitRange | None":
     """What a --staged or --diff scan covers (git is imported only then)."""
     if not staged and diff is None:
         return None
-    from contam_guard.git import Range
+    from contam_guard.io.git import Range
 
     return Range(staged=True) if staged else Range.parse(diff or "")
 
@@ -787,10 +787,10 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every outcome into a documented exit code.
 
     typer handles usage errors (exit 2) and ``typer.Exit``; everything else lands here. Ctrl-C
-    and SIGTERM become an exception (``atomic.Interrupted``), so that every temporary file is
+    and SIGTERM become an exception (``io.atomic.Interrupted``), so that every temporary file is
     removed on the way out; they end with one line and exit 128 + the signal number (130, 143).
     """
-    from contam_guard.atomic import Interrupted, raise_on_signals
+    from contam_guard.io.atomic import Interrupted, raise_on_signals
 
     try:
         with raise_on_signals():
@@ -815,7 +815,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _kernel_notices() -> None:
     """Show the kernels' notice (numpy fallback) once, if a command loaded them."""
-    native = sys.modules.get("contam_guard.native")
+    native = sys.modules.get("contam_guard.core.spec.native")
     if native is not None:
         for text in native.take_notices():
             console.notice(text)

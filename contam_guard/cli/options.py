@@ -19,18 +19,18 @@ from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
-from contam_guard.config import ScrubSettings
-from contam_guard.reporting.outputs import FORMATS, OUTPUTS, Outputs
-from contam_guard.rules import RULES
+from contam_guard.core.config import ScrubSettings
+from contam_guard.core.rules import RULES
+from contam_guard.report.outputs import FORMATS, OUTPUTS, Outputs
 
 R = TypeVar("R")
 
 # --- choices --------------------------------------------------------------------------------
 
 RuleName = Enum("RuleName", {name: name for name in RULES}, type=str)  # type: ignore[misc]
-"""The registered rules (``contam_guard.rules.RULES``)."""
+"""The registered rules (``contam_guard.core.rules.RULES``)."""
 Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
-"""``--format``: the registered formats (``reporting.outputs.FORMATS``)."""
+"""``--format``: the registered formats (``report.outputs.FORMATS``)."""
 
 
 class Errors(str, Enum):
@@ -185,7 +185,7 @@ class Rules:
     ] = None
 
     def overrides(self) -> dict[str, dict[str, object]]:
-        """The settings these options change, by rule (``config.with_rule_overrides``)."""
+        """The settings these options change, by rule (``core.config.with_rule_overrides``)."""
         only = {r.value for r in self.only or []}
         disable = {r.value for r in self.disable or []}
         fail_on = {r.value for r in self.fail_on or []}
@@ -311,7 +311,7 @@ class Group:
 
 
 class OutputFiles(Group):
-    """Every output file (``reporting.outputs.OUTPUTS``), ``--format`` and ``--output``."""
+    """Every output file (``report.outputs.OUTPUTS``), ``--format`` and ``--output``."""
 
     @classmethod
     def parameters(cls) -> list[inspect.Parameter]:
@@ -348,13 +348,13 @@ class OutputFiles(Group):
 
 @dataclasses.dataclass(frozen=True)
 class ScrubOverrides:
-    """The scrub settings given on the command line (``config.ScrubSettings`` names)."""
+    """The scrub settings given on the command line (``core.config.ScrubSettings`` names)."""
 
     values: dict[str, object]
 
 
 class ScrubSettingsGroup(Group):
-    """The scrub settings (``config.ScrubSettings``), each ``None`` unless given: the config's."""
+    """The scrub settings (``core.config.ScrubSettings``), each ``None`` unless given: the config's."""
 
     @classmethod
     def parameters(cls) -> list[inspect.Parameter]:

@@ -28,22 +28,22 @@ from numpy.typing import NDArray
 from contam_guard.core.batch import Batch
 from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.match import prefilter as line_status
+from contam_guard.core.match.pairs import run_span
+from contam_guard.core.match.prefilter import line_format
 from contam_guard.core.pairs import Pair, Snippet
 from contam_guard.core.scan_pass import ScanPass
 from contam_guard.core.state import ScanState
-from contam_guard.engine import prefilter as line_status
-from contam_guard.engine.batching import batches
-from contam_guard.engine.pairs import run_span
-from contam_guard.engine.prefilter import line_format
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions, Record, Segment
-from contam_guard.readers.blocks import LineBlock, parsed_block
-from contam_guard.readers.documents import Document, line_of
-from contam_guard.readers.fields import record_from_object
-from contam_guard.readers.jsonl import JsonLineParser
+from contam_guard.io.batching import batches
+from contam_guard.io.readers.base import ReadOptions, Record, Segment
+from contam_guard.io.readers.blocks import LineBlock, parsed_block
+from contam_guard.io.readers.documents import Document, line_of
+from contam_guard.io.readers.fields import record_from_object
+from contam_guard.io.readers.jsonl import JsonLineParser
 
 if TYPE_CHECKING:
-    from contam_guard.engine.prefilter import FilteredBlock
+    from contam_guard.core.match.prefilter import FilteredBlock
 
 IntArray = NDArray[np.int64]
 SNIPPET_CONTEXT = 60
@@ -117,7 +117,7 @@ class Accumulator:
         self._list_pairs(batch, rows)
 
     def add_block(self, block: LineBlock[FilteredBlock]) -> None:
-        """Scan a block of lines the prefilter read (``engine.prefilter``); lines it left to
+        """Scan a block of lines the prefilter read (``core.match.prefilter``); lines it left to
         the exact path are read here. If reading a line fails, what came before it in the block
         is still scanned, then the ``InputError`` goes on."""
         lines = block.lines

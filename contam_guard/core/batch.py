@@ -1,6 +1,6 @@
 """A batch of records as every rule family sees it: its documents, hashed once.
 
-The normaliser and hasher run once per batch (``text.features.extract_features``: words, their
+The normaliser and hasher run once per batch (``core.spec.features.extract_features``: words, their
 hashes, 5-grams and 50-character windows); each family reads what it needs of the result, so a
 record is read and normalised once whatever rules are on.
 """
@@ -13,18 +13,18 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.readers.base import Record
-from contam_guard.readers.documents import Document, documents
-from contam_guard.text.features import TextFeatures, extract_features
-from contam_guard.text.hashing import HashKey
-from contam_guard.text.normalise import TextSpec
+from contam_guard.core.spec.features import TextFeatures, extract_features
+from contam_guard.core.spec.hashing import HashKey
+from contam_guard.core.spec.normalise import TextSpec
+from contam_guard.io.readers.base import Record
+from contam_guard.io.readers.documents import Document, documents
 
 IntArray = NDArray[np.int64]
 
 
 @dataclass(frozen=True)
 class Units:
-    """Records as the documents the engine hashes (``readers.documents``: a record's value strings
+    """Records as the documents the engine hashes (``io.readers.documents``: a record's value strings
     joined in order, so that a run may cross from one into the next; each key on its own), and
     ``first_unit[r]`` is record r's first document (``first_unit[-1]`` the count)."""
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, replace
 
-from contam_guard import native
-from contam_guard.allowlist import Allowlist, apply
+from contam_guard.core.allowlist import Allowlist, apply
+from contam_guard.core.match.pairs import run_span
+from contam_guard.core.match.stats import RewordStats
 from contam_guard.core.pairs import Snippet
 from contam_guard.core.result import ScanResult
 from contam_guard.core.scan_pass import ScanPass
+from contam_guard.core.spec import native
 from contam_guard.core.state import ScanState
-from contam_guard.engine.pairs import run_span
-from contam_guard.engine.stats import RewordStats
-from contam_guard.verdicts import Report, evaluate
+from contam_guard.core.verdicts import Report, evaluate
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def finish(scanner: ScanPass, state: ScanState, options: FinishOptions) -> Repor
 
 def redacted(snippet: Snippet) -> Snippet:
     """A training-side snippet with e-mail addresses, phone numbers, IPs and keys masked."""
-    from contam_guard.reporting.redact import redact  # noqa: PLC0415
+    from contam_guard.core.redact import redact  # noqa: PLC0415
 
     return replace(
         snippet,

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from contam_guard.config import MANIFEST_NAME, load_config, with_rule_overrides
+from contam_guard.core.config import MANIFEST_NAME, load_config, with_rule_overrides
 from contam_guard.core.scan_pass import ScanPass
-from contam_guard.keys import key_for, unlocked
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.io.keys import key_for, unlocked
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, Spec
 
 Opened = TypeVar("Opened", bound=ScanPass)
 

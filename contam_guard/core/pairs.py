@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from contam_guard.engine.stats import ItemStats
+    from contam_guard.core.match.stats import ItemStats
 
 SnippetKind = Literal["run", "window", "masked", "reworded"]
 """What a snippet shows: a shared run of words, a shared 50-character window, a run shared once
@@ -34,7 +34,7 @@ class Snippet:
     start: int
     """Character offset of ``run`` in the record's string."""
     span: str = ""
-    """The allowlist digest of ``run`` (``engine.pairs.run_span``), when it was taken before the
+    """The allowlist digest of ``run`` (``core.match.pairs.run_span``), when it was taken before the
     run was changed for display (``--redact-pii``) or is not the shared words; "" otherwise."""
     kind: SnippetKind = "run"
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.match.matcher import ItemTotals
+from contam_guard.core.match.pairs import Unlisted
+from contam_guard.core.match.stats import ItemStats, RewordStats, item_stats
 from contam_guard.core.pairs import Pair
 from contam_guard.core.state import Census
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import ItemTotals
-from contam_guard.engine.pairs import Unlisted
-from contam_guard.engine.stats import ItemStats, RewordStats, item_stats
 
 
 @dataclass

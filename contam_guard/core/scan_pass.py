@@ -17,17 +17,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard import native
 from contam_guard.core.batch import Batch
 from contam_guard.core.families import ngram
 from contam_guard.core.families.base import FamilyRows
 from contam_guard.core.families.reword import RewordFamily, RewordSettings, RewordTotals
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.match.matcher import Hits
+from contam_guard.core.match.pairs import PairStore
+from contam_guard.core.spec import native
+from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.state import Census, ScanState
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import Hits
-from contam_guard.engine.pairs import PairStore
-from contam_guard.readers.base import Record
-from contam_guard.text.hashing import HashKey
+from contam_guard.io.readers.base import Record
 
 IntArray = NDArray[np.int64]
 MATCH_HITS = 1 << 19
@@ -52,8 +52,8 @@ class ScanPass:
         notices: Iterable[str] = (),
         index: ManifestIndex | None = None,
     ) -> None:
-        """Prefer ``Scanner.open``. ``manifest``: a ``manifest.model.Manifest`` (opened with its
-        key); ``config``: a ``config.Config`` with any rule overrides applied. ``index``: the
+        """Prefer ``Scanner.open``. ``manifest``: a ``io.manifest.model.Manifest`` (opened with its
+        key); ``config``: a ``core.config.Config`` with any rule overrides applied. ``index``: the
         n-gram index to scan against, when there is no manifest (``dupes``, tests): then the
         rewording rules, which read the manifest's derived views, do not run."""
         self.manifest = manifest
@@ -96,7 +96,7 @@ class ScanPass:
         """The rewording family (None when both its rules are off, or no set has its views)."""
         if self.reword_settings is None or self.manifest is None:
             return None
-        from contam_guard.reword.index import RewordIndex  # noqa: PLC0415
+        from contam_guard.core.reword.index import RewordIndex  # noqa: PLC0415
 
         reword_index = RewordIndex.build(self.manifest, self.index)
         return RewordFamily(self.index, self.key, reword_index, self.reword_settings, compiled=self.large)
@@ -118,9 +118,9 @@ class ScanPass:
 
     @cached_property
     def prefilter(self) -> Any:
-        """The compiled prefilter over the manifest (``engine.prefilter``), or None where it
+        """The compiled prefilter over the manifest (``core.match.prefilter``), or None where it
         cannot run (the numpy kernels) or the input is small."""
-        from contam_guard.engine.prefilter import Prefilter  # noqa: PLC0415
+        from contam_guard.core.match.prefilter import Prefilter  # noqa: PLC0415
 
         if not self.large or not native.has_prefilter():
             return None

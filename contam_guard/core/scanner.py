@@ -27,7 +27,7 @@ from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.finish import FinishOptions
 from contam_guard.core.scan_pass import ScanPass
 from contam_guard.core.state import ScanState
-from contam_guard.readers.base import Record
+from contam_guard.io.readers.base import Record
 
 
 class Scanner(ScanPass):
@@ -82,7 +82,7 @@ class Scanner(ScanPass):
     ) -> Any:
         """GPT-3's removal filter on ``records`` (``contam-guard scrub`` on records in memory):
         the records to keep, the spans removed, the records dropped (``core.scrubbing``).
-        ``settings``: a ``config.ScrubSettings`` (default: the project's ``scrub:``)."""
+        ``settings``: a ``core.config.ScrubSettings`` (default: the project's ``scrub:``)."""
         from contam_guard.core.scrubbing import scrub_records  # noqa: PLC0415
 
         return scrub_records(self, records, fields=fields, settings=settings)
@@ -98,7 +98,7 @@ class Scanner(ScanPass):
         return finish(self, state, options or FinishOptions())
 
     def with_rules(self, rules: Any) -> Scanner:
-        """This scanner with other rule settings (a ``config.Rules``)."""
+        """This scanner with other rule settings (a ``core.config.Rules``)."""
         return Scanner(
             self.manifest,
             self.config.model_copy(update={"rules": rules}),

@@ -1,6 +1,6 @@
 """``Scanner.scrub_records``: GPT-3's removal filter on records in memory.
 
-The records go through the very scrub the command line runs on a file (``contam_guard.scrub``:
+The records go through the very scrub the command line runs on a file (``contam_guard.core.scrub``:
 the counting pass, the rounds, the 200-character windows, the pieces), over a private temporary
 JSON Lines file: one implementation of the filter, whatever the input's shape.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contam_guard.config import ScrubSettings
+from contam_guard.core.config import ScrubSettings
 from contam_guard.errors import InputError
 
 if TYPE_CHECKING:
@@ -41,8 +41,8 @@ def scrub_records(
     fields: Iterable[str] = (),
     settings: ScrubSettings | None = None,
 ) -> ScrubResult:
-    from contam_guard.readers import ReadOptions  # noqa: PLC0415
-    from contam_guard.scrub import Job, ScrubOptions, apply, plan  # noqa: PLC0415
+    from contam_guard.core.scrub import Job, ScrubOptions, apply, plan  # noqa: PLC0415
+    from contam_guard.io.readers import ReadOptions  # noqa: PLC0415
 
     given = list(records)
     strings = all(isinstance(r, str) for r in given)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from contam_guard.core.families import ngram
 from contam_guard.core.families.reword import RewordTotals
-from contam_guard.engine.pairs import PairStore
-from contam_guard.readers.base import Record
-from contam_guard.readers.fields import KEY_MARK, general_path
+from contam_guard.core.match.pairs import PairStore
+from contam_guard.io.readers.base import Record
+from contam_guard.io.readers.fields import KEY_MARK, general_path
 
 
 @dataclass

@@ -52,13 +52,13 @@ from datatrove.utils.batching import batched
 from datatrove.utils.typeshelper import StatHints
 
 from contam_guard.core.accumulator import Accumulator
+from contam_guard.core.match.pairs import PairStore
 from contam_guard.core.scanner import FinishOptions, Scanner
-from contam_guard.engine.pairs import PairStore
 from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute, state_name
-from contam_guard.readers import detect_format
-from contam_guard.readers.base import ReadOptions, Record, Segment
-from contam_guard.readers.fields import ALLOW_KEY, KEY_MARK, record_from_object
-from contam_guard.readers.opener import open_binary
+from contam_guard.io.readers import detect_format
+from contam_guard.io.readers.base import ReadOptions, Record, Segment
+from contam_guard.io.readers.fields import ALLOW_KEY, KEY_MARK, record_from_object
+from contam_guard.io.readers.opener import open_binary
 
 POSITION_KEY = "contam_guard_position"
 """Where ``adapter`` keeps a document's position in its file (removed by the step)."""
@@ -235,7 +235,7 @@ def _write(folder: Any, name: str, data: bytes) -> None:
     from fsspec.implementations.local import LocalFileSystem  # noqa: PLC0415 (datatrove's own dependency)
 
     if isinstance(folder.fs, LocalFileSystem):
-        from contam_guard.atomic import write_bytes  # noqa: PLC0415
+        from contam_guard.io.atomic import write_bytes  # noqa: PLC0415
 
         target = Path(folder.path) / name
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from contam_guard.core.accumulator import Accumulator
+from contam_guard.core.match.prefilter import line_format
 from contam_guard.core.scanner import Scanner
-from contam_guard.engine.batching import batches
-from contam_guard.engine.prefilter import line_format
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, UnsupportedFileError, detect_format, read_records
-from contam_guard.readers import notes as reader_notes
-from contam_guard.readers.documents import grouped
-from contam_guard.sources import Source
+from contam_guard.io.batching import batches
+from contam_guard.io.readers import ReadOptions, Record, UnsupportedFileError, detect_format, read_records
+from contam_guard.io.readers import notes as reader_notes
+from contam_guard.io.readers.documents import grouped
+from contam_guard.io.sources import Source
 
 Progress = Callable[[int], None]
 

@@ -39,7 +39,7 @@ class RankState:
     digest: str
     """The manifest's digest: every rank scanned against the same manifest as the merge."""
     rules: Any
-    """The rule settings (``config.Rules``) the rank scanned with."""
+    """The rule settings (``core.config.Rules``) the rank scanned with."""
     max_pairs: int
     fields: tuple[str, ...]
     state: ScanState
@@ -97,7 +97,7 @@ def local_absolute(folder: Any) -> Any:
 
 
 def scan_order(names: Iterable[str]) -> list[str]:
-    """Input names in the order a folder walk reads them (``contam_guard.walk``: each folder's
+    """Input names in the order a folder walk reads them (``contam_guard.io.walk``: each folder's
     entries by name, depth first, which is the order of their path components)."""
     return sorted(set(names), key=lambda name: PurePosixPath(name).parts)
 

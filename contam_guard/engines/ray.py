@@ -1,6 +1,6 @@
 """Scanning on Ray Data: the inputs cut as ``--jobs`` cuts them, each piece scanned in a task.
 
-The driver plans the scan exactly as ``contam_guard.parallel`` does (whole files, and windows of
+The driver plans the scan exactly as ``contam_guard.engines.parallel`` does (whole files, and windows of
 large uncompressed JSONL/text files at line starts, each numbered from the line and record
 counts of the windows before it: those counts run as Ray tasks). Each piece of work becomes one
 row of a Ray dataset; ``map_batches`` hands each row to a task, which opens the driver's scanner
@@ -8,7 +8,7 @@ from a small picklable spec (the manifest's path, digest, seal and key and the s
 the manifest's content; once per worker process, see ``open_spec``), feeds the piece to an
 accumulator through the local engine's own reader (``engines.local.read_into``) and returns the
 pickled ``ScanState``. The driver merges the states as they arrive, and puts the inputs read and
-skipped back in scan order (``parallel.Merged``): ``Scanner.finish`` then sees what one process
+skipped back in scan order (``engines.parallel.Merged``): ``Scanner.finish`` then sees what one process
 would have found.
 
 Errors are the local engine's: an ``InputError`` naming file:line (a task returns it rather
@@ -34,8 +34,7 @@ import pyarrow as pa
 from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.scanner import Scanner
 from contam_guard.engines.local import input_bytes, read_into
-from contam_guard.errors import ContamGuardError, ManifestError
-from contam_guard.parallel import (
+from contam_guard.engines.parallel import (
     MIN_WINDOW_BYTES,
     Merged,
     ScannerSpec,
@@ -46,8 +45,9 @@ from contam_guard.parallel import (
     plan_tasks,
     scanner_spec,
 )
-from contam_guard.readers.base import ReadOptions
-from contam_guard.sources import Source
+from contam_guard.errors import ContamGuardError, ManifestError
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.io.sources import Source
 
 _SCANNERS: dict[str, tuple[ScannerSpec, Scanner]] = {}
 """The driver's scanner in this worker process, by its spec (Ray reuses a worker process for

@@ -7,7 +7,7 @@ test), ``render`` writes it as JSON and Markdown and ``plot`` as a PNG.
 
 from __future__ import annotations
 
-from contam_guard.rules import RULES
+from contam_guard.core.rules import RULES
 
 RULE_CHOICES: tuple[str, ...] = (*RULES, "any")
 """``--rule``: a registered rule, or ``any`` (flagged by any of them)."""

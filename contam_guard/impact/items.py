@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from contam_guard.errors import ContamGuardError, InputError
-from contam_guard.safe_read import read_regular
+from contam_guard.io.safe_read import read_regular
 
 FLAG_PREFIX = "flag_"
-"""The items CSV's rule columns (``contam_guard.reporting.tables.RULE_COLUMNS``)."""
+"""The items CSV's rule columns (``contam_guard.report.tables.RULE_COLUMNS``)."""
 REQUIRED = ("set", "item_id", "test_index", "words", "tokens_covered_L10", "view")
 ANY = "any"
 """Not a rule: flagged by any rule the scan ran."""

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from contam_guard.core.register.build import without_golden_text
 from contam_guard.errors import ContamGuardError, InputError
-from contam_guard.manifest.build import without_golden_text
-from contam_guard.paths import display_path
-from contam_guard.readers import ReadOptions, read_records
-from contam_guard.safe_read import read_regular
+from contam_guard.io.paths import display_path
+from contam_guard.io.readers import ReadOptions, read_records
+from contam_guard.io.safe_read import read_regular
 
 MEMBER_WORDS = {"1": True, "member": True, "true": True, "yes": True}
 NONMEMBER_WORDS = {"0": False, "non-member": False, "nonmember": False, "false": False, "no": False}

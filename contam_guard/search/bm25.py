@@ -3,7 +3,7 @@
 tantivy (the Rust search library behind Quickwit, with Python bindings) keeps an on-disk,
 memory-mapped index of immutable segments: documents are added in a bounded writer heap,
 deleted by query, and searched with BM25 without loading the index. Its terms here are the
-hex of the rules' word hashes (``text.features.words_of``), split on spaces by tantivy's whitespace
+hex of the rules' word hashes (``core.spec.features.words_of``), split on spaces by tantivy's whitespace
 tokenizer, so ranking uses exactly the words an exact search and the rules see.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import tantivy
 
+from contam_guard.core.spec.hashing import HashArray
 from contam_guard.search.store import SearchIndexError
-from contam_guard.text.hashing import HashArray
 
 WRITER_HEAP = 64_000_000
 """Bytes tantivy's writer buffers before it writes a segment (bounds the build's memory)."""

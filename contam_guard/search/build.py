@@ -1,6 +1,6 @@
 """Build or extend a search index: stream the files' records into new shards and the BM25 index.
 
-Files are walked and read exactly as a scan reads them (``walk.data_files``, ``readers``: every
+Files are walked and read exactly as a scan reads them (``io.walk.data_files``, ``readers``: every
 string of every record, or the ``--field`` paths), in batches of about ``BATCH_CHARS``
 characters, so memory holds one batch, the word stream of the shard being built (capped at
 ``shard_words`` words: a larger input makes several shards) and tantivy's writer heap.
@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
+from contam_guard.core.spec.features import words_of
+from contam_guard.core.spec.normalise import CURRENT, TextSpec, spec_named
 from contam_guard.errors import InputError
-from contam_guard.paths import display_path
-from contam_guard.readers import ReadOptions, read_records
+from contam_guard.io.paths import display_path
+from contam_guard.io.readers import ReadOptions, read_records
+from contam_guard.io.walk import data_files
 from contam_guard.search import integrity, store
 from contam_guard.search.bm25 import Bm25Writer, body
 from contam_guard.search.exact import ShardWriter
-from contam_guard.text.features import words_of
-from contam_guard.text.normalise import CURRENT, TextSpec, spec_named
-from contam_guard.walk import data_files
 
 BATCH_CHARS = 4_000_000
 SHARD_WORDS = 16_000_000

@@ -24,9 +24,9 @@ import numpy as np
 import pydivsufsort
 from numpy.typing import NDArray
 
+from contam_guard.core.spec.features import IntArray
+from contam_guard.core.spec.hashing import HashArray
 from contam_guard.search.store import SearchIndexError
-from contam_guard.text.features import IntArray
-from contam_guard.text.hashing import HashArray
 
 SEPARATOR = 0
 _ARRAYS = ("tokens", "vocab", "sa", "seg_tok", "seg_rec", "seg_text", "seg_field",

@@ -8,14 +8,14 @@ from typing import Any
 
 import numpy as np
 
+from contam_guard.core.spec.features import words_of
+from contam_guard.core.spec.hashing import HashArray
+from contam_guard.core.spec.normalise import TextSpec, spec_named
 from contam_guard.errors import ConfigError
 from contam_guard.search import integrity, store
 from contam_guard.search.bm25 import Bm25Searcher
 from contam_guard.search.exact import Shard
 from contam_guard.search.snippets import Snippet, snippet
-from contam_guard.text.features import words_of
-from contam_guard.text.hashing import HashArray
-from contam_guard.text.normalise import TextSpec, spec_named
 
 EXACT, BM25 = "exact", "bm25"
 MAX_HITS = 10_000

@@ -29,8 +29,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from typing import cast
 from urllib.parse import parse_qs, urlsplit
 
+from contam_guard.core.redact import MARKERS
 from contam_guard.errors import ConfigError, ContamGuardError
-from contam_guard.reporting.redact import MARKERS
 from contam_guard.search.query import Hit, Result, SearchIndex
 
 MAX_LIMIT = 100

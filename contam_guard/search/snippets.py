@@ -3,7 +3,7 @@
 As in the ROOTS search tool (Piktus et al. 2023), a hit shows a short window of its document,
 never the whole: at most ``MAX_WORDS`` normalised words (the rules' words), cut at word
 boundaries of the original text, with "…" where the record goes on. With ``redact``, personal
-data is masked visibly by the reviews' own redaction (``reporting.redact``: ``[EMAIL]``,
+data is masked visibly by the reviews' own redaction (``core.redact``: ``[EMAIL]``,
 ``[PHONE]``, ``[IP]``, ``[KEY]``), after the window is cut, so the masks are what one sees.
 """
 
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from contam_guard.reporting.redact import redact as mask
-from contam_guard.text.features import words_of
-from contam_guard.text.hashing import HashArray
-from contam_guard.text.normalise import TextSpec
+from contam_guard.core.redact import redact as mask
+from contam_guard.core.spec.features import words_of
+from contam_guard.core.spec.hashing import HashArray
+from contam_guard.core.spec.normalise import TextSpec
 
 MAX_WORDS = 128
 ELLIPSIS = "…"

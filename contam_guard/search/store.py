@@ -27,8 +27,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from contam_guard.atomic import write_text
 from contam_guard.errors import ContamGuardError
+from contam_guard.io.atomic import write_text
 
 FORMAT = "contam-guard-search-index"
 FORMAT_VERSION = 2

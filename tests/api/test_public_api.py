@@ -18,7 +18,7 @@ import pyarrow as pa
 import pytest
 
 import contam_guard as cg
-from contam_guard.reporting.tables import items_csv, pairs_csv
+from contam_guard.report.tables import items_csv, pairs_csv
 from tests.helpers import REPO, Runner
 
 EXAMPLES = REPO / "examples"

@@ -63,9 +63,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_builds_without_a_compiler(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
-    assert {"contam_guard/pure_kernels.py", "contam_guard/native.py", "contam_guard/cli/__init__.py"} <= set(
-        names
-    )
+    assert {
+        "contam_guard/core/spec/pure_kernels.py",
+        "contam_guard/core/spec/native.py",
+        "contam_guard/cli/__init__.py",
+    } <= set(names)
     metadata = next(n for n in names if n.endswith("METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     matplotlib = [line for line in text.splitlines() if line.startswith("Requires-Dist: matplotlib")]
@@ -92,7 +94,10 @@ def test_the_package_from_it_runs_on_the_numpy_kernels(wheel: Path, tmp_path: Pa
         )
 
     where = run("from contam_guard import native; print(native.__file__, native.module().__name__)")
-    assert where.stdout.split() == [str(unpacked / "contam_guard" / "native.py"), "contam_guard.pure_kernels"]
+    assert where.stdout.split() == [
+        str(unpacked / "contam_guard" / "core" / "spec" / "native.py"),
+        "contam_guard.core.spec.pure_kernels",
+    ]
     cli = "from contam_guard.cli import run; run()"
     assert run(cli, "init").returncode == 0
     assert run(cli, "register", "arith-mini", "arith-mini.jsonl", "--field", "question").returncode == 0

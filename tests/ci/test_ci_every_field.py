@@ -178,7 +178,7 @@ def test_staged_diff_and_the_action_name_every_leaky_file(
     files: tuple[Repo, dict[str, str], list[str]], tmp_path: Path
 ) -> None:
     repo, leaky, _clean = files
-    # The files all leak one item: list every record (the default lists 20 per item, issue 12).
+    # The files all leak one item: list every record (the default lists 20 per item).
     config = repo.root / ".contam-guard" / "contam-guard.yaml"
     config.write_text(config.read_text().replace("max_pairs_per_item: 20", "max_pairs_per_item: 0"))
     base = repo.head()

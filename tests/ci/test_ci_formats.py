@@ -9,11 +9,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from contam_guard.config import load_config
-from contam_guard.pipeline import ScanRequest, execute
-from contam_guard.readers.base import ReadOptions
-from contam_guard.reporting import markdown
-from contam_guard.reporting.github import escape_data, escape_property
+from contam_guard.core.config import load_config
+from contam_guard.engines.pipeline import ScanRequest, execute
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.report import markdown
+from contam_guard.report.github import escape_data, escape_property
 
 from .conftest import FILLER, GOLDEN, Repo, jsonl, leak
 
@@ -112,7 +112,7 @@ def test_annotation_escaping() -> None:
 def test_annotations_are_capped_at_ten_per_level_with_a_count_of_the_rest(repo: Repo) -> None:
     # 12 records each leaking q-01 and q-02: 24 gpt3 errors; palm etc. warn once per item.
     repo.write("data/train.jsonl", jsonl([leak(i % 2, f"copy {i}", f"end {i}") for i in range(24)]))
-    # the n-gram rules only: the rewording rules (issue 15) would add a warning per record
+    # the n-gram rules only: the rewording rules would add a warning per record
     result = repo.cg("scan", "data/", "--format", "github", "--disable", "numbers", "--disable", "reworded")
     lines = result.out.splitlines()
     assert sum(line.startswith("::error ") for line in lines) == 10

@@ -32,7 +32,7 @@ def snapshot(root: Path, env: dict[str, str]) -> None:
     ).stdout.split(b"\0")
     for raw in filter(None, listed):
         rel = raw.decode()
-        if rel.startswith((".ci/", "contam_guard/__init__.py", "pyproject.toml", ".pre-commit-hooks.yaml")):
+        if rel.startswith((".ci/", "contam_guard/version.py", "pyproject.toml", ".pre-commit-hooks.yaml")):
             source = PROJECT / rel
             if source.is_file():
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -88,11 +88,11 @@ def test_release_tag_tags_head_once(checkout: tuple[Path, dict[str, str]]) -> No
 
 def test_release_tag_refuses_two_versions(checkout: tuple[Path, dict[str, str]]) -> None:
     root, env = checkout
-    init = root / "contam_guard" / "__init__.py"
+    init = root / "contam_guard" / "version.py"
     init.write_text(re.sub(r'__version__ = ".*"', '__version__ = "9.9.9"', init.read_text()))
     git(root, env, "commit", "-qam", "bump one side only")
     done = tag(root, env)
-    assert done.returncode == 2 and "contam_guard/__init__.py says 9.9.9" in done.stderr
+    assert done.returncode == 2 and "contam_guard/version.py says 9.9.9" in done.stderr
     assert git(root, env, "tag", "-l") == ""
 
 

@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contam_guard import lfs
 from contam_guard.errors import InputError
+from contam_guard.io import lfs
 
 from .conftest import FILLER, Repo, jsonl, leak
 from .test_ci_git import pairs, review

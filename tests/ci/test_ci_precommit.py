@@ -172,7 +172,7 @@ def test_hook_overhead_on_a_code_only_commit(framework: Repo, hook_env: dict[str
     framework.write(".pre-commit-config.yaml", yaml.safe_dump(local_config(["contam-guard-scan"])))
     framework.commit("scan hook only")
     scan_only = timed([], 5)
-    print(  # quoted in the closing note of issue 5
+    print(  # what a committer reads
         f"\npre-commit hook overhead on a code-only commit (median of 5, --no-verify {without:.2f} s): "
         f"scan hook only {scan_only - without:.2f} s; scan + verify hooks {both - without:.2f} s"
     )

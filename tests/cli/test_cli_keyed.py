@@ -147,7 +147,7 @@ def test_register_into_a_keyed_manifest_needs_the_key(keyed: Any, monkeypatch: A
 
 
 def test_verify_checks_the_key_of_a_keyed_manifest(keyed: Any, monkeypatch: Any) -> None:
-    """Else the verify hook passes while every scan fails (issue 11): no key or another key is
+    """Else the verify hook passes while every scan fails: no key or another key is
     exit 2, naming the variable."""
     ok = keyed.cli("verify")
     assert ok.code == 0, ok.output

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from contam_guard.engine.prefilter import FilteredBlock, LineFormat, Prefilter
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, Spec
-from contam_guard.manifest.sealing import SealKey, new_salt
-from contam_guard.text.hashing import HASH_SPEC, SIPHASH_SPEC, HashKey
+from contam_guard.core.match.prefilter import FilteredBlock, LineFormat, Prefilter
+from contam_guard.core.spec.hashing import HASH_SPEC, SIPHASH_SPEC, HashKey
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, Spec
+from contam_guard.io.manifest.sealing import SealKey, new_salt
 from tests.cli.conftest import Project
 from tests.helpers import manifest_view
 

@@ -48,7 +48,7 @@ def test_the_cap_lists_n_records_and_counts_them_all(
     data = review(registered, *args)
     assert data["summary"]["max_pairs_per_item"] == cap
     per_item = [f for f in data["findings"] if f["rule"] in ("palm", "llama2", "gpt4")]  # decided per item
-    for rule in ("numbers", "reworded"):  # issue 15's per-pair rules: the best ``cap`` pairs listed
+    for rule in ("numbers", "reworded"):  # the rewording rules, per pair: the best ``cap`` pairs listed
         assert len(by_rule(data, rule)) == cap
     assert per_item and all(f["records"] == COPIES + PARTIALS and len(f["pairs"]) == cap for f in per_item)
     gpt3 = by_rule(data, "gpt3")

@@ -1,4 +1,4 @@
-"""A refusal says what to do next, and a scan that cannot find anything says so (issue 11)."""
+"""A refusal says what to do next, and a scan that cannot find anything says so."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from contam_guard.next_steps import clean_name
+from contam_guard.cli.next_steps import clean_name
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from contam_guard.rules import RULES
-from contam_guard.scrub.rounds import loop_rounds
+from contam_guard.core.rules import RULES
+from contam_guard.core.scrub.rounds import loop_rounds
 from tests.cli.conftest import GOLDEN_REL, leak
 
 

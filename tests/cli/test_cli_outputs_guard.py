@@ -1,4 +1,4 @@
-"""Outputs never overwrite inputs, through the real commands (issue 11).
+"""Outputs never overwrite inputs, through the real commands.
 
 Every output option of scan, scrub, sweep and dupes, pointed at an input, the golden file, the
 manifest, the config or the allowlist (directly or through a link), is exit 2 naming both, and

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from contam_guard.rules import RULES
+from contam_guard.core.rules import RULES
 
 ITEM_HEADER = (
     "set,item_id,test_index,view,words,ngrams8,sub50_windows,"

@@ -154,7 +154,7 @@ def test_chunked_copy_only_warns_by_default(registered: Any, chunked: Path, tmp_
         ("palm", "warn", "lx-05"),
         ("llama2", "warn", "lx-05"),
         ("gpt4", "warn", "lx-05"),
-        ("reworded", "warn", "lx-05"),  # issue 15: the chunks say the item's words, reordered
+        ("reworded", "warn", "lx-05"),  # the chunks say the item's words, reordered
     }
 
 

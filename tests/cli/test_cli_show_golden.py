@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from contam_guard.text.normalise import words
+from contam_guard.core.spec.normalise import words
 
 
 @pytest.fixture

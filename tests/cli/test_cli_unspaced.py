@@ -1,4 +1,4 @@
-"""Chinese through the command line, on CMMLU (issue 14, item 1): what spec v2 missed, the set's
+"""Chinese through the command line, on CMMLU: what spec v2 missed, the set's
 own N, old manifests, upgrade, scrub's character window; and English unchanged (GSM8K).
 
 Reads ../shared/data/cmmlu, ../shared/data/gsm8k and the Chinese seed text (never copied into
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, Spec
-from contam_guard.rules import gpt3
-from contam_guard.text.normalise import alnum, words
+from contam_guard.core.rules import gpt3
+from contam_guard.core.spec.normalise import alnum, words
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, Spec
 from tests.helpers import Runner
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -122,7 +122,7 @@ def test_every_rule_finds_planted_questions_under_v3_and_only_gpt4_did_under_v2(
     by_rule = {rule: {item for r, item in found["v3"] if r == rule} for rule in rules}
     missed = {rule: (windowed if rule == "gpt4" else ids) - items for rule, items in by_rule.items()}
     assert not any(missed.values()), missed
-    # The rewording rules (issue 15) are left out: this is about the four n-gram rules.
+    # The rewording rules are left out: this is about the four n-gram rules.
     v2 = {(rule, item) for rule, item in found["v2"] if rule in rules}
     assert {rule for rule, _ in v2} == {"gpt4"}
     assert {item for _, item in v2} == by_rule["gpt4"]

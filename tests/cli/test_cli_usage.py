@@ -11,7 +11,7 @@ import pytest
 
 import contam_guard
 from contam_guard import cli
-from contam_guard.commands import manage
+from contam_guard.cli.commands import manage
 
 
 def test_version_in_a_fresh_process(cg_proc: Any, tmp_path: Path) -> None:

@@ -6,13 +6,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.engine.arrays import lex_order
-from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.engine.matcher import ItemTotals, match_batch
-from contam_guard.engine.stats import item_stats
-from contam_guard.manifest.views import hash_view
-from contam_guard.text import normalise
-from contam_guard.text.features import extract_features
+from contam_guard.core.match.arrays import lex_order
+from contam_guard.core.match.index import ManifestIndex, Target
+from contam_guard.core.match.matcher import ItemTotals, match_batch
+from contam_guard.core.match.stats import item_stats
+from contam_guard.core.register.views import hash_view
+from contam_guard.core.spec import normalise
+from contam_guard.core.spec.features import extract_features
 
 
 def reference_runs(item: list[str], docs: list[list[str]]) -> list[int]:

@@ -18,22 +18,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.allowlist import Allowlist, Entry, apply
-from contam_guard.config import Config, with_rule_overrides
 from contam_guard.core import scan_pass as scan_module
+from contam_guard.core.allowlist import Allowlist, Entry, apply
+from contam_guard.core.config import Config, with_rule_overrides
 from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.finish import redacted
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.match.pairs import PairStore, Unlisted, run_span
 from contam_guard.core.pairs import Pair, Snippet
+from contam_guard.core.register.build import GoldenSource, build_set
 from contam_guard.core.result import ScanResult
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.pairs import PairStore, Unlisted, run_span
-from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import Manifest
-from contam_guard.readers import read_records
-from contam_guard.readers.base import ReadOptions
-from contam_guard.rules import RULES
-from contam_guard.sources import Source
-from contam_guard.verdicts import Report, evaluate, span_digest
+from contam_guard.core.rules import RULES
+from contam_guard.core.verdicts import Report, evaluate, span_digest
+from contam_guard.io.manifest.model import Manifest
+from contam_guard.io.readers import read_records
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.io.sources import Source
 from tests.helpers import scan, scanner_over
 
 # ------------------------------------------------------------------ the store

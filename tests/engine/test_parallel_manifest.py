@@ -1,5 +1,5 @@
 """``register`` or ``remove`` while ``scan --jobs 2`` runs: the workers use the manifest the parent
-loaded, so the scan is exactly the scan of that manifest (issue 11).
+loaded, so the scan is exactly the scan of that manifest.
 
 Deterministic: a wrapper runs the other command just as the worker pool is created, after the
 parent has loaded the manifest and before any worker has looked at it. Before the fix, workers
@@ -24,7 +24,8 @@ from tests.helpers import write_jsonl
 RACE = textwrap.dedent(
     """
     import os, shlex, subprocess, sys
-    from contam_guard import cli, parallel
+    from contam_guard import cli
+    from contam_guard.engines import parallel
 
     class Racing(parallel.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):

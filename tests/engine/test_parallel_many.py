@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard import parallel
+from contam_guard.core.register.build import GoldenSource, build_set
 from contam_guard.core.result import ScanResult
 from contam_guard.core.state import ScanState
+from contam_guard.engines import parallel
+from contam_guard.engines.parallel import Chunk, Task
 from contam_guard.errors import InputError
-from contam_guard.manifest import store
-from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import Manifest
-from contam_guard.parallel import Chunk, Task
-from contam_guard.readers.base import ReadOptions, Window
-from contam_guard.sources import Source
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest
+from contam_guard.io.readers.base import ReadOptions, Window
+from contam_guard.io.sources import Source
 from tests.helpers import scan, scan_jobs
 
 QUESTIONS = [

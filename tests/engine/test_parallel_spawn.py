@@ -2,7 +2,7 @@
 maps the manifest's files from their path and checks the index's digest; only the path, the
 digest and the seal key (for a keyed manifest) reach it, never the manifest's content.
 
-The start method is chosen from ``sys.platform``; here ``parallel.sys`` is replaced by a
+The start method is chosen from ``sys.platform``; here ``engines.parallel.sys`` is replaced by a
 stand-in naming another platform, so the real spawn start runs on Linux.
 """
 
@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard import parallel
+from contam_guard.core.register.build import GoldenSource, build_set
+from contam_guard.core.spec.hashing import HashKey
+from contam_guard.engines import parallel
 from contam_guard.errors import ManifestError
-from contam_guard.keys import key_for, unlocked
-from contam_guard.manifest import store
-from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import Manifest, Spec
-from contam_guard.manifest.sealing import SealKey, new_salt
-from contam_guard.readers.base import ReadOptions
-from contam_guard.sources import Source
-from contam_guard.text.hashing import HashKey
+from contam_guard.io.keys import key_for, unlocked
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, Spec
+from contam_guard.io.manifest.sealing import SealKey, new_salt
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.io.sources import Source
 from tests.engine.test_parallel import QUESTIONS
 from tests.helpers import scan, scan_jobs
 

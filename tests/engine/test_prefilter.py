@@ -25,11 +25,9 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 import contam_guard.engines.local as scan_module
-from contam_guard import native
-from contam_guard.core.result import ScanResult
-from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.engine.matcher import Hits, lookup_hits
-from contam_guard.engine.prefilter import (
+from contam_guard.core.match.index import ManifestIndex, Target
+from contam_guard.core.match.matcher import Hits, lookup_hits
+from contam_guard.core.match.prefilter import (
     BLANK,
     CLEAN,
     EXACT,
@@ -39,20 +37,21 @@ from contam_guard.engine.prefilter import (
     LineFormat,
     Prefilter,
 )
+from contam_guard.core.register.views import hash_view
+from contam_guard.core.result import ScanResult
+from contam_guard.core.spec import markup, native, normalise
+from contam_guard.core.spec import tables as tables_module
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.native import module
+from contam_guard.core.spec.normalise import CURRENT, SPECS, TextSpec
+from contam_guard.core.spec.tables import CodepointTables, tables_for
 from contam_guard.errors import InputError
-from contam_guard.manifest.views import hash_view
-from contam_guard.native import module
-from contam_guard.readers import blocks as block_reader
-from contam_guard.readers.base import ReadOptions, Segment, Window
-from contam_guard.readers.documents import documents
-from contam_guard.readers.fields import strings_in
-from contam_guard.readers.paragraphs import PARAGRAPH_BYTES, count_records, paragraph_lines
-from contam_guard.sources import Source
-from contam_guard.text import markup, normalise
-from contam_guard.text import tables as tables_module
-from contam_guard.text.features import extract_features
-from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
-from contam_guard.text.tables import CodepointTables, tables_for
+from contam_guard.io.readers import blocks as block_reader
+from contam_guard.io.readers.base import ReadOptions, Segment, Window
+from contam_guard.io.readers.documents import documents
+from contam_guard.io.readers.fields import strings_in
+from contam_guard.io.readers.paragraphs import PARAGRAPH_BYTES, count_records, paragraph_lines
+from contam_guard.io.sources import Source
 from tests.helpers import scan, write
 
 pytestmark = pytest.mark.skipif(

@@ -13,25 +13,18 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from contam_guard import native
+from contam_guard.core.match.index import ManifestIndex, Postings, Target
+from contam_guard.core.match.matcher import Hits, lookup_hits
+from contam_guard.core.match.prefilter import CLEAN, EXACT, HITS, FilteredBlock, LineFormat, Prefilter
+from contam_guard.core.register.views import hash_view
 from contam_guard.core.result import ScanResult
-from contam_guard.engine.index import ManifestIndex, Postings, Target
-from contam_guard.engine.matcher import Hits, lookup_hits
-from contam_guard.engine.prefilter import (
-    CLEAN,
-    EXACT,
-    HITS,
-    FilteredBlock,
-    LineFormat,
-    Prefilter,
-)
-from contam_guard.manifest.views import hash_view
-from contam_guard.readers.base import ReadOptions, Segment
-from contam_guard.readers.documents import documents
-from contam_guard.sources import Source
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import HashKey
-from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
+from contam_guard.core.spec import native
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import HashKey
+from contam_guard.core.spec.normalise import CURRENT, SPECS, TextSpec
+from contam_guard.io.readers.base import ReadOptions, Segment
+from contam_guard.io.readers.documents import documents
+from contam_guard.io.sources import Source
 from tests.engine.test_prefilter import (
     EVERY_STRING,
     ITEMS_A,
@@ -76,7 +69,7 @@ def keyed_exact_hits(
     index: ManifestIndex, records: list[list[Segment]], lines: list[int], key: HashKey
 ) -> tuple[np.ndarray, np.ndarray]:
     """The exact path's keyed 5-gram and window hits of ``records`` (on ``lines`` of a block),
-    each record's documents hashed (``readers.documents``)."""
+    each record's documents hashed (``io.readers.documents``)."""
     found = [documents(segments) for segments in records]
     texts = [document.text for docs in found for document in docs]
     groups = np.concatenate([[0], np.cumsum([len(docs) for docs in found])]).astype(np.int64)

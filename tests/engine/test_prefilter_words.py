@@ -1,7 +1,7 @@
 """The rewording rules on the prefilter's words equal the rules on the exact path.
 
 On a large scan the compiled prefilter hands the rewording family the words of every record it
-reads (``engine.prefilter.BlockWords``) and spells the words the family has not met, so no line is
+reads (``core.match.prefilter.BlockWords``) and spells the words the family has not met, so no line is
 decoded twice. Whatever a training file holds (rewordings, copies with numbers changed, a question
 cut into strings or held in a key, markup, scripts without spaces, characters the word loop drops,
 lines the filter leaves to the exact path), the scan must find what the exact path finds: the same
@@ -20,14 +20,15 @@ import numpy as np
 import pytest
 
 import contam_guard.engines.local as local_engine
-from contam_guard import Scanner, native
+from contam_guard import Scanner
 from contam_guard.cli import main
 from contam_guard.core.families.reword import RewordFamily
 from contam_guard.core.result import ScanResult
+from contam_guard.core.spec import native
 from contam_guard.engines.local import scan_sources
-from contam_guard.readers import blocks as block_reader
-from contam_guard.readers.base import ReadOptions
-from contam_guard.sources import Source
+from contam_guard.io.readers import blocks as block_reader
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.io.sources import Source
 
 DEV = Path(__file__).resolve().parents[1] / "data" / "rewordings"
 KEY = "a-fixed-test-secret-for-the-prefilter-words-0123456789"

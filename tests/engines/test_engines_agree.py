@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import contam_guard as cg
-from contam_guard.readers import ReadOptions
-from contam_guard.reporting.tables import items_csv, pairs_csv
+from contam_guard.io.readers import ReadOptions
+from contam_guard.report.tables import items_csv, pairs_csv
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]  # one Spark JVM per test run
 

@@ -18,8 +18,8 @@ import pytest
 
 from contam_guard.core.scanner import Scanner
 from contam_guard.errors import InputError, ManifestError
-from contam_guard.readers import ReadOptions
-from contam_guard.sources import Source
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
 from tests.helpers import REPO, Runner
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install 'contam-guard[ray]')")

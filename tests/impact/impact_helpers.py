@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from contam_guard.reporting.tables import ITEM_COLUMNS
+from contam_guard.report.tables import ITEM_COLUMNS
 
 
 def items_csv(

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.manifest import binfile
-from contam_guard.manifest.disk_files import file_digest
-from contam_guard.manifest.index_text import dumps_index
-from contam_guard.manifest.packed import PackedTable, Shape, pack, unpack
-from contam_guard.manifest.schema import Index
+from contam_guard.io.manifest import binfile
+from contam_guard.io.manifest.disk_files import file_digest
+from contam_guard.io.manifest.index_text import dumps_index
+from contam_guard.io.manifest.packed import PackedTable, Shape, pack, unpack
+from contam_guard.io.manifest.schema import Index
 from tests.helpers import set_file
 
 ROWS = [
@@ -179,7 +179,7 @@ FILE_CASES = [case for case in CASES if case not in INDEX_CASES]
 def test_verify_passes_a_good_manifest(project: Path) -> None:
     code, output = run_fresh(project, "verify")
     assert code == 0, output
-    # ids, question (counts + 5-grams, windows), and the derived views of issue 15:
+    # ids, question (counts + 5-grams, windows), and the derived views:
     # question~numbers-v1 (no windows), question~words-v2 (its features in a window file)
     assert "OK" in output and "1 set(s)" in output and "6 files" in output
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.manifest.disk_files import file_digest
-from contam_guard.manifest.index_text import dumps_index, mac_body
-from contam_guard.manifest.names import stem_of
-from contam_guard.manifest.schema import Index
-from contam_guard.manifest.sealing import SealKey
+from contam_guard.io.manifest.disk_files import file_digest
+from contam_guard.io.manifest.index_text import dumps_index, mac_body
+from contam_guard.io.manifest.names import stem_of
+from contam_guard.io.manifest.schema import Index
+from contam_guard.io.manifest.sealing import SealKey
 from tests.helpers import load_manifest
 from tests.manifest.test_manifest_errors import ROWS, cut, flip_a_byte, run, run_fresh, snapshot
 
@@ -37,7 +37,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "train.jsonl").write_text(json.dumps({"text": ROWS[1]["q"]}) + "\n")
     assert run("init", "--keyed")[0] == 0
     assert run("register", "hb", "g.jsonl", "--field", "q", "--id-field", "id")[0] == 0
-    # part-0/1: q's 5-grams and windows; part-2: q~numbers-v1; part-3/4: q~words-v1 (issue 15)
+    # part-0/1: q's 5-grams and windows; part-2: q~numbers-v1; part-3/4: q~words-v1
     assert sorted(stem_of(p.name) for p in (tmp_path / ".contam-guard/sets/hb").iterdir()) == [
         "_ids.bin",
         "part-0.bin",

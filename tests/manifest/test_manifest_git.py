@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.manifest import store
-from contam_guard.manifest.names import stem_of
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.names import stem_of
 
 GUARD = ".contam-guard"
 
@@ -84,7 +84,7 @@ def test_reregistering_one_set_changes_only_its_files_and_the_index(repo: Path) 
     code, printed = run("register", "alpha", "alpha.jsonl", "--field", "q")
     assert code == 0, printed
     changes = changed(repo)
-    # ids, q's 5-grams and windows, and q's derived views (issue 15: numbers, and reworded's
+    # ids, q's 5-grams and windows, and q's derived views (numbers, and reworded's
     # features with their window file)
     assert {"_ids.bin", "q.bin", "q.windows.bin"} < set(alpha_before) and len(alpha_before) == 6
     # every file of the set is new (new names; the old ones removed)
@@ -113,7 +113,7 @@ def test_removing_a_set_leaves_the_other_set_untouched(repo: Path) -> None:
 
 def test_gitattributes_keeps_the_binary_files_out_of_text_diffs(repo: Path) -> None:
     bins = sorted(p.relative_to(repo).as_posix() for p in (repo / GUARD / "sets").rglob("*.bin"))
-    # alpha: ids, 5-grams, windows and its derived views' 3 files (issue 15); beta (registered
+    # alpha: ids, 5-grams, windows and its derived views' 3 files; beta (registered
     # without gpt4, numbers and reworded): ids, 5-grams
     assert len(bins) == 8
     attrs = git(repo, "check-attr", "diff", "merge", "text", "--", *bins, f"{GUARD}/manifest.json")
@@ -181,7 +181,7 @@ def test_changing_only_a_sets_n_rewrites_only_the_index_and_its_record(repo: Pat
     ],
 )
 def test_derived_views_follow_the_sets_rules(repo: Path, rules: str, derived: list[str], files: int) -> None:
-    """A set gets a rewording rule's derived view (issue 15) only when registered for that rule."""
+    """A set gets a rewording rule's derived view only when registered for that rule."""
     write_set(repo / "gamma.jsonl", BETA, 5)
     code, printed = run("register", "gamma", "gamma.jsonl", "--field", "q", "--rules", rules)
     assert code == 0, printed

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.manifest import store
+from contam_guard.io.manifest import store
 
 MANIFEST = ".contam-guard/manifest.json"
 

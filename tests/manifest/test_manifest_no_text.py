@@ -26,17 +26,17 @@ import numpy as np
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.commands.init import GITATTRIBUTES, GITIGNORE
-from contam_guard.config import DEFAULT_CONFIG_TEXT
-from contam_guard.manifest import binfile
-from contam_guard.manifest.disk_arrays import ITEM_WEIGHTS
-from contam_guard.manifest.ids import Ids
-from contam_guard.manifest.model import GoldenFile, SetVersion, Spec
-from contam_guard.manifest.names import stem_of
-from contam_guard.manifest.packed import Shape
-from contam_guard.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
-from contam_guard.text.hashing import GRAM_N
-from contam_guard.text.normalise import words
+from contam_guard.cli.commands.init import GITATTRIBUTES, GITIGNORE
+from contam_guard.core.config import DEFAULT_CONFIG_TEXT
+from contam_guard.core.spec.hashing import GRAM_N
+from contam_guard.core.spec.normalise import words
+from contam_guard.io.manifest import binfile
+from contam_guard.io.manifest.disk_arrays import ITEM_WEIGHTS
+from contam_guard.io.manifest.ids import Ids
+from contam_guard.io.manifest.model import GoldenFile, SetVersion, Spec
+from contam_guard.io.manifest.names import stem_of
+from contam_guard.io.manifest.packed import Shape
+from contam_guard.io.manifest.schema import DataFile, Index, Seal, SetEntry, SetMeta, ViewEntry
 from tests.helpers import set_file, write_jsonl
 
 GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared/data/gsm8k/test.jsonl"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from contam_guard.manifest.rule_names import RULE_NAMES, WINDOW_RULES
-from contam_guard.rules import RULES
+from contam_guard.core.rules import RULES
+from contam_guard.io.manifest.rule_names import RULE_NAMES, WINDOW_RULES
 
 
 def test_the_manifest_knows_every_rule_and_which_read_windows() -> None:

@@ -1,4 +1,4 @@
-"""The methods' definitions (issue 16), each checked against a computation written out by hand."""
+"""The methods' definitions, each checked against a computation written out by hand."""
 
 from __future__ import annotations
 

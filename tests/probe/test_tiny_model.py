@@ -1,4 +1,4 @@
-"""Done-when of issue 16: a GPT-2-shaped model (2 layers, 64 dimensions, byte-level vocabulary)
+"""Done-when of a GPT-2-shaped model (2 layers, 64 dimensions, byte-level vocabulary)
 trained from scratch on CPU inside the test, members seen for 60 epochs and non-members never;
 the probe, run from the command line on the saved model, separates them (AUROC >= 0.9 for loss,
 Min-K% and Min-K%++). The same model before training is the control: there the same items are

@@ -10,11 +10,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from contam_guard.core.register.build import GoldenSource, build_set, golden_options, golden_texts
 from contam_guard.errors import InputError
-from contam_guard.manifest.build import GoldenSource, build_set, golden_options, golden_texts
-from contam_guard.readers import ReadOptions, Record, Segment, read_records
-from contam_guard.readers.documents import documents, grouped, line_of
-from contam_guard.readers.fields import strings_in
+from contam_guard.io.readers import ReadOptions, Record, Segment, read_records
+from contam_guard.io.readers.documents import documents, grouped, line_of
+from contam_guard.io.readers.fields import strings_in
 from tests.helpers import write
 
 

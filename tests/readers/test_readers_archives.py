@@ -19,7 +19,7 @@ import pytest
 import zstandard
 
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, notes, read_records
+from contam_guard.io.readers import ReadOptions, Record, notes, read_records
 
 JSONL = b'{"text": "alpha beta"}\n{"text": "gamma delta"}\n'
 PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(32)

@@ -1,4 +1,4 @@
-"""One nesting limit for every JSON reader (``readers.depth.MAX_DEPTH``), and a JSON-array reader
+"""One nesting limit for every JSON reader (``io.readers.depth.MAX_DEPTH``), and a JSON-array reader
 whose memory and time grow linearly with depth (``ijson.items`` grew with its square)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.readers.depth import MAX_DEPTH, deeper_than
-from contam_guard.readers.fields import DupObject
-from contam_guard.readers.json_array import _elements
+from contam_guard.io.readers.depth import MAX_DEPTH, deeper_than
+from contam_guard.io.readers.fields import DupObject
+from contam_guard.io.readers.json_array import _elements
 from tests.helpers import fail, read, write
 
 

@@ -17,11 +17,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from contam_guard.engines.parallel import plan
 from contam_guard.errors import InputError
-from contam_guard.parallel import plan
-from contam_guard.readers import ReadOptions, read_records, transcode
-from contam_guard.readers.opener import transcodes
-from contam_guard.sources import Source
+from contam_guard.io.readers import ReadOptions, read_records, transcode
+from contam_guard.io.readers.opener import transcodes
+from contam_guard.io.sources import Source
 from tests.helpers import fail, read, write
 
 TEXTS = ["naïve café in Zürich", "東京 and 🙂 on one line", "plain ASCII words"]

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from contam_guard.errors import InputError
-from contam_guard.readers.base import ReadOptions
-from contam_guard.readers.fields import (
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.io.readers.fields import (
     DupObject,
     LongNumber,
     extract_id,

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contam_guard.readers import UnsupportedFileError
+from contam_guard.io.readers import UnsupportedFileError
 from tests.helpers import fail, read, write
 
 # ---------------------------------------------------------------- JSON array

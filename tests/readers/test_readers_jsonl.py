@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from contam_guard.readers import ReadOptions
-from contam_guard.readers.jsonl import read_jsonl
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.readers.jsonl import read_jsonl
 from tests.helpers import fail, read, write
 
 BOM = b"\xef\xbb\xbf"

@@ -10,8 +10,8 @@ from typing import NoReturn
 import pytest
 
 from contam_guard.errors import InputError
-from contam_guard.readers import READERS, ReadOptions, Record, detect_format, read_records
-from contam_guard.readers import opener as opener_module
+from contam_guard.io.readers import READERS, ReadOptions, Record, detect_format, read_records
+from contam_guard.io.readers import opener as opener_module
 
 
 def read(path: Path, display: str = "shown/name", fmt: str | None = None) -> list[Record]:

@@ -13,8 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, read_records
-from contam_guard.readers.jsonl import exact_parse
+from contam_guard.io.readers import ReadOptions, read_records
+from contam_guard.io.readers.jsonl import exact_parse
 
 NAMES = ["d.jsonl", "d.txt", "d.csv", "d.tsv", "d.json", "d.jsonl.gz", "d.txt.zst", "d.parquet"]
 

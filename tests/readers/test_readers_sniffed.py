@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, UnsupportedFileError, read_records
-from contam_guard.readers.sniff import sniff
+from contam_guard.io.readers import ReadOptions, Record, UnsupportedFileError, read_records
+from contam_guard.io.readers.sniff import sniff
 
 PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(32)
 

@@ -13,7 +13,7 @@ import pytest
 from pyarrow import feather, orc
 
 from contam_guard.errors import InputError
-from contam_guard.readers import ReadOptions, Record, notes, read_records
+from contam_guard.io.readers import ReadOptions, Record, notes, read_records
 
 Writer = Callable[[pa.Table, Path], None]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from contam_guard.errors import InputError
-from contam_guard.walk import data_files
+from contam_guard.io.walk import data_files
 
 
 def touch(path: Path, text: str = '{"text": "x"}\n') -> Path:

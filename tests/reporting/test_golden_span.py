@@ -1,11 +1,11 @@
-"""The shared run found on the golden side by normalised words (``reporting.spans``)."""
+"""The shared run found on the golden side by normalised words (``report.spans``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from contam_guard.reporting.spans import golden_span, marked
-from contam_guard.text.normalise import V1, V2, TextSpec
+from contam_guard.core.spec.normalise import V1, V2, TextSpec
+from contam_guard.report.spans import golden_span, marked
 
 GOLDEN = (
     "Rosa's bakery sells muffins in boxes of 6. On Saturday, the bakery sold 42 boxes of muffins before noon!"

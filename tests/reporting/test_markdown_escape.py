@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contam_guard.reporting.markdown import _code, _escape
+from contam_guard.report.markdown import _code, _escape
 
 
 @pytest.mark.parametrize(

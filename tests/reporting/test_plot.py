@@ -1,5 +1,5 @@
 """The sweep plot, checked through matplotlib's own objects: log y axes, labelled thresholds,
-one curve per set:view and each rule's share as bars (``reporting.plot``)."""
+one curve per set:view and each rule's share as bars (``report.plot``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.patches import Rectangle
 
-from contam_guard.analysis import RULE_COLUMNS, SweepRow
-from contam_guard.reporting.plot import DEFAULT_THRESHOLDS, sweep_figure, sweep_png
+from contam_guard.report.analysis import RULE_COLUMNS, SweepRow
+from contam_guard.report.plot import DEFAULT_THRESHOLDS, sweep_figure, sweep_png
 
 NS = (5, 8, 10, 13, 20, 50)
 ROWS = [

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from contam_guard.readers import ReadOptions, meter, read_records, totals
-from contam_guard.reporting.console import progress
+from contam_guard.io.readers import ReadOptions, meter, read_records, totals
+from contam_guard.report.console import progress
 
 ERASE_LINE = "\r\x1b[2K"
 

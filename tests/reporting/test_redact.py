@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from contam_guard.reporting.redact import redact
+from contam_guard.core.redact import redact
 
 CASES = [
     ("write to jane.doe+news@example.co.uk today", "write to [EMAIL] today"),

@@ -1,5 +1,5 @@
 """Reviews group by (test item, training record): one section with every rule that fired on the
-pair, in Markdown, HTML, the console and the JSON ``groups`` view (``reporting.groups``)."""
+pair, in Markdown, HTML, the console and the JSON ``groups`` view (``report.groups``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.reporting.groups import MAX_RECORDS_SHOWN
+from contam_guard.report.groups import MAX_RECORDS_SHOWN
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Original text, not from any benchmark: a long item so that 12-word pieces of it make many records.
@@ -30,7 +30,7 @@ def run(args: list[str | Path], capsys: pytest.CaptureFixture[str]) -> tuple[int
 
 
 def ngram_rules_only(root: Path) -> None:
-    """Turn the rewording rules (issue 15) off in the project's config: these tests are about how
+    """Turn the rewording rules off in the project's config: these tests are about how
     the n-gram rules' findings group (tests/reword checks the rewording rules in every review)."""
     config = root / ".contam-guard" / "contam-guard.yaml"
     text = config.read_text(encoding="utf-8")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from contam_guard.reword import classes
-from contam_guard.reword.content import WORDS_V1, content_words
-from contam_guard.reword.words import normalised_words
-from contam_guard.text.normalise import CURRENT
+from contam_guard.core.reword import classes
+from contam_guard.core.reword.content import WORDS_V1, content_words
+from contam_guard.core.reword.words import normalised_words
+from contam_guard.core.spec.normalise import CURRENT
 
 TEXTS = [
     "Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning.",

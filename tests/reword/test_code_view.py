@@ -3,7 +3,7 @@ docstring leaves the features it should leave, on Python's tokenizer and on Pygm
 
 from __future__ import annotations
 
-from contam_guard.reword.code import IDENT, NUMBER, STRING, code_features, lex, prose_lines, shape_grams
+from contam_guard.core.reword.code import IDENT, NUMBER, STRING, code_features, lex, prose_lines, shape_grams
 
 ORIGINAL = '''
 def has_close(numbers, threshold):

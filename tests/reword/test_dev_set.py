@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.rules.reworded import Settings
+from contam_guard.core.rules.reworded import Settings
 from tests.helpers import GSM8K, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]

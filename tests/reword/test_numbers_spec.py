@@ -1,4 +1,4 @@
-"""The number placeholder spec (``numbers-v1``, ``contam_guard/reword/numbers.py``) as a table,
+"""The number placeholder spec (``numbers-v1``, ``contam_guard/core/reword/numbers.py``) as a table,
 and the content features the reworded rule compares (``words-v1``)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import string
 
 import pytest
 
-from contam_guard.reword.content import WORDS_V1, WORDS_V2, content_words
-from contam_guard.reword.numbers import mask_words
-from contam_guard.reword.words import normalised_words
-from contam_guard.text.normalise import CURRENT, SPECS, TextSpec
+from contam_guard.core.reword.content import WORDS_V1, WORDS_V2, content_words
+from contam_guard.core.reword.numbers import mask_words
+from contam_guard.core.reword.words import normalised_words
+from contam_guard.core.spec.normalise import CURRENT, SPECS, TextSpec
 
 MASKED = [
     # (what it shows, the text, its words with every number masked)

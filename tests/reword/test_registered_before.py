@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.manifest import store
+from contam_guard.io.manifest import store
 from tests.helpers import Runner
 
 ITEM = (

@@ -1,6 +1,6 @@
 """The rewording rules' index reads what registration stored and decodes nothing to start.
 
-Issue 13: a scan of a few records must not rebuild the derived views' search structures. The
+A scan of a few records must not rebuild the derived views' search structures. The
 index is built from per-item counts only; a small batch is looked up in the stored tables; the
 item weights ``register`` stored are the numbers a scan would compute from the table, bit for
 bit, and the numbers of the rule's first implementation (``np.unique`` over the item-ordered
@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.manifest import store
-from contam_guard.reword.index import RewordIndex, TargetWords
-from contam_guard.reword.matching import REPORT_FLOOR, Scorer, reworded_scores
-from contam_guard.reword.views import WORDS, derived_name
-from contam_guard.reword.weights import item_weights
+from contam_guard.core.reword.index import RewordIndex, TargetWords
+from contam_guard.core.reword.matching import REPORT_FLOOR, Scorer, reworded_scores
+from contam_guard.core.reword.views import WORDS, derived_name
+from contam_guard.core.reword.weights import item_weights
+from contam_guard.io.manifest import store
 from tests.helpers import write_jsonl
 from tests.reword.test_prefix_filter import VOCAB, registered, units_of
 
@@ -35,7 +35,7 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RewordIndex:
 
 def first_implementation(tmp_path: Path) -> np.ndarray:
     """Item weights as the rule first computed them (``np.unique`` over the features in item
-    order), each feature's weight from the C library's ``log1p`` as ``reword.weights.idf``
+    order), each feature's weight from the C library's ``log1p`` as ``core.reword.weights.idf``
     defines it (numpy's vectorised ``log1p`` rounds some last bits differently)."""
     manifest = store.load(tmp_path / ".contam-guard" / "manifest.json")
     view = manifest.sets["golden"].views[derived_name("q", WORDS)]

@@ -1,4 +1,4 @@
-"""The rewording rules' two stages (``reword.stage``): the compiled kernel and numpy give the
+"""The rewording rules' two stages (``core.reword.stage``): the compiled kernel and numpy give the
 same masked 5-gram hits and the same (unit, item, score) pairs, bit for bit, keyed or not, on
 random units with heavy overlaps (short and long: several windows), and both give what the
 rules' own functions give on the texts' word lists (``longest_runs`` and ``reworded_scores``)."""
@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.keys import key_for, unlocked
-from contam_guard.manifest import store
-from contam_guard.reword.index import RewordIndex
-from contam_guard.reword.stage import CompiledStage, NumpyStage, StageResult, has_compiled_stage
-from contam_guard.reword.vocab import spell
-from contam_guard.text.features import extract_features
-from contam_guard.text.normalise import CURRENT
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.reword.index import RewordIndex
+from contam_guard.core.reword.stage import CompiledStage, NumpyStage, StageResult, has_compiled_stage
+from contam_guard.core.reword.vocab import spell
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.normalise import CURRENT
+from contam_guard.io.keys import key_for, unlocked
+from contam_guard.io.manifest import store
 from tests.helpers import write_jsonl
 
 pytestmark = pytest.mark.skipif(not has_compiled_stage(), reason="the compiled kernels are not built")

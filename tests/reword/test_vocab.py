@@ -1,4 +1,4 @@
-"""The word streams built from word hashes through the vocabulary (``reword.vocab``) are the
+"""The word streams built from word hashes through the vocabulary (``core.reword.vocab``) are the
 rule's own lists, hash for hash: number masking and content features word by word
 (``numbers.mask_words``, ``content.masked_and_content``), for any units, however split."""
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.reword.content import CONTENT_SPECS, ContentSpec, masked_and_content
-from contam_guard.reword.hashing import word_hashes
-from contam_guard.reword.vocab import Vocabulary, content_stream, masked_stream
+from contam_guard.core.reword.content import CONTENT_SPECS, ContentSpec, masked_and_content
+from contam_guard.core.reword.hashing import word_hashes
+from contam_guard.core.reword.vocab import Vocabulary, content_stream, masked_stream
 
 WORDS = [
     *("janet", "eggs", "egg", "16", "274", "34ths", "2nd", "three", "twentyfive", "half", "twice"),

@@ -1,4 +1,4 @@
-"""The scan's word lists (``reword.words``) are the manifest's normalisation, word for word,
+"""The scan's word lists (``core.reword.words``) are the manifest's normalisation, word for word,
 under every spec: on mixed ASCII and non-ASCII text, and across every whitespace character."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.reword.content import features_of
-from contam_guard.reword.numbers import mask_words
-from contam_guard.reword.words import normalised_words, word_lists
-from contam_guard.text.normalise import SPECS, TextSpec, is_ignorable
+from contam_guard.core.reword.content import features_of
+from contam_guard.core.reword.numbers import mask_words
+from contam_guard.core.reword.words import normalised_words, word_lists
+from contam_guard.core.spec.normalise import SPECS, TextSpec, is_ignorable
 
 
 def reference_content(words: list[str]) -> list[str]:

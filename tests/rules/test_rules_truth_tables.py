@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.engine.matcher import ItemTotals, match_batch
-from contam_guard.engine.stats import ItemStats, item_stats
-from contam_guard.manifest.views import hash_view
-from contam_guard.rules import RULES, gpt3, gpt4, llama2, numbers, palm, reworded, whole
-from contam_guard.text.features import extract_features
+from contam_guard.core.match.index import ManifestIndex, Target
+from contam_guard.core.match.matcher import ItemTotals, match_batch
+from contam_guard.core.match.stats import ItemStats, item_stats
+from contam_guard.core.register.views import hash_view
+from contam_guard.core.rules import RULES, gpt3, gpt4, llama2, numbers, palm, reworded, whole
+from contam_guard.core.spec.features import extract_features
 
 GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 

@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.config import Config, with_rule_overrides
-from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.engine.matcher import ItemTotals, match_batch
-from contam_guard.engine.stats import ItemStats, item_stats
-from contam_guard.engine.templates import TemplateSettings
-from contam_guard.manifest.views import hash_view
-from contam_guard.readers import ReadOptions
-from contam_guard.rules import RULES, gpt3, whole
-from contam_guard.sources import Source
-from contam_guard.text.features import extract_features
-from contam_guard.verdicts import evaluate
+from contam_guard.core.config import Config, with_rule_overrides
+from contam_guard.core.match.index import ManifestIndex, Target
+from contam_guard.core.match.matcher import ItemTotals, match_batch
+from contam_guard.core.match.stats import ItemStats, item_stats
+from contam_guard.core.register.views import hash_view
+from contam_guard.core.rules import RULES, gpt3, whole
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.verdicts import evaluate
+from contam_guard.io.manifest.templates import TemplateSettings
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
 from tests.helpers import GSM8K, scan
 
 

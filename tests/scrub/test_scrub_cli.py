@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from contam_guard.readers.fields import strings_in
+from contam_guard.io.readers.fields import strings_in
 
 WINDOW = 200
 

@@ -1,5 +1,5 @@
 """``scrub --in-place``: the log is on disk before the input is replaced, and a symlinked input
-is scrubbed where it points (issue 11).
+is scrubbed where it points.
 
 The log's order is tested by fault injection, not by timing: the scrub runs in a child process
 whose ``os.replace`` ends the process (``os._exit``, no cleanup, as a kill would) just before it

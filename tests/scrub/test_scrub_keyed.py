@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from contam_guard import native
-from contam_guard.engine.prefilter import CLEAN, HITS, FilteredBlock, LineFormat, Prefilter
-from contam_guard.scrub import count
+from contam_guard.core.match.prefilter import CLEAN, HITS, FilteredBlock, LineFormat, Prefilter
+from contam_guard.core.scrub import count
+from contam_guard.core.spec import native
 
 KEY = "k" * 40
 

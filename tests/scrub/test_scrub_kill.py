@@ -2,7 +2,7 @@
 
 The scrub runs in a child process on a ~6 MB input. It is killed at each step of each write (its
 log, its output, or the input itself with ``--in-place``), by the fault injection of
-``contam_guard.scrub.commit`` (``CONTAM_GUARD_FAULT``): before and after the fsync of the
+``contam_guard.core.scrub.commit`` (``CONTAM_GUARD_FAULT``): before and after the fsync of the
 temporary file, before and after its rename over the destination. Every file is written in full
 before any is renamed, and the log is renamed first: a kill while the files are written leaves
 neither. Each kill is checked to have landed exactly there: the child died of SIGKILL, and before

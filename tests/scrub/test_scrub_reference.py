@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from contam_guard import scrub
-from contam_guard.config import ScrubSettings
-from contam_guard.engine.index import ManifestIndex, Target
-from contam_guard.manifest.views import hash_view
-from contam_guard.readers import ReadOptions, read_records
-from contam_guard.sources import Source
-from contam_guard.text import normalise
+from contam_guard.core import scrub
+from contam_guard.core.config import ScrubSettings
+from contam_guard.core.match.index import ManifestIndex, Target
+from contam_guard.core.register.views import hash_view
+from contam_guard.core.spec import normalise
+from contam_guard.io.readers import ReadOptions, read_records
+from contam_guard.io.sources import Source
 from tests.helpers import scan
 
 # ---------------------------------------------------------------- the reference

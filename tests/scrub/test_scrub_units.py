@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import yaml
 
-from contam_guard.config import DEFAULT_CONFIG_TEXT, Config, ScrubSettings
-from contam_guard.readers.fields import loads_keeping_duplicates
-from contam_guard.scrub.cuts import CutSettings, Removal, decide, merge
-from contam_guard.scrub.lines import field_target
+from contam_guard.core.config import DEFAULT_CONFIG_TEXT, Config, ScrubSettings
+from contam_guard.core.scrub.cuts import CutSettings, Removal, decide, merge
+from contam_guard.core.scrub.lines import field_target
+from contam_guard.io.readers.fields import loads_keeping_duplicates
 
 SETTINGS = CutSettings(window=200, min_piece_chars=200, max_pieces=10)
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.commands.common import display_path
+from contam_guard.cli.commands.common import display_path
+from contam_guard.core.spec.normalise import words
 from contam_guard.search.query import SearchIndex
-from contam_guard.text.normalise import words
 from tests.helpers import Runner, write_jsonl
 
 LONG = " ".join(f"w{n}" for n in range(1000))

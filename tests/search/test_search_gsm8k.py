@@ -10,9 +10,9 @@ import random
 
 import pytest
 
+from contam_guard.core.spec.normalise import words
 from contam_guard.search.build import build
 from contam_guard.search.query import SearchIndex
-from contam_guard.text.normalise import words
 from tests.helpers import GSM8K
 
 pytestmark = [

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from contam_guard.manifest import binfile
-from contam_guard.manifest.packed import PackedTable, Shape
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import GRAM_N, WINDOW_CHARS
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import GRAM_N, WINDOW_CHARS
+from contam_guard.io.manifest import binfile
+from contam_guard.io.manifest.packed import PackedTable, Shape
 
 Signature = tuple[int, int, tuple[int, ...], tuple[int, ...]]
 

@@ -1,6 +1,6 @@
 """Killed at any step of a write, or out of disk: every file is the old complete version or the new one.
 
-The kills are fault injections (``CONTAM_GUARD_FAULT``, ``contam_guard.atomic``): SIGKILL before
+The kills are fault injections (``CONTAM_GUARD_FAULT``, ``contam_guard.io.atomic``): SIGKILL before
 and after the fsync of the temporary file and before and after its rename, for the manifest and
 for each output of a scan. Each test checks that the kill landed there: before the rename the
 temporary file holds the complete new content and the destination is the old one (or absent);
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.manifest import store
+from contam_guard.io.manifest import store
 
 
 def golden_rows(count: int, seed: str) -> str:
@@ -60,7 +60,7 @@ STEPS = ["before-fsync", "after-fsync", "before-replace", "after-replace"]
 
 
 def killed_at(root: Path, fault: str, *args: str) -> None:
-    """Run ``contam-guard ARGS`` with ``contam_guard.atomic``'s fault injection set to ``fault``
+    """Run ``contam-guard ARGS`` with ``contam_guard.io.atomic``'s fault injection set to ``fault``
     (STEP@FILE NAME): it must die of SIGKILL, which only the fault sends, so the kill landed at
     that step of that file's write."""
     env = {**os.environ, "CONTAM_GUARD_FAULT": fault}

@@ -1,4 +1,4 @@
-"""The hostile tester's list (issue 11): each input meant to break contam-guard ends in a clear
+"""The hostile tester's list: each input meant to break contam-guard ends in a clear
 exit 2 (or the documented code), with a message naming the file and no traceback; never exit 3,
 never a hang (every run has a timeout), never a changed file. One table; each row builds its
 input in a fresh copy of a registered project and runs the real CLI in a subprocess.
@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from contam_guard.manifest import binfile
-from contam_guard.manifest.disk_files import file_digest
-from contam_guard.text.hashing import digest
+from contam_guard.core.spec.hashing import digest
+from contam_guard.io.manifest import binfile
+from contam_guard.io.manifest.disk_files import file_digest
 
 GOLDEN = [
     {

@@ -45,7 +45,9 @@ HOLD_IN_WORKERS = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from contam_guard import atomic, cli, parallel
+    from contam_guard.io import atomic
+    from contam_guard import cli
+    from contam_guard.engines import parallel
 
     real_scan, real_handler = parallel.read_into, atomic._raise_interrupted
 

@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.manifest import store
-from contam_guard.manifest.build import GoldenSource, build_set
-from contam_guard.manifest.model import GoldenFile, Manifest, Spec
-from contam_guard.manifest.names import stem_of
-from contam_guard.manifest.sealing import SealKey, new_salt
-from contam_guard.reporting.golden import golden_lookup
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import HashKey
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.register.build import GoldenSource, build_set
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import HashKey
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import GoldenFile, Manifest, Spec
+from contam_guard.io.manifest.names import stem_of
+from contam_guard.io.manifest.sealing import SealKey, new_salt
+from contam_guard.report.golden import golden_lookup
 from tests.security.shape_attack import confirmed_items, visible_index
 
 GOLDEN = [

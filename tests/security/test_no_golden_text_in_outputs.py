@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from contam_guard.text.normalise import words
+from contam_guard.core.spec.normalise import words
 
 # The training file holds part of item 1 (so there are findings), never these golden-only words.
 GOLDEN = [

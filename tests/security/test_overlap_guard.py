@@ -1,4 +1,4 @@
-"""``overlap_guard.check_outputs`` on its own: when is an output "the same file" as an input?
+"""``cli.overlap_guard.check_outputs`` on its own: when is an output "the same file" as an input?
 
 One table; each row lays out files in a fresh folder and names the outputs and the protected
 files. Same device and inode (through symbolic and hard links), or, for what does not exist yet,
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from contam_guard.cli.overlap_guard import check_outputs
 from contam_guard.errors import ConfigError
-from contam_guard.overlap_guard import check_outputs
 
 
 @dataclass(frozen=True)

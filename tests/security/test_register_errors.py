@@ -1,4 +1,4 @@
-"""Golden text never appears in ``register``'s errors (issue 11).
+"""Golden text never appears in ``register``'s errors.
 
 A golden file that cannot be read as asked is refused with exit 2, naming the file and line, but
 without quoting it: a CSV without a header row would otherwise print its first test item as the

@@ -4,7 +4,7 @@ The rules are defined over training *documents*; a guard that reads one line or 
 time never sees a run crossing a line break or a string boundary. Before this table's fixes the
 rows below exited 0 (``was``): plain text was read one line per record, and each string of a
 record on its own. Now a paragraph is a record (line breaks are word boundaries), a record's
-value strings are read together as one document (``readers.documents``), ``--group-by`` makes
+value strings are read together as one document (``io.readers.documents``), ``--group-by`` makes
 consecutive records one document, and each row fails (exit 1), naming the line the run starts
 on and the fields it spans. Every row runs twice: with the compiled kernels (the prefilter reads
 these small files, the manifest being small) and with the numpy ones (``CONTAM_GUARD_PURE=1``:

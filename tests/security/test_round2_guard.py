@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
+from contam_guard.core.scrub.commit import check_keepable
 from contam_guard.errors import ContamGuardError
-from contam_guard.scrub.commit import check_keepable
 from tests.security.hostile import CLEAN, LONG, Row, cli, copy_project, make_project, put, run_row
 
 LEAK = json.dumps({"text": f"{CLEAN} {LONG}"}) + "\n"

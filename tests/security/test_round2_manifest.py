@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from contam_guard.manifest import binfile
-from contam_guard.manifest.disk_files import file_digest
-from contam_guard.manifest.index_text import dumps_index
-from contam_guard.manifest.schema import Index
+from contam_guard.io.manifest import binfile
+from contam_guard.io.manifest.disk_files import file_digest
+from contam_guard.io.manifest.index_text import dumps_index
+from contam_guard.io.manifest.schema import Index
 from tests.security.hostile import (
     GOLDEN,
     KEY,

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from contam_guard.cli import main
-from contam_guard.config import MAX_PAIRS_PER_ITEM, Config, Rules
+from contam_guard.core.config import MAX_PAIRS_PER_ITEM, Config, Rules
 from contam_guard.core.scanner import Scanner
+from contam_guard.core.spec.hashing import HashKey
+from contam_guard.core.verdicts import Report
 from contam_guard.engines.local import scan_sources
-from contam_guard.manifest.model import Manifest
-from contam_guard.readers import ReadOptions
-from contam_guard.sources import Source
-from contam_guard.text.hashing import HashKey
-from contam_guard.verdicts import Report
+from contam_guard.io.manifest.model import Manifest
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -100,7 +100,7 @@ def spark(
 ) -> Iterator[SparkSession]:
     """A session on ``request.param`` (a master), started once per master."""
     needs_spark()
-    from contam_guard.spark import session  # noqa: PLC0415 (only once PySpark is known to be there)
+    from contam_guard.engines.spark import session  # noqa: PLC0415 (only once PySpark is known to be there)
 
     # Read when PySpark starts its JVM (once per process): the JVM's workers start executors here.
     os.environ["SPARK_HOME"] = str(spark_home)

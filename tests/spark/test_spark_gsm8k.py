@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from contam_guard.manifest import store
-from contam_guard.readers import ReadOptions
-from contam_guard.reporting.tables import items_csv, pairs_csv
-from contam_guard.sources import Source
+from contam_guard.io.manifest import store
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
+from contam_guard.report.tables import items_csv, pairs_csv
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
-from contam_guard.spark import scan_files_report
+from contam_guard.engines.spark import scan_files_report
 
 from .conftest import LOCAL, local_reference, on_masters
 

@@ -20,15 +20,15 @@ import pytest
 
 from contam_guard.cli import main
 from contam_guard.errors import InputError
-from contam_guard.manifest import store
-from contam_guard.readers import ReadOptions, read_records
-from contam_guard.sources import Source
-from contam_guard.walk import data_files
+from contam_guard.io.manifest import store
+from contam_guard.io.readers import ReadOptions, read_records
+from contam_guard.io.sources import Source
+from contam_guard.io.walk import data_files
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
-from contam_guard.spark import scan_files_report
-from contam_guard.spark.inputs import plan_files, sources_for
+from contam_guard.engines.spark import scan_files_report
+from contam_guard.engines.spark.inputs import plan_files, sources_for
 
 from .conftest import LOCAL, local_reference, on_masters
 

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from contam_guard.commands.spark_scan import check_master
+from contam_guard.cli.commands.spark_scan import check_master
 from contam_guard.errors import ConfigError
 
 

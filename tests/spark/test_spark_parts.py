@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from contam_guard.engines.pipeline import ScanRequest
 from contam_guard.errors import ConfigError, InputError
-from contam_guard.pipeline import ScanRequest
-from contam_guard.readers import ReadOptions
+from contam_guard.io.readers import ReadOptions
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
-from contam_guard.commands import spark_scan
-from contam_guard.spark.failures import TaskError, TaskInputError, find, input_errors
-from contam_guard.spark.inputs import InputFile, InputPlan, canonical, location
-from contam_guard.spark.splits import Offsets, SplitCount, resolve
+from contam_guard.cli.commands import spark_scan
+from contam_guard.engines.spark.failures import TaskError, TaskInputError, find, input_errors
+from contam_guard.engines.spark.inputs import InputFile, InputPlan, canonical, location
+from contam_guard.engines.spark.splits import Offsets, SplitCount, resolve
 
 
 def test_spark_splits_number_lines_records_and_bytes_from_the_top_of_each_file() -> None:

@@ -1,4 +1,4 @@
-"""The rewording rules (numbers, reworded; issue 15) on Spark: their pass runs in the scan's own
+"""The rewording rules (numbers, reworded) on Spark: their pass runs in the scan's own
 tasks, and gives what the local pass gives.
 
 The training file holds, among unrelated records and across several splits, a copy of a golden
@@ -16,18 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from contam_guard.config import Rules
+from contam_guard.core.config import Rules
+from contam_guard.core.verdicts import Report
 from contam_guard.engines import local as local_engine
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest
-from contam_guard.readers import ReadOptions
-from contam_guard.reporting.tables import items_csv, pairs_csv
-from contam_guard.sources import Source
-from contam_guard.verdicts import Report
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
+from contam_guard.report.tables import items_csv, pairs_csv
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
-from contam_guard.spark import scan_dataframe_report, scan_files_report
+from contam_guard.engines.spark import scan_dataframe_report, scan_files_report
 
 from .conftest import LOCAL, local_reference, on_masters
 from .conftest import cli as run_cli

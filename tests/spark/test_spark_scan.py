@@ -14,23 +14,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contam_guard.commands import scan as scan_cmd
-from contam_guard.config import load_config
+from contam_guard.cli.commands import scan as scan_cmd
+from contam_guard.core.config import load_config
+from contam_guard.core.verdicts import Report
+from contam_guard.engines.pipeline import ScanRequest
 from contam_guard.errors import InputError
-from contam_guard.keys import key_for, unlocked
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest
-from contam_guard.pipeline import ScanRequest
-from contam_guard.readers import ReadOptions
-from contam_guard.reporting.outputs import Outputs
-from contam_guard.reporting.tables import ITEM_COLUMNS, items_csv, pairs_csv
-from contam_guard.sources import Source
-from contam_guard.verdicts import Report
+from contam_guard.io.keys import key_for, unlocked
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
+from contam_guard.report.outputs import Outputs
+from contam_guard.report.tables import ITEM_COLUMNS, items_csv, pairs_csv
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
-from contam_guard.commands import spark_scan
-from contam_guard.spark import items_frame, scan_dataframe, scan_dataframe_report, scan_files_report
+from contam_guard.cli.commands import spark_scan
+from contam_guard.engines.spark import items_frame, scan_dataframe, scan_dataframe_report, scan_files_report
 
 from .conftest import CLUSTER, LOCAL, local_reference
 

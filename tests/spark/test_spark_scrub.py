@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pytest
 
-from contam_guard import scrub
-from contam_guard.config import ScrubSettings
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.manifest import store
-from contam_guard.manifest.model import GoldenFile, GoldenSet, Manifest, SetVersion
-from contam_guard.manifest.views import hash_view
-from contam_guard.readers import ReadOptions
+from contam_guard.core import scrub
+from contam_guard.core.config import ScrubSettings
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.register.views import hash_view
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import GoldenFile, GoldenSet, Manifest, SetVersion
+from contam_guard.io.readers import ReadOptions
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
-from contam_guard.spark.scrub import scrub_dataframe
+from contam_guard.engines.spark.scrub import scrub_dataframe
 
 from .conftest import LOCAL, on_masters
 

@@ -25,11 +25,11 @@ import venv
 from pathlib import Path
 from typing import Any
 
-from contam_guard.manifest import store
-from contam_guard.readers import ReadOptions
-from contam_guard.reporting.tables import items_csv
-from contam_guard.sources import Source
-from contam_guard.verdicts import Report
+from contam_guard.core.verdicts import Report
+from contam_guard.io.manifest import store
+from contam_guard.io.readers import ReadOptions
+from contam_guard.io.sources import Source
+from contam_guard.report.tables import items_csv
 
 from .conftest import (
     CLUSTER,
@@ -42,7 +42,7 @@ from .conftest import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG_CONFIG = ROOT / "contam_guard" / "spark" / "log4j2.properties"
+LOG_CONFIG = ROOT / "contam_guard" / "engines" / "spark" / "log4j2.properties"
 SWAPS = {
     "--master yarn": f"--master '{CLUSTER}'",
     "hdfs:///corpus/train.jsonl": "train.jsonl",
@@ -130,7 +130,7 @@ def written(folder: Path, suffix: str) -> list[str]:
 
 
 def finding_rows(report: Report) -> list[dict[str, Any]]:
-    """The local engine's findings as the job writes them (``spark.frames.FINDINGS_SCHEMA``)."""
+    """The local engine's findings as the job writes them (``engines.spark.frames.FINDINGS_SCHEMA``)."""
     return [
         {
             "rule": f.rule,

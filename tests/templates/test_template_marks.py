@@ -1,12 +1,12 @@
-"""Template n-grams at registration (issue 14.2): which are marked, for every n at once."""
+"""Template n-grams at registration: which are marked, for every n at once."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from contam_guard.engine.templates import TemplateLookup, TemplateSettings, find_templates
-from contam_guard.manifest.views import hash_view
+from contam_guard.core.register.views import hash_view
+from contam_guard.io.manifest.templates import TemplateLookup, TemplateSettings, find_templates
 
 HEADER = "The following are multiple choice questions (with answers) about high school mathematics."
 """12 words once normalised."""

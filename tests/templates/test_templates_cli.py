@@ -1,5 +1,5 @@
-"""Template n-grams through the command line, on real GSM8K questions wrapped in an MMLU header
-(issue 14.2): a record sharing only the header is clean; the whole item, or the item without its
+"""Template n-grams through the command line, on real GSM8K questions wrapped in an MMLU header:
+a record sharing only the header is clean; the whole item, or the item without its
 header, still fires every word rule."""
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import CHAR_BASE, HashKey, fmix64, hash_windows
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import CHAR_BASE, HashKey, fmix64, hash_windows
 
 SENTENCE = "Janet’s ducks lay 16 eggs per day and she eats three for breakfast."
 
@@ -25,7 +25,7 @@ def test_pinned_gram_hashes() -> None:
 
 def test_hashes_are_the_same_in_a_fresh_process() -> None:
     code = (
-        "from contam_guard.text.features import extract_features as f;"
+        "from contam_guard.core.spec.features import extract_features as f;"
         f"x=f([{SENTENCE!r}]);print([int(h) for h in x.gram_hash[x.gram_valid]])"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)

@@ -25,10 +25,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from contam_guard import pure_kernels
-from contam_guard.engine import table
-from contam_guard.text import normalise
-from contam_guard.text.tables import N_CODEPOINTS, tables_for
+from contam_guard.core.match import table
+from contam_guard.core.spec import normalise, pure_kernels
+from contam_guard.core.spec.tables import N_CODEPOINTS, tables_for
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")
 MODULES = [pytest.param(compiled, id="compiled"), pytest.param(pure_kernels, id="numpy")]
@@ -337,8 +336,8 @@ def test_a_malformed_shape_is_refused(
 FILTER_ARGS = """
 import numpy as np
 from contam_guard import _native as n
-from contam_guard.text import normalise
-from contam_guard.text.tables import tables_for
+from contam_guard.core.spec import normalise
+from contam_guard.core.spec.tables import tables_for
 
 T = tables_for(normalise.V1)
 T.ensure(np.frombuffer("abcdefgh {}\\":".encode("utf-32-le"), dtype=np.uint32))

@@ -17,11 +17,10 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard import native
-from contam_guard.engine.prefilter import CLEAN, EXACT, HITS, LineFormat, Prefilter
-from contam_guard.text import located, markup, normalise
-from contam_guard.text.features import extract_features
-from contam_guard.text.normalise import SPECS, V1, V2, V3, V4, TextSpec
+from contam_guard.core.match.prefilter import CLEAN, EXACT, HITS, LineFormat, Prefilter
+from contam_guard.core.spec import located, markup, native, normalise
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.normalise import SPECS, V1, V2, V3, V4, TextSpec
 from tests.engine.test_prefilter import build_index
 
 ROOT = Path(__file__).resolve().parents[2]

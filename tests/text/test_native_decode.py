@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.native import has_prefilter, may_repeat_keys, module
-from contam_guard.readers.fields import loads_keeping_duplicates, strings_in
+from contam_guard.core.spec.native import has_prefilter, may_repeat_keys, module
+from contam_guard.io.readers.fields import loads_keeping_duplicates, strings_in
 
 _native = module()
 

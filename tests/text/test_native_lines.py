@@ -1,11 +1,11 @@
-"""``native.line_ends`` (the compiled line splitter scrub's later passes use) against Python."""
+"""``core.spec.native.line_ends`` (the compiled line splitter scrub's later passes use) against Python."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard import native
+from contam_guard.core.spec import native
 
 
 def python_line_ends(data: bytes) -> list[int]:

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from contam_guard.text import located, normalise
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import hash_grams, hash_windows, hash_words
-from contam_guard.text.normalise import SPECS, V1, V2, V3, TextSpec
+from contam_guard.core.spec import located, normalise
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import hash_grams, hash_windows, hash_words
+from contam_guard.core.spec.normalise import SPECS, V1, V2, V3, TextSpec
 
 WORDS_V1 = [
     ("Janet’s ducks lay 16 eggs per day.", ["janets", "ducks", "lay", "16", "eggs", "per", "day"]),

@@ -1,4 +1,4 @@
-"""The numpy kernels (``contam_guard.pure_kernels``) against the compiled ones, output for output.
+"""The numpy kernels (``contam_guard.core.spec.pure_kernels``) against the compiled ones, output for output.
 
 Each kernel runs in both modules on the same random input, into output arrays filled with the
 same junk beforehand, so that the slots a kernel leaves alone must be left alone by both. Tables
@@ -17,10 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from contam_guard import native, pure_kernels
-from contam_guard.engine import table
-from contam_guard.text import markup, normalise
-from contam_guard.text.tables import tables_for
+from contam_guard.core.match import table
+from contam_guard.core.spec import markup, native, normalise, pure_kernels
+from contam_guard.core.spec.tables import tables_for
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")
 TABLES = tables_for(normalise.V1)
@@ -51,7 +50,7 @@ def test_constants_are_the_compiled_modules() -> None:
 
 
 def joined(texts: list[str]) -> tuple[NDArray[np.uint32], NDArray[np.int64]]:
-    """The code points and record starts ``text.features`` hands the kernels (classified)."""
+    """The code points and record starts ``core.spec.features`` hands the kernels (classified)."""
     record_start = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([len(t) + 1 for t in texts], out=record_start[1:])
     data = "".join(t + "\n" for t in texts).encode("utf-32-le", "surrogatepass")

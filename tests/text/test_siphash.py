@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard import pure_kernels
-from contam_guard.text.hashing import SIPHASH_SPEC, HashKey
+from contam_guard.core.spec import pure_kernels
+from contam_guard.core.spec.hashing import SIPHASH_SPEC, HashKey
 from tests.text.siphash_reference import VECTORS, siphash24, siphash24_of_hash
 
 compiled: ModuleType = pytest.importorskip("contam_guard._native")

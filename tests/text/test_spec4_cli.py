@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Spec
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Spec
 from tests.helpers import Runner
 from tests.security.hostile import LONG
 from tests.text.test_spec_cli import MANIFEST, _project

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, Spec
-from contam_guard.manifest.sealing import SealKey, new_salt
-from contam_guard.text.hashing import SIPHASH_SPEC, HashKey
+from contam_guard.core.spec.hashing import SIPHASH_SPEC, HashKey
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, Spec
+from contam_guard.io.manifest.sealing import SealKey, new_salt
 from tests.helpers import Runner
 
 DATA = Path(__file__).parent / "data"

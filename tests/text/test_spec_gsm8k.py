@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.manifest import store
-from contam_guard.manifest.model import Manifest, Spec
+from contam_guard.io.manifest import store
+from contam_guard.io.manifest.model import Manifest, Spec
 from tests.helpers import Runner
 
 GSM8K = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k"

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.text import normalise
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import hash_grams, hash_words
-from contam_guard.text.normalise import SPECS, V1, V2, V3, V4, TextSpec, is_ignorable
-from contam_guard.text.tables import (
+from contam_guard.core.spec import normalise
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import hash_grams, hash_words
+from contam_guard.core.spec.normalise import SPECS, V1, V2, V3, V4, TextSpec, is_ignorable
+from contam_guard.core.spec.tables import (
     DECOMPOSITIONS_END,
     FIRST_COMBINING,
     NO_DECOMPOSITIONS,

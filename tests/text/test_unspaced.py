@@ -15,13 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard import pure_kernels
-from contam_guard.text import located, normalise
-from contam_guard.text.features import extract_features
-from contam_guard.text.hashing import hash_grams, hash_words
-from contam_guard.text.normalise import V2, V3
-from contam_guard.text.scripts import FIRST_UNSPACED, UNSPACED_SCRIPTS, _unspaced, is_solo
-from contam_guard.text.tables import CodepointTables, tables_for
+from contam_guard.core.spec import located, normalise, pure_kernels
+from contam_guard.core.spec.features import extract_features
+from contam_guard.core.spec.hashing import hash_grams, hash_words
+from contam_guard.core.spec.normalise import V2, V3
+from contam_guard.core.spec.scripts import FIRST_UNSPACED, UNSPACED_SCRIPTS, _unspaced, is_solo
+from contam_guard.core.spec.tables import CodepointTables, tables_for
 
 WORDS_V3 = [
     # Chinese: every character a word; punctuation (fullwidth too) removed; Latin and numbers

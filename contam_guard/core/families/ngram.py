@@ -1,7 +1,7 @@
 """The n-gram family: shared runs of words and shared 50-character windows.
 
 What GPT-3's, PaLM's and Llama 2's rules read (the longest shared run R[i] at every word
-position of an item, ``engine.matcher``) and GPT-4's (the item's windows found), per pair and,
+position of an item, ``core.match.matcher``) and GPT-4's (the item's windows found), per pair and,
 over everything scanned, per item (``NgramTotals``: mergeable, so that a scan split over
 processes adds up to one process's).
 """
@@ -15,10 +15,10 @@ from numpy.typing import NDArray
 
 from contam_guard.core.batch import Batch
 from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.match.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.core.pairs import Column
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.engine.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
-from contam_guard.text.hashing import WINDOW_CHARS
+from contam_guard.core.spec.hashing import WINDOW_CHARS
 
 NAME = "ngram"
 NOTABLE_RUN = 8

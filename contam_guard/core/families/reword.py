@@ -1,7 +1,7 @@
 """The rewording family: what the ``numbers`` and ``reworded`` rules read.
 
 Computed from the same word hashes as the n-gram family (``core.batch``), through the rewording
-stage (``reword.stage``: compiled, or numpy): per (record, item) the longest run shared once
+stage (``core.reword.stage``: compiled, or numpy): per (record, item) the longest run shared once
 numbers are masked and the best reworded score, and per item their maxima over everything
 scanned (``RewordTotals``: mergeable).
 """
@@ -15,24 +15,24 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.config import Rules
 from contam_guard.core.batch import Batch, Units
+from contam_guard.core.config import Rules
 from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.pairs import Column
-from contam_guard.engine.index import ManifestIndex
-from contam_guard.manifest.model import Manifest
-from contam_guard.reword.index import RewordIndex
-from contam_guard.reword.matching import REPORT_FLOOR, runs_from_hits
-from contam_guard.reword.numbers import PLACEHOLDER, mask_word
-from contam_guard.reword.stage import CompiledStage, NumpyStage, Stage, has_compiled_stage
-from contam_guard.reword.vocab import WordSpans, spell, word_hashes
-from contam_guard.rules import numbers, reworded
-from contam_guard.text import located
-from contam_guard.text.hashing import HashKey
-from contam_guard.text.normalise import TextSpec
+from contam_guard.core.reword.index import RewordIndex
+from contam_guard.core.reword.matching import REPORT_FLOOR, runs_from_hits
+from contam_guard.core.reword.numbers import PLACEHOLDER, mask_word
+from contam_guard.core.reword.stage import CompiledStage, NumpyStage, Stage, has_compiled_stage
+from contam_guard.core.reword.vocab import WordSpans, spell, word_hashes
+from contam_guard.core.rules import numbers, reworded
+from contam_guard.core.spec import located
+from contam_guard.core.spec.hashing import HashKey
+from contam_guard.core.spec.normalise import TextSpec
+from contam_guard.io.manifest.model import Manifest
 
 if TYPE_CHECKING:
-    from contam_guard.engine.prefilter import BlockWords
+    from contam_guard.core.match.prefilter import BlockWords
 
 NAME = "reword"
 _T = TypeVar("_T", bound=np.generic)
@@ -64,7 +64,7 @@ class RewordSettings:
 
     @classmethod
     def of(cls, rules: object) -> RewordSettings | None:
-        """The settings in ``rules`` (a ``config.Rules``); None when both rules are off."""
+        """The settings in ``rules`` (a ``core.config.Rules``); None when both rules are off."""
         n = numbers.RULE.settings_of(rules)
         r = reworded.RULE.settings_of(rules)
         if not (n.enabled or r.enabled):
@@ -180,7 +180,7 @@ class RewordFamily:
         )
 
     def observe_words(self, words: BlockWords, totals: RewordTotals) -> IntArray | None:
-        """The rules over the words the prefilter read (``engine.prefilter.BlockWords``), with
+        """The rules over the words the prefilter read (``core.match.prefilter.BlockWords``), with
         ``totals`` updated: the lines holding a notable pair; None when a word was spelled
         otherwise than hashed (the caller then reads the lines again, exactly)."""
         if words.new_words:

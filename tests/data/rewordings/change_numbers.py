@@ -17,7 +17,7 @@ import random
 import re
 from pathlib import Path
 
-from contam_guard.reword.numbers import CARDINALS
+from contam_guard.core.reword.numbers import CARDINALS
 
 HERE = Path(__file__).resolve().parent
 GSM8K_TEST = HERE.parents[2] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"

@@ -1,0 +1,133 @@
+"""``contam-guard scan --engine spark``: the pipeline's scan step done by Spark.
+
+Everything but the scan itself is ``contam-guard scan``'s (``contam_guard.engines.pipeline``): the same
+files (local folders walked the same way, leaving out the guard's folder and the golden files;
+URLs such as ``hdfs://`` and ``s3a://`` passed to Spark as they are), the same verdicts,
+allowlist, markers, ``--redact-pii``, outputs and exit code. Files are read by Spark (JSONL,
+text and Parquet) and scanned in its tasks (``contam_guard.engines.spark``).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Mapping
+
+from contam_guard.core.accumulator import Accumulator
+from contam_guard.engines.pipeline import Engine, Prepared, ScanRequest
+from contam_guard.errors import ConfigError
+from contam_guard.io.sources import Source
+
+
+def _needs_pyspark() -> None:
+    try:
+        import pyspark  # noqa: F401, PLC0415 (optional: only this engine needs it)
+    except ImportError:
+        raise ConfigError(
+            "--engine spark needs PySpark, which is not installed",
+            hint="pip install 'contam-guard[spark]' (Java 17 or newer must be on the PATH)",
+        ) from None
+
+
+def check(request: ScanRequest) -> None:
+    """Refuse, before any work, what only the local engine does."""
+    if request.changes is not None:
+        raise ConfigError("--staged and --diff scan a git change with the local engine, not --engine spark")
+    if request.jobs > 1:
+        raise ConfigError(
+            "--jobs is the local engine's parallelism",
+            hint="with --engine spark, give Spark the cores: --master 'local[N]' or a cluster",
+        )
+    if request.skip_unreadable:
+        raise ConfigError("--skip-unreadable is not supported by --engine spark")
+    if request.read.group_by is not None:
+        # A group's records may fall in different Spark splits: only one reader sees them all.
+        raise ConfigError("--group-by is read by the local engine, not --engine spark")
+    _needs_pyspark()
+
+
+_LOCAL = re.compile(r"local(?:\[(?:\*|[1-9]\d{0,5})(?:,\s*[1-9]\d{0,5})?\])?")
+"""``local``, ``local[N]``, ``local[*]``, ``local[N,F]`` (F: task failures allowed): what Spark
+takes, with N and F at least 1 (Spark fails on 0 or less after starting the JVM)."""
+_LOCAL_CLUSTER = re.compile(r"local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]")
+MASTER_CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a standalone master's port to accept a connection (Spark itself retries
+for more than a minute before it gives up, then fails with an internal error)."""
+
+
+def check_master(master: str | None) -> None:
+    """Refuse, before Spark starts, a master it cannot run on: a malformed ``local[...]``, or a
+    standalone ``spark://`` master none of whose addresses accepts a connection."""
+    if master is None:
+        return
+    if master.startswith("local-cluster"):
+        if not _LOCAL_CLUSTER.fullmatch(master):
+            raise ConfigError(
+                f"--master {master}: local-cluster takes [executors,cores,memory MiB], each at least 1"
+            )
+        return
+    if master.startswith("local"):
+        if not _LOCAL.fullmatch(master):
+            raise ConfigError(
+                f"--master {master}: not a local master Spark can run",
+                hint="use local, local[N] with N at least 1, or local[*] (all cores)",
+            )
+        return
+    if master.startswith("spark://"):
+        _reach(master)
+
+
+def _reach(master: str) -> None:
+    problems = []
+    for address in master[len("spark://") :].split(","):
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"--master {master}: {address!r} is not HOST:PORT")
+        try:
+            socket.create_connection((host, int(port)), timeout=MASTER_CONNECT_TIMEOUT).close()
+        except OSError as exc:
+            problems.append(f"{address} ({exc.strerror or type(exc).__name__})")
+        else:
+            return
+    raise ConfigError(
+        f"--master {master}: no Spark master answers at {', '.join(problems)}",
+        hint="start the master (sbin/start-master.sh) or check its address and port (7077 by default)",
+    )
+
+
+def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None = None) -> Engine:
+    """The scan step on Spark (``master``; None: as ``spark-submit`` or the environment says).
+    A master that cannot work is refused here, before any work (``check_master``)."""
+    check_master(master)
+
+    def scan_on_spark(prepared: Prepared, request: ScanRequest, found: list[Source]) -> Accumulator:
+        check(request)
+        from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
+        from pyspark.sql import SparkSession  # noqa: PLC0415
+
+        from contam_guard.engines.spark.engine import scan_sources  # noqa: PLC0415
+        from contam_guard.engines.spark.inputs import SparkSource, location  # noqa: PLC0415
+        from contam_guard.engines.spark.session import session  # noqa: PLC0415
+
+        spark_sources = []
+        for source in found:
+            text = location(source.path)
+            spark_sources.append(
+                SparkSource(text, source.display if SparkSource(text, text).is_local else text)
+            )
+        started = SparkSession.getActiveSession() is None  # else a caller's session: leave it running
+        try:
+            spark = session(master, conf=spark_conf)
+        except PySparkRuntimeError as exc:  # no Java, or Spark could not start
+            raise ConfigError(
+                f"Spark could not start: {exc}",
+                hint="Spark needs Java 17 or newer on the PATH (or JAVA_HOME); check --master",
+            ) from None
+        try:
+            return scan_sources(spark, spark_sources, request.read, prepared.scanner)
+        finally:
+            if started:
+                spark.stop()
+
+    return scan_on_spark

@@ -1,0 +1,1 @@
+"""Registering a golden set: its items hashed into views, derived views and template marks."""

@@ -1,0 +1,233 @@
+"""The rewording rules' work on a batch of units, from the word hashes the n-gram pass made.
+
+Two implementations give the same numbers, bit for bit (tests/reword/test_stage.py):
+
+- ``CompiledStage``: the compiled kernel (``csrc/reword.c``, ``_native.RewordPass``), one loop
+  per unit over its words: masks numbers and looks the masked 5-grams up, takes the content
+  features and scores each window against every item through the prefix filter;
+- ``NumpyStage``: whole-array numpy over the same streams (``core.reword.vocab``) and the rule's
+  own scorer (``core.reword.matching``): what runs with the numpy kernels, and for a small batch,
+  which it scores without decoding whole views (``matching.Scorer``'s direct path).
+
+Both keep a vocabulary of the distinct words met (``missing``, ``add``): the caller spells the
+new ones (the normalised word of each hash), so that only new words are ever masked or stemmed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from contam_guard.core.reword.index import RewordIndex, TargetWords
+from contam_guard.core.reword.matching import (
+    RECORD_SHARE,
+    SLACK,
+    Prefixes,
+    Scorer,
+    best_per_pair,
+    reworded_scores,
+    windows,
+)
+from contam_guard.core.reword.vocab import Entries, Vocabulary, content_stream, masked_stream
+from contam_guard.core.reword.weights import idf
+from contam_guard.core.spec import native
+from contam_guard.core.spec.hashing import GRAM_N, HashKey, hash_grams
+
+U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
+F64 = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """What a batch of units gave: every masked 5-gram found (unit, position, posting: the
+    numbers rule's hits) and the best reworded score of every (unit, item) at or over the floor."""
+
+    gram_unit: I64
+    gram_at: I64
+    gram_posting: I64
+    pair_unit: I64
+    pair_item: I64
+    pair_score: F64
+
+
+_NO_INTS = np.zeros(0, dtype=np.int64)
+EMPTY = StageResult(_NO_INTS, _NO_INTS, _NO_INTS, _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64))
+
+
+class Stage(Protocol):
+    numbers: bool
+    floor: float | None
+
+    @property
+    def kernel(self) -> object:
+        """The compiled pass (whose vocabulary the prefilter reads), or None."""
+        ...
+
+    def missing(self, word_hashes: U64) -> U64: ...
+    def add(self, words: Sequence[str]) -> None: ...
+    def run(
+        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+    ) -> StageResult: ...
+
+
+class NumpyStage:
+    """The stage in numpy (see the module's docstring)."""
+
+    def __init__(
+        self, index: RewordIndex, key: HashKey | None, *, numbers: bool, floor: float | None
+    ) -> None:
+        """``numbers``: find masked 5-grams; ``floor``: score pairs down to it (None: no scores)."""
+        self.index = index
+        self.key = key
+        self.numbers = numbers
+        self.floor = floor
+        self.vocab = Vocabulary(index.content)
+        self.scorers = [] if floor is None else [Scorer(target, floor) for target in index.words]
+
+    @property
+    def kernel(self) -> object:
+        return None
+
+    def missing(self, word_hashes: U64) -> U64:
+        return self.vocab.missing(word_hashes)
+
+    def add(self, words: Sequence[str]) -> None:
+        self.vocab.add(words)
+
+    def run(
+        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+    ) -> StageResult:
+        """The masked 5-grams found (``numbers``, default: if the stage finds them) and the
+        pairs scored (``reworded``, default: if it scores them) of the units of ``word_hashes``."""
+        rows = self.vocab.rows(word_hashes)
+        gram = _NO_INTS, _NO_INTS, _NO_INTS
+        if self.numbers and numbers is not False:
+            gram = self._gram_hits(masked_stream(self.vocab, rows, unit_first))
+        pairs = _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64)
+        if self.scorers and reworded is not False:
+            pairs = self._scores(content_stream(self.vocab, rows, unit_first))
+        return StageResult(*gram, *pairs)
+
+    def _gram_hits(self, stream: object) -> tuple[I64, I64, I64]:
+        hashes, first = stream.hashes, stream.first  # type: ignore[attr-defined]
+        units = first.size - 1
+        grams = hash_grams(hashes)
+        unit = np.repeat(np.arange(units, dtype=np.int64), np.diff(first))[: grams.size]
+        at = np.arange(grams.size, dtype=np.int64) - first[unit]
+        valid = at + GRAM_N <= first[unit + 1] - first[unit]
+        if self.key is not None and grams.size:
+            grams = self.key.apply(grams)
+        query, posting = self.index.grams.lookup(grams, valid)
+        return unit[query], at[query], posting
+
+    def _scores(self, stream: object) -> tuple[I64, I64, F64]:
+        hashes, first = stream.hashes, stream.first  # type: ignore[attr-defined]
+        if self.key is not None and hashes.size:
+            hashes = self.key.apply(hashes)
+        owner, start, end = windows(np.diff(first))
+        features, window_first = _distinct_per_window(hashes, first[owner] + start, first[owner] + end)
+        window, item, score = reworded_scores(features, window_first, self.scorers)
+        if window.size == 0:
+            return _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64)
+        unit, item, best = best_per_pair(owner[window], item, score, self.index.items)
+        return unit, item, best
+
+
+def _distinct_per_window(hashes: U64, start: I64, end: I64) -> tuple[U64, I64]:
+    """Each window's distinct hashes, sorted, concatenated; and where each window's begin."""
+    counts = end - start
+    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    at = np.repeat(start - (np.cumsum(counts) - counts), counts) + np.arange(
+        int(counts.sum()), dtype=np.int64
+    )
+    values = hashes[at]
+    order = np.lexsort((values, owner))
+    values, owner = values[order], owner[order]
+    keep = np.ones(values.size, dtype=np.bool_)
+    keep[1:] = (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])
+    values, owner = values[keep], owner[keep]
+    return values, np.searchsorted(owner, np.arange(counts.size + 1)).astype(np.int64)
+
+
+class CompiledStage:
+    """The stage in the compiled kernel (see the module's docstring)."""
+
+    def __init__(
+        self, index: RewordIndex, key: HashKey | None, *, numbers: bool, floor: float | None
+    ) -> None:
+        self.index = index
+        self.numbers = numbers
+        self.floor = floor
+        kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
+        self.content = index.content
+        self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
+        if numbers:
+            grams = index.grams
+            self._pass.set_grams(grams.hashes, grams.slots, grams.chain, grams.bits)
+        if floor is not None:
+            for target in index.words:
+                self._add_target(target, floor)
+
+    def _add_target(self, target: TargetWords, floor: float) -> None:
+        if target.items == 0 or target.entries == 0:
+            return
+        p = Prefixes.of(target, floor)
+        self._pass.add_target(
+            target.distinct,
+            idf(target.items, target.df),
+            p.starts,
+            p.item,
+            p.weight,
+            p.rest,
+            np.ascontiguousarray(target.item_weight, dtype=np.float64),
+            p.keys,
+            target.first_item,
+            float(idf(target.items, np.array([0.5]))[0]),
+            floor,
+            floor * (1 - SLACK),
+            RECORD_SHARE,
+        )
+
+    @property
+    def kernel(self) -> object:
+        return self._pass
+
+    def missing(self, word_hashes: U64) -> U64:
+        return np.frombuffer(self._pass.missing(native.need(word_hashes, np.uint64)), dtype=np.uint64)
+
+    def add(self, words: Sequence[str]) -> None:
+        e = Entries.of(sorted(set(words)), self.content)
+        self._pass.add_words(
+            e.keys, e.masked, e.number.view(np.uint8), e.value_raw, e.value_len,
+            e.stem_raw, e.stem_len, e.inside_first, e.inside,
+        )  # fmt: skip
+
+    def run(
+        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+    ) -> StageResult:
+        raw_hits, raw_pairs = self._pass.run(
+            native.need(word_hashes, np.uint64),
+            native.need(unit_first, np.int64),
+            self.numbers and numbers is not False,
+            self.floor is not None and reworded is not False,
+        )
+        hits = np.frombuffer(raw_hits, dtype=np.int64).reshape(-1, 3)
+        pairs = np.frombuffer(raw_pairs, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")])
+        return StageResult(
+            hits[:, 0].copy(),
+            hits[:, 1].copy(),
+            hits[:, 2].copy(),
+            pairs["unit"].astype(np.int64),
+            pairs["item"].astype(np.int64),
+            pairs["score"].astype(np.float64),
+        )
+
+
+def has_compiled_stage() -> bool:
+    """Whether the kernels include the compiled stage (the numpy kernels do not)."""
+    return hasattr(native.module(), "RewordPass")
