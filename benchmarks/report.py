@@ -121,15 +121,18 @@ def scale_row(label: str, size: int, job: Job, one: Job, corpus: Corpus, referen
 def scale_table(inputs: list[tuple[str, int, list[Job]]], corpus: Corpus, reference: Job | None) -> str:
     """contam-guard's GPT-3 scans as the input grows.
 
-    ``inputs`` are (file name, file bytes, rows): the rows run on that file, the one-process scan
-    first (the ``--jobs 2`` speed-up divides its seconds by theirs). ``reference`` is ``scan --only
+    ``inputs`` are (file name, file bytes, rows): the rows run on that file (a ``--jobs 2`` row's
+    speed-up divides the seconds of the row of the same configuration without ``--jobs 2`` by
+    its own). ``reference`` is ``scan --only
     gpt3`` on the corpus: the peak RSS ratio divides by its peak RSS, and "same findings" compares
     the items and records it flagged.
     """
     lines = ["| " + " | ".join(SCALE_COLUMNS) + " |", "|" + " --- |" * len(SCALE_COLUMNS)]
     for name, size, jobs in inputs:
         label = f"{name}, {size / 1e6:,.1f} MB"
-        rows = [scale_row(label, size, job, jobs[0], corpus, reference) for job in jobs]
+        by_config = {job.config: job for job in jobs}
+        one = [by_config.get(job.config.replace(" --jobs 2", ""), job) for job in jobs]
+        rows = [scale_row(label, size, job, base, corpus, reference) for job, base in zip(jobs, one)]
         lines += ["| " + " | ".join(cells) + " |" for cells in rows]
     return "\n".join(lines)
 

@@ -103,6 +103,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "clean filler up to X GB (10^9 bytes) of file, and print a second table (default 0: off)",
     )
     parser.add_argument(
+        "--engines",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the default scan on Spark and Ray too (default: yes; --no-engines leaves the rows out)",
+    )
+    parser.add_argument(
         "--manifest-items",
         type=int,
         default=manifest_bench.ITEMS,
@@ -212,6 +218,33 @@ def measure(jobs: list[Job], runs: int, work: Path) -> None:
                     job.note = f"{job.note}; verdict unreadable: {error!r}".lstrip("; ")
 
 
+def goals(jobs: list[Job], scaled: list[Job]) -> str:
+    """The default scan against the goals it is held to, as ratios of this run's rows (wall / CPU)."""
+    by = {(j.tool, j.config): j for j in jobs if j.skip is None and j.samples}
+    scale_by = {j.config: j for j in scaled if j.skip is None and j.samples}
+    default = by.get((ours.TOOL, ours.DEFAULT))
+    lines = []
+
+    def ratio(slow: Job, fast: Job) -> str:
+        return f"{slow.seconds / fast.seconds:.2f} / {slow.cpu / fast.cpu:.2f}"
+
+    janitor = next((j for (tool, _), j in by.items() if tool.startswith("lm-eval janitor")), None)
+    if default is not None and janitor is not None:
+        lines.append(f"- janitor ÷ default scan: {ratio(janitor, default)} (goal: at least 30, on x10)")
+    gpt3 = by.get((ours.TOOL, ours.BASELINE))
+    if default is not None and gpt3 is not None:
+        lines.append(f"- default scan ÷ `--only gpt3`: {ratio(default, gpt3)} (goal: at most 1.5, on x25)")
+    ours_by = {c: j for (tool, c), j in by.items() if tool == ours.TOOL}
+    for label, rows in (("corpus", ours_by), ("scale file", scale_by)):
+        one, two = rows.get(ours.DEFAULT), rows.get(ours.DEFAULT_JOBS_2)
+        if one is not None and two is not None:
+            lines.append(
+                f"- {label}: default scan, one process ÷ `--jobs 2` (wall): {one.seconds / two.seconds:.2f} "
+                "(goal: never below 1; at least 1.7 at 1 GB)"
+            )
+    return "Goals (wall / CPU ratios of the rows above):\n\n" + ("\n".join(lines) or "- (rows missing)")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     if not (GSM8K / "train.jsonl").is_file():
@@ -228,7 +261,7 @@ def main(argv: list[str] | None = None) -> None:
         eval_path = work / "gsm8k-test-questions.jsonl"
         ctx = Context(work, corpus, eval_path, write_eval(eval_path))
         manifest = ours.build_manifest(ctx) if ours.TOOL in args.tools else None
-        jobs = ours.jobs(ctx, manifest) if manifest is not None else []
+        jobs = ours.jobs(ctx, manifest, args.engines) if manifest is not None else []
         scale, scaled = None, []
         if args.scale_gb and manifest is not None:
             log(f"building {work / 'scale.jsonl'}: the corpus + clean filler up to {args.scale_gb:g} GB")
@@ -246,12 +279,16 @@ def main(argv: list[str] | None = None) -> None:
         baseline = next((j for j in jobs if j.tool == ours.TOOL and j.config == ours.BASELINE), None)
         block = describe(corpus, args.runs, ctx.eval_items) + "\n\n" + table(jobs, corpus, baseline)
         if scale is not None:
-            on_corpus = [j for j in jobs if j.tool == ours.TOOL and j.config in (ours.BASELINE, ours.JOBS_2)]
+            scaled_configs = (ours.BASELINE, ours.JOBS_2, ours.DEFAULT, ours.DEFAULT_JOBS_2)
+            on_corpus = [j for j in jobs if j.tool == ours.TOOL and j.config in scaled_configs]
             inputs = [(corpus.path.name, corpus.bytes, on_corpus), (scale.path.name, scale.bytes, scaled)]
             block += "\n\n" + describe_scale(scale) + "\n\n" + scale_table(inputs, corpus, baseline)
+        block += "\n\n" + goals(jobs, scaled)
         if args.manifest_items and ours.TOOL in args.tools:
             log(f"manifest: {args.manifest_items:,} generated items (python -m benchmarks.manifest)")
-            rows = manifest_bench.run(sys.executable, None, work / "manifest", args.runs, args.manifest_items)
+            rows = manifest_bench.run(
+                sys.executable, None, work / "manifest", args.runs, args.manifest_items, corpus.path
+            )
             block += "\n\nManifest at scale (`python -m benchmarks.manifest`): " + rows
         print(block)
         if args.readme:
