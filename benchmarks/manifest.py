@@ -161,8 +161,15 @@ def measure(
     gsm8k_startup, gsm8k_cpu, gsm8k_rss, _ = _startup(python, alone, record, runs, None)
     scans: tuple[Sample | None, Sample | None] = (None, None)
     if corpus is not None:
-        print(f"  {label}: default scan of {corpus.name} with each manifest ...", file=sys.stderr)
-        scans = (_corpus_scan(python, project, corpus, runs), _corpus_scan(python, alone, corpus, runs))
+        print(f"  {label}: default scan of {corpus.name}, {golden.items:,} shuffled items", file=sys.stderr)
+        shuffled = write_sets(work / label / "shuffled-golden", golden.items, SETS, shuffle=True)
+        many = work / label / "shuffled"
+        many.mkdir()
+        _checked(python, ["init"], many, many / "register.log")
+        for path in shuffled.files:
+            args = ["register", path.stem, str(path), "--field", "question", "--id-field", "id"]
+            _checked(python, args, many, many / "register.log")
+        scans = (_corpus_scan(python, many, corpus, runs), _corpus_scan(python, alone, corpus, runs))
     print(
         f"  {label}: register {register:.1f} s, start-up {startup:.2f} s / {gsm8k_startup:.2f} s",
         file=sys.stderr,
@@ -227,7 +234,8 @@ def table(results: list[Result], golden: GoldenSets, runs: int, corpus: Path | N
         size = f"{corpus.stat().st_size / 1e6:,.1f} MB" if corpus.exists() else "the corpus"
         rows += [
             (
-                f"default scan of `{corpus.name}` ({size}), all 100,000 items (wall s / CPU s / peak RSS)",
+                f"default scan of `{corpus.name}` ({size}), as many items, each sentence's words shuffled "
+                "(wall s / CPU s / peak RSS)",
                 [_scan_cell(r.corpus_scan) for r in results],
             ),
             ("the same scan, GSM8K test alone", [_scan_cell(r.gsm8k_corpus_scan) for r in results]),
