@@ -145,7 +145,8 @@ class RewordFamily:
         self.know(words, lambda: units.texts)
         strings = Strings.of(units, words)
         runs = self.stage.run(words.word_hash, words.record_words, numbers=True, reworded=False)
-        scores = self.stage.run(words.word_hash, strings.first, numbers=False, reworded=True)
+        breaks = line_breaks(units.texts, words)
+        scores = self.stage.run(words.word_hash, strings.first, numbers=False, reworded=True, breaks=breaks)
         doc, item, run, start = runs_from_hits(
             runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index
         )
@@ -188,7 +189,9 @@ class RewordFamily:
                 return None
             self.stage.add(words.new_words)
         runs = self.stage.run(words.hashes, _first(words.doc_words), numbers=True, reworded=False)
-        scores = self.stage.run(words.hashes, _first(words.string_words), numbers=False, reworded=True)
+        scores = self.stage.run(
+            words.hashes, _first(words.string_words), numbers=False, reworded=True, breaks=words.breaks
+        )
         doc, item, run, _ = runs_from_hits(runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index)
         np.maximum.at(totals.numbers_run, item, run)
         np.maximum.at(totals.reworded, scores.pair_item, scores.pair_score)
@@ -243,6 +246,20 @@ class Strings:
         document = units.documents[d]
         begin = document.starts[k]
         return Located(d, begin, begin + len(document.segments[k].text), "reworded")
+
+
+def line_breaks(texts: Sequence[str], words: WordSpans) -> NDArray[np.uint8]:
+    """Per word of ``texts``: 1 when a newline lies between it and the word before it in its
+    text (the reworded rule scores each line of a string as a unit too)."""
+    out = np.zeros(words.word_hash.size, dtype=np.uint8)
+    for t, text in enumerate(texts):
+        a, b = int(words.record_words[t]), int(words.record_words[t + 1])
+        if b - a < 2 or "\n" not in text:
+            continue
+        newlines = np.flatnonzero(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) == 10)
+        line = np.searchsorted(newlines, words.word_start[a:b])
+        out[a + 1 : b] = line[1:] != line[:-1]
+    return out
 
 
 def _first(counts: IntArray) -> IntArray:

@@ -16,7 +16,7 @@ needs them: in one linear pass, since the table is sorted already.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -166,6 +166,10 @@ class RewordIndex:
     content: ContentSpec = CURRENT_CONTENT
     """The content features the views hold (a manifest's newest; views of an older spec are
     left out, with a notice to register them again)."""
+    code: list[TargetWords] = field(default_factory=list)
+    """Per (set, view) with a code view (``FIELD~code-v1``): its docstrings' content features."""
+    code_words: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per item: its code view's distinct features (0 without one)."""
 
     @classmethod
     def build(cls, manifest: Manifest, index: ManifestIndex) -> RewordIndex:
