@@ -194,7 +194,9 @@ def line_units(unit_first: I64, breaks: U8) -> tuple[I64, I64, I64]:
     owner = np.concatenate([unit[keep], unit[seconds]]).astype(np.int64)
     first = np.zeros(length.size + 1, dtype=np.int64)
     np.cumsum(length, out=first[1:])
-    index = np.repeat(begin, length) + np.arange(int(first[-1]), dtype=np.int64) - np.repeat(first[:-1], length)
+    index = (
+        np.repeat(begin, length) + np.arange(int(first[-1]), dtype=np.int64) - np.repeat(first[:-1], length)
+    )
     return index.astype(np.int64), first, owner
 
 
