@@ -1,4 +1,8 @@
-"""A code-aware view (prototype): what a rephrased function keeps of the one it copies.
+"""A code-aware view: what a rephrased function keeps of the one it copies.
+
+The rules use the docstrings' prose (``docstring_spans`` and what follows, at the end: the
+``FIELD~code-v1`` view); the token stream and its shape n-grams are measured only
+(``benchmarks/reword_ideas.py``).
 
 A rephrasing of a benchmark function renames its identifiers, changes the values in its
 doctests, rewords its docstring and may restructure a loop. What survives:
@@ -196,14 +200,16 @@ CODE_VIEW = "code-v1"
 CODE_MIN_FEATURES = 8
 """An item's code view needs this many features before its pairs count: a one-line docstring
 ("Return the sum of the list.") says what many modules' functions say."""
-_TRIPLE = re.compile(r"(\"\"\"|''')(.*?)\1", re.S)
+_TRIPLE = re.compile(r"(\"\"\"|''')(.*?)(?:\1|\Z)", re.S)
+"""A triple-quoted string's body; one left open runs to the end (a paragraph of a source file
+cut at a blank line inside a docstring)."""
 
 
 def docstring_spans(text: str) -> list[tuple[int, int]]:
     """Where the prose of ``text``'s triple-quoted strings lies (start, end), line by line:
-    the body of every ``\"\"\"...\"\"\"`` / ``'''...'''`` (a docstring, or any long string) without
-    its examples (``prose_lines``: doctest lines, the output after each, lines that show a call
-    and its result). A pure function of the text, so the registered item and a scanned string
+    the body of every ``\"\"\"...\"\"\"`` / ``'''...'''`` (a docstring, or any long string; one left
+    open: to the end) without its examples (``prose_lines``: doctest lines, the output after
+    each, lines that show a call and its result). A pure function of the text, so the registered item and a scanned string
     are read alike; no tokenizer, which a fragment of code (a paragraph) would fail."""
     if '"""' not in text and "'''" not in text:
         return []
