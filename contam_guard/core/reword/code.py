@@ -209,8 +209,9 @@ def docstring_spans(text: str) -> list[tuple[int, int]]:
     """Where the prose of ``text``'s triple-quoted strings lies (start, end), line by line:
     the body of every ``\"\"\"...\"\"\"`` / ``'''...'''`` (a docstring, or any long string; one left
     open: to the end) without its examples (``prose_lines``: doctest lines, the output after
-    each, lines that show a call and its result). A pure function of the text, so the registered item and a scanned string
-    are read alike; no tokenizer, which a fragment of code (a paragraph) would fail."""
+    each, lines that show a call and its result). A pure function of the text, so the
+    registered item and a scanned string are read alike; no tokenizer, which a fragment of code
+    (a paragraph) would fail."""
     if '"""' not in text and "'''" not in text:
         return []
     spans: list[tuple[int, int]] = []
