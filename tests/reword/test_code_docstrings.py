@@ -14,6 +14,7 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from contam_guard.core.batch import Units
@@ -25,6 +26,8 @@ from contam_guard.core.reword.code import (
     is_code_field,
     is_python,
 )
+from contam_guard.core.reword.content import content_words
+from contam_guard.core.reword.hashing import unigrams_of
 from contam_guard.core.reword.stage import CODE, CompiledStage, NumpyStage, StageResult, has_compiled_stage
 from contam_guard.core.reword.views import WORDS, build_derived, derived_name
 from contam_guard.core.reword.vocab import spell
@@ -152,3 +155,19 @@ def test_a_rephrased_humaneval_problem_in_training_data_is_found(
             ("reworded", "HumanEval/6", "prompt")
         ], name
         assert found[0]["pairs"][0]["reworded_score"] >= 0.32
+
+
+def test_the_code_view_is_keyed_and_holds_no_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A keyed manifest's code view: hashes under the key only (none equals the public hash of a
+    feature), and no docstring text in any file the manifest wrote."""
+    functions = _functions(random.Random(5), 12)
+    index, _ = project(tmp_path, True, monkeypatch, functions)
+    stored = np.concatenate([t.table.all_hashes for t in index.code])
+    features = [content_words(docstring_words(f, CURRENT)) for f in functions]
+    public, _ = unigrams_of(features, None)
+    docs = [f.split('"""')[1].split("\n")[0] for f in functions]  # each docstring's prose line
+    assert stored.size == public.size > 0 and not np.isin(stored, public).any()
+    for path in (tmp_path / ".contam-guard").rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert b"vowels" not in data and not any(doc.encode() in data for doc in docs), path
