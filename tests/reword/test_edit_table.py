@@ -36,7 +36,7 @@ RULES = ("gpt3", "gapped", "palm", "llama2", "gpt4", "numbers", "reworded")
 SETTINGS: dict[str, tuple[str, ...]] = {
     "default": (),
     "skip-gram": ("--skip-budget", "4"),  # Llama 2's skip-gram budget
-    "gapped": ("--gaps", "1"),  # the gapped rule on: 1 edited word per 8
+    "gapped": ("--gaps", "2"),  # the gapped rule on, at its default: 2 edited words per 8
 }
 pytestmark = [
     pytest.mark.gsm8k,
@@ -116,12 +116,69 @@ EDITS: dict[str, Callable[[str, random.Random], str]] = {
 
 TABLE: dict[str, dict[str, tuple[int, ...]]] = {
     # setting: {edit: percent found by gpt3, gapped, palm, llama2, gpt4, numbers, reworded}
+    "default": {
+        "filler word every 6-10 words": (0, 0, 0, 1, 12, 0, 100),
+        "every 7th-12th word deleted": (0, 0, 0, 3, 23, 1, 100),
+        "HTML entities (&nbsp; between words, &#101; for e)": (100, 0, 100, 100, 100, 100, 100),
+        "<span> between words": (100, 0, 100, 100, 100, 100, 100),
+        "Markdown link around every 9th word": (100, 0, 100, 100, 100, 100, 100),
+        "punctuation glued to the next word": (52, 0, 0, 10, 100, 51, 100),
+        "letters spaced out": (0, 0, 0, 0, 100, 0, 0),
+        "underscores for spaces": (0, 0, 0, 0, 100, 0, 0),
+        "camelCase for spaces": (0, 0, 0, 0, 0, 0, 0),
+    },
+    "skip-gram": {
+        "filler word every 6-10 words": (0, 0, 0, 99, 12, 0, 100),
+        "every 7th-12th word deleted": (0, 0, 0, 99, 23, 1, 100),
+        "HTML entities (&nbsp; between words, &#101; for e)": (100, 0, 100, 100, 100, 100, 100),
+        "<span> between words": (100, 0, 100, 100, 100, 100, 100),
+        "Markdown link around every 9th word": (100, 0, 100, 100, 100, 100, 100),
+        "punctuation glued to the next word": (52, 0, 0, 67, 100, 51, 100),
+        "letters spaced out": (0, 0, 0, 0, 100, 0, 0),
+        "underscores for spaces": (0, 0, 0, 0, 100, 0, 0),
+        "camelCase for spaces": (0, 0, 0, 0, 0, 0, 0),
+    },
+    "gapped": {
+        "filler word every 6-10 words": (0, 100, 0, 1, 12, 0, 100),
+        "every 7th-12th word deleted": (0, 100, 0, 3, 23, 1, 100),
+        "HTML entities (&nbsp; between words, &#101; for e)": (100, 100, 100, 100, 100, 100, 100),
+        "<span> between words": (100, 100, 100, 100, 100, 100, 100),
+        "Markdown link around every 9th word": (100, 100, 100, 100, 100, 100, 100),
+        "punctuation glued to the next word": (52, 92, 0, 10, 100, 51, 100),
+        "letters spaced out": (0, 0, 0, 0, 100, 0, 0),
+        "underscores for spaces": (0, 0, 0, 0, 100, 0, 0),
+        "camelCase for spaces": (0, 0, 0, 0, 0, 0, 0),
+    },
 }
 TRAIN: dict[str, tuple[float, ...]] = {
     # setting: percent of GSM8K train questions each rule names (gpt3, gapped, ...), test registered
+    "default": (0.05, 0.0, 0.0, 0.0, 0.08, 0.11, 0.87),
+    "skip-gram": (0.05, 0.0, 0.0, 0.0, 0.08, 0.11, 0.87),
+    "gapped": (0.05, 0.12, 0.0, 0.0, 0.08, 0.11, 0.87),
 }
-CAUGHT: dict[str, tuple[str, str, str]] = {
-    # edit: (setting, rule, its action there)
+CAUGHT: dict[str, tuple[tuple[str, str, str], ...]] = {
+    # edit: (setting, rule, its action there), each catching the edit; a failing one listed last
+    "filler word every 6-10 words": (
+        ("default", "reworded", "warn"),
+        ("skip-gram", "llama2", "warn"),
+        ("gapped", "gapped", "fail"),
+    ),
+    "every 7th-12th word deleted": (
+        ("default", "reworded", "warn"),
+        ("skip-gram", "llama2", "warn"),
+        ("gapped", "gapped", "fail"),
+    ),
+    "HTML entities (&nbsp; between words, &#101; for e)": (("default", "gpt3", "fail"),),
+    "<span> between words": (("default", "gpt3", "fail"),),
+    "Markdown link around every 9th word": (("default", "gpt3", "fail"),),
+    "punctuation glued to the next word": (
+        ("default", "gpt4", "warn"),
+        ("default", "reworded", "warn"),
+        ("gapped", "gapped", "fail"),
+    ),
+    # GPT-4's character rule; ``--fail-on gpt4`` (``gpt4: {action: fail}``) makes them fail
+    "letters spaced out": (("default", "gpt4", "warn"),),
+    "underscores for spaces": (("default", "gpt4", "warn"),),
 }
 CAUGHT_SHARE = 90
 """The share of the edited copies (percent) a rule must find to catch the edit."""
@@ -235,10 +292,10 @@ def test_false_hits_on_gsm8k_train(setting: str, measured: Measured) -> None:
 
 @pytest.mark.parametrize("edit", [e for e in EDITS if e not in NOT_CAUGHT])
 def test_each_edit_is_caught_at_its_documented_setting(edit: str, measured: Measured) -> None:
-    setting, rule, action = CAUGHT[edit]
-    assert measured.shares[setting][edit][RULES.index(rule)] >= CAUGHT_SHARE
-    options = dict(zip(SETTINGS[setting][::2], SETTINGS[setting][1::2]))
-    assert _action(rule, options) == action
+    for setting, rule, action in CAUGHT[edit]:
+        assert measured.shares[setting][edit][RULES.index(rule)] >= CAUGHT_SHARE, (setting, rule)
+        options = dict(zip(SETTINGS[setting][::2], SETTINGS[setting][1::2]))
+        assert _action(rule, options) == action, (setting, rule)
 
 
 def test_the_edits_not_caught_are_not_caught(measured: Measured) -> None:
@@ -269,5 +326,9 @@ def test_the_edits_change_every_copy() -> None:
 if __name__ == "__main__":
     import tempfile
 
-    with tempfile.TemporaryDirectory() as folder:
-        print(markdown(measure(Path(folder))))
+    import contextlib
+    import io
+
+    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+        measured_here = measure(Path(folder))
+    print(markdown(measured_here))
