@@ -183,9 +183,9 @@ CAUGHT: dict[str, tuple[tuple[str, str, str], ...]] = {
 CAUGHT_SHARE = 90
 """The share of the edited copies (percent) a rule must find to catch the edit."""
 NOT_CAUGHT = {
-    "camelCase for spaces": "every word glued into one, its first letters upper case: GPT-4's rule keeps case "
-    "(the report does not mention folding it), so no 50-character window matches; a case-folded character "
-    "view would need its own registered windows",
+    "camelCase for spaces": "every word glued into one, its first letters upper case: GPT-4's rule keeps "
+    "case (the report does not mention folding it), so no 50-character window matches; a case-folded "
+    "character view would need its own registered windows",
 }
 
 
@@ -219,16 +219,24 @@ def inside(folder: Path) -> Iterator[None]:
 
 def _findings(root: Path, name: str, *args: str) -> set[tuple[str, int, int]]:
     """(rule, test index, record) of every pair the scan's findings name."""
-    assert run("scan", *args, "--review-json", f"{name}.json", "--max-pairs-per-item", "0", "--exit-zero") == 0
+    assert (
+        run("scan", *args, "--review-json", f"{name}.json", "--max-pairs-per-item", "0", "--exit-zero") == 0
+    )
     review = json.loads((root / f"{name}.json").read_text(encoding="utf-8"))
     return {
-        (f["rule"], f["test_index"], p["record"]) for f in review["findings"] if f["set"] == "gsm8k" for p in f["pairs"]
+        (f["rule"], f["test_index"], p["record"])
+        for f in review["findings"]
+        if f["set"] == "gsm8k"
+        for p in f["pairs"]
     }
 
 
 def measure(root: Path) -> Measured:
     """Scan every edit's copies and GSM8K train at every setting, in ``root``."""
-    test = [json.loads(line)["question"] for line in (GSM8K / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    test = [
+        json.loads(line)["question"]
+        for line in (GSM8K / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     picked = [
         json.loads(line)["test_index"]
         for line in (DEV / "number_changed.jsonl").read_text(encoding="utf-8").splitlines()
@@ -240,7 +248,7 @@ def measure(root: Path) -> Measured:
         assert run("init") == 0
         (root / "golden.jsonl").write_bytes((GSM8K / "test.jsonl").read_bytes())
         assert run("register", "gsm8k", "golden.jsonl", "--field", "question") == 0
-        for number, (name, edit) in enumerate(EDITS.items()):
+        for number, edit in enumerate(EDITS.values()):
             with (root / f"edit{number}.jsonl").open("w", encoding="utf-8") as handle:
                 for index in picked:
                     handle.write(json.dumps({"question": edit(test[index], random.Random(index))}) + "\n")
@@ -249,12 +257,17 @@ def measure(root: Path) -> Measured:
             for number, name in enumerate(EDITS):
                 found = _findings(root, f"{setting}-edit{number}", f"edit{number}.jsonl", *options)
                 shares[setting][name] = tuple(
-                    round(100 * sum((rule, index, k) in found for k, index in enumerate(picked)) / len(picked))
+                    round(
+                        100 * sum((rule, index, k) in found for k, index in enumerate(picked)) / len(picked)
+                    )
                     for rule in RULES
                 )
-            found = _findings(root, f"{setting}-train", str(GSM8K / "train.jsonl"), "--field", "question", *options)
+            found = _findings(
+                root, f"{setting}-train", str(GSM8K / "train.jsonl"), "--field", "question", *options
+            )
             train[setting] = tuple(
-                round(100 * len({record for r, _, record in found if r == rule}) / questions, 2) for rule in RULES
+                round(100 * len({record for r, _, record in found if r == rule}) / questions, 2)
+                for rule in RULES
             )
     return Measured(shares, train)
 
@@ -268,7 +281,11 @@ def markdown(measured: Measured) -> str:
             lines.append(f"| {name} | {setting} | " + " | ".join(f"{v}%" for v in row) + " |")
     for setting in SETTINGS:
         row = measured.train[setting]
-        lines.append(f"| GSM8K train questions named (false hits) | {setting} | " + " | ".join(f"{v}%" for v in row) + " |")
+        lines.append(
+            f"| GSM8K train questions named (false hits) | {setting} | "
+            + " | ".join(f"{v}%" for v in row)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -310,7 +327,9 @@ def _action(rule: str, options: dict[str, str]) -> str:
     from contam_guard.cli.options import Rules as RuleOptions  # noqa: PLC0415
     from contam_guard.core.config import Config, with_rule_overrides  # noqa: PLC0415
 
-    flags = RuleOptions(skip_budget=int(options.get("--skip-budget", 0)) or None, gaps=int(options.get("--gaps", 0)) or None)
+    flags = RuleOptions(
+        skip_budget=int(options.get("--skip-budget", 0)) or None, gaps=int(options.get("--gaps", 0)) or None
+    )
     rules = with_rule_overrides(Config(), flags.overrides()).rules
     settings = rules.of(rule)
     assert settings.enabled, rule
@@ -324,10 +343,9 @@ def test_the_edits_change_every_copy() -> None:
 
 
 if __name__ == "__main__":
-    import tempfile
-
     import contextlib
     import io
+    import tempfile
 
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         measured_here = measure(Path(folder))

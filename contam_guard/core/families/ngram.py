@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from contam_guard.core.batch import Batch
 from contam_guard.core.families.base import FamilyRows, Located
-from contam_guard.core.match.chains import ChainSettings
+from contam_guard.core.match.chains import NO_CHAINS, ChainSettings
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.match.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.core.pairs import Column
@@ -51,7 +51,7 @@ class NgramTotals:
     totals: ItemTotals
 
     @classmethod
-    def empty(cls, index: ManifestIndex, chains: ChainSettings = ChainSettings()) -> NgramTotals:
+    def empty(cls, index: ManifestIndex, chains: ChainSettings = NO_CHAINS) -> NgramTotals:
         return cls(ItemTotals.empty(index, chains))
 
     def merge(self, other: NgramTotals) -> None:
@@ -62,37 +62,47 @@ class NgramTotals:
                 own[at] = np.maximum(own[at], more[at])
         mine.window_found[np.flatnonzero(theirs.window_found)] = True
 
-    def __getstate__(self) -> tuple[object, ...]:
+    def __getstate__(self) -> _State:
         # Sparse: a part of a scan touches a few of the manifest's positions, and the dense
         # arrays are manifest-sized.
         t = self.totals
         at = np.flatnonzero(t.run)
         found = np.flatnonzero(t.window_found)
-        chained = tuple(None if a is None else (np.flatnonzero(a), a[np.flatnonzero(a)]) for a in (t.skip, t.gapped))
+        chained = (_sparse(t.skip), _sparse(t.gapped))
         return t.run.size, t.window_found.size, at, t.run[at], found, t.chains, chained
 
-    def __setstate__(self, state: tuple[object, ...]) -> None:
-        runs, windows, at, values, found, chains, chained = state
-        assert isinstance(runs, int) and isinstance(windows, int) and isinstance(chains, ChainSettings)
+    def __setstate__(self, state: _State) -> None:
+        runs, windows, at, values, found, chains, (skip, gapped) = state
         totals = ItemTotals(
             run=np.zeros(runs, dtype=np.int64), window_found=np.zeros(windows, dtype=np.bool_), chains=chains
         )
         totals.run[at] = values
         totals.window_found[found] = True
-        spans: list[IntArray | None] = []
-        for kept in chained:  # type: ignore[attr-defined]
-            if kept is None:
-                spans.append(None)
-                continue
-            flat = np.zeros(runs, dtype=np.int64)
-            flat[kept[0]] = kept[1]
-            spans.append(flat)
-        totals.skip, totals.gapped = spans
+        totals.skip, totals.gapped = _dense(skip, runs), _dense(gapped, runs)
         self.totals = totals
 
 
+_Sparse = tuple[IntArray, IntArray] | None
+_State = tuple[int, int, IntArray, IntArray, IntArray, ChainSettings, tuple[_Sparse, _Sparse]]
+
+
+def _sparse(flat: IntArray | None) -> _Sparse:
+    if flat is None:
+        return None
+    at = np.flatnonzero(flat)
+    return at, flat[at]
+
+
+def _dense(kept: _Sparse, size: int) -> IntArray | None:
+    if kept is None:
+        return None
+    flat = np.zeros(size, dtype=np.int64)
+    flat[kept[0]] = kept[1]
+    return flat
+
+
 def observe(
-    batch: Batch, index: ManifestIndex, totals: NgramTotals | None, chains: ChainSettings = ChainSettings()
+    batch: Batch, index: ManifestIndex, totals: NgramTotals | None, chains: ChainSettings = NO_CHAINS
 ) -> FamilyRows:
     """The batch's pairs; ``totals`` updated unless None (records counted elsewhere already,
     then chained as ``chains`` says)."""

@@ -50,6 +50,10 @@ class ChainSettings:
         return self.skip_budget > 0 or self.gaps > 0
 
 
+NO_CHAINS = ChainSettings()
+"""The default: nothing chained."""
+
+
 @dataclass(frozen=True)
 class Runs:
     """A batch's exact shared runs, sorted by (item, record, i0): item words [i0, i1), record
@@ -105,4 +109,13 @@ def gapped_spans(runs: Runs, gaps: int) -> IntArray:
     return span_starts(runs, gaps, 0, gaps, GAP_EVERY, MAX_LINKS)
 
 
-__all__ = ["GAP_EVERY", "ChainSettings", "Runs", "gapped_spans", "runs_of", "skip_spans", "span_starts"]
+__all__ = [
+    "GAP_EVERY",
+    "NO_CHAINS",
+    "ChainSettings",
+    "Runs",
+    "gapped_spans",
+    "runs_of",
+    "skip_spans",
+    "span_starts",
+]

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.core.match.arrays import lex_order, sorted_unique, sparse_zeros
-from contam_guard.core.match.chains import ChainSettings, Runs, gapped_spans, runs_of, skip_spans
+from contam_guard.core.match.chains import NO_CHAINS, ChainSettings, Runs, gapped_spans, runs_of, skip_spans
 from contam_guard.core.match.index import ManifestIndex, Postings
 from contam_guard.core.spec.features import TextFeatures
 from contam_guard.core.spec.hashing import GRAM_N
@@ -41,7 +41,7 @@ class ItemTotals:
     """R[i] over all records, flat: item g's words at ``index.word_base[g] + i``."""
     window_found: NDArray[np.bool_]
     """Whether each window posting (``index.windows``) occurs in some record."""
-    chains: ChainSettings = ChainSettings()
+    chains: ChainSettings = NO_CHAINS
     """What the scan chains across gaps (``core.match.chains``); nothing by default."""
     skip: IntArray | None = None
     """Flat like ``run``: the longest Llama 2 skip-gram span starting at each word (None: off)."""
@@ -49,7 +49,7 @@ class ItemTotals:
     """Flat like ``run``: the longest gapped run starting at each word (None: off)."""
 
     @classmethod
-    def empty(cls, index: ManifestIndex, chains: ChainSettings = ChainSettings()) -> ItemTotals:
+    def empty(cls, index: ManifestIndex, chains: ChainSettings = NO_CHAINS) -> ItemTotals:
         # Manifest-sized, and a small scan touches a few places: small pages.
         words = int(index.word_counts.sum())
         return cls(

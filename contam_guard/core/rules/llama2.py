@@ -12,10 +12,11 @@ budget, so it can only under-count against a skip-gram version. ``skip_budget: 4
 (the seed article's wording of App. A.6). A span is then exact runs of 5+ words chained across
 gaps that cost at most ``skip_budget`` differing positions in all, a replaced, inserted or
 deleted word one each (``core.match.chains``); its words, the differing ones between its runs
-included, are covered when it is ``min_run`` words or longer. Covered words are the union of [i, i + R[i]) wherever R[i] >= ``min_run``
-(10). ``dirty`` at >= 0.80, ``not clean`` at >= 0.20; the rule fires on the level named by
-``fire_on`` (default ``dirty``). Template words (``io.manifest.templates``) are left out of both
-counts, and runs are trimmed of those they begin and end with.
+included, are covered when it is ``min_run`` words or longer. Without it, covered words are the
+union of [i, i + R[i]) wherever R[i] >= ``min_run`` (10). ``dirty`` at >= 0.80, ``not clean`` at
+>= 0.20; the rule fires on the level named by ``fire_on`` (default ``dirty``). Template words
+(``io.manifest.templates``) are left out of both counts, and runs are trimmed of those they begin
+and end with.
 
 Worked example (seed article, test item 0 against its number-swapped copy): 40 of its 52
 words lie in runs of 10 or more, 77%: not clean, not dirty.
@@ -110,6 +111,7 @@ RULE = Rule(
   # Llama 2 (Touvron et al. 2023, App. A.6), with words for tokens: share of words in
   # shared runs of 10+ words; dirty at 80%, not clean at 20%. skip_budget: 4 is Llama 2's
   # skip-gram budget (a span may differ in up to 4 positions); 0 counts exact runs only.
-  llama2: {enabled: true, action: warn, min_run: 10, dirty: 0.80, not_clean: 0.20, fire_on: dirty, skip_budget: 0}
+  llama2: {enabled: true, action: warn, min_run: 10, dirty: 0.80, not_clean: 0.20, fire_on: dirty,
+           skip_budget: 0}
 """,
 )

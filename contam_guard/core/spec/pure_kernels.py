@@ -495,7 +495,9 @@ def chain_runs(
     _too_short(func, "params", settings, _CHAIN_PARAMS)
     max_link, fixed, per, every, max_links = (int(v) for v in settings[:_CHAIN_PARAMS])
     if not 0 <= max_link <= 64 or fixed < 0 or per < 0 or every < 1 or max_links < 0:
-        raise ValueError(f"{func}: params must be max_link 0..64, fixed >= 0, per >= 0, every >= 1, links >= 0")
+        raise ValueError(
+            f"{func}: params must be max_link 0..64, fixed >= 0, per >= 0, every >= 1, links >= 0"
+        )
     order = order[:n]
     if n and ((order < 0) | (order >= n)).any():
         raise ValueError(f"{func}: by_end must hold run indices")
