@@ -92,6 +92,7 @@ RULE = Rule(
     needs=lambda s: f"gapped needs a run of {gpt3.Settings(n=s.n).n} words with gaps",
     columns=(),
     sweep=_sweep,
+    registered_as=gpt3.NAME,  # GPT-3's 5-gram hashes: a set registered for gpt3 is one for gapped
     config="""\
   # Gapped run: GPT-3's rule for a copy cut by a few inserted, deleted or replaced words (a
   # filler word every few words, a word deleted every few): exact runs chained across gaps of
