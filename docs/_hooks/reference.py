@@ -6,7 +6,7 @@ so no option, default, rule or catalogue row is ever written twice. Each ``*_pag
 also called by tests/docs (the CLI reference is compared with ``contam-guard CMD --help``).
 
 - ``reference/cli.md``: every command of the typer app, its arguments and options (from click's
-  parameters) and its ``--help`` text as printed at 80 columns;
+  parameters) and its ``--help`` text as printed on a terminal of 80 columns;
 - ``reference/config.md``: every config key with its type, default and bounds, from the pydantic
   models (``contam_guard.core.config.Config``, each rule's settings model), and the file
   ``contam-guard init`` writes;
@@ -34,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the checkout's contam_guard, as the tests import it
     sys.path.insert(0, str(ROOT))
 
-WIDTH = 80
-"""Columns the help text is wrapped to (click's default for a terminal of 80 or more)."""
+WIDTH = 78
+"""Columns the help text is wrapped to: what click uses on a terminal of 80 columns or more (its
+``max_content_width`` of 80, less a margin of 2)."""
 PROG = "contam-guard"
 
 
@@ -55,18 +56,18 @@ def commands() -> list[tuple[str, Any]]:
 
 
 def help_text(name: str | None) -> str:
-    """What ``contam-guard [NAME] --help`` prints at ``WIDTH`` columns."""
-    import click
+    """What ``contam-guard [NAME] --help`` prints on a terminal of 80 columns."""
     import typer.main
 
     from contam_guard.cli import app
 
     group = typer.main.get_command(app)
-    root = click.Context(group, info_name=PROG, terminal_width=WIDTH, max_content_width=WIDTH)
+    # typer's own click (it vendors one): the context class its commands make.
+    root = group.context_class(group, info_name=PROG, terminal_width=WIDTH)
     if name is None:
-        return group.get_help(root).rstrip("\n") + "\n"
+        return str(group.get_help(root)).rstrip("\n") + "\n"
     command = group.get_command(root, name)  # type: ignore[attr-defined]
-    ctx = click.Context(command, info_name=name, parent=root, terminal_width=WIDTH, max_content_width=WIDTH)
+    ctx = command.context_class(command, info_name=name, parent=root, terminal_width=WIDTH)
     return str(command.get_help(ctx)).rstrip("\n") + "\n"
 
 
@@ -74,29 +75,27 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _param_row(param: Any) -> str | None:
-    import click
-
-    if isinstance(param, click.Argument):
-        kind = "argument"
-        names = f"`{param.human_readable_name}`"
-    elif isinstance(param, click.Option):
-        if param.hidden:
-            return None
-        kind = "flag" if param.is_flag else "option"
-        names = ", ".join(f"`{n}`" for n in [*param.opts, *param.secondary_opts])
-    else:  # pragma: no cover - click has no other parameter kind
+def _param_row(param: Any, ctx: Any) -> str | None:
+    """A parameter as ``--help`` describes it (its own help record: names, metavar, help, default)."""
+    if getattr(param, "hidden", False) or param.param_type_name not in ("argument", "option"):
         return None
-    if isinstance(param.type, click.Choice):
-        kind += ": " + " \\| ".join(f"`{c}`" for c in param.type.choices)
-    if param.multiple or getattr(param, "nargs", 1) == -1:
-        kind += ", repeatable"
-    default = param.default
-    shown = "" if default in (None, (), [], False) or callable(default) else f"`{default}`"
-    if hasattr(default, "value"):
-        shown = f"`{default.value}`"
-    help_ = getattr(param, "help", None) or ""
-    return f"| {names} | {_cell(kind)} | {_cell(shown)} | {_cell(help_)} |"
+    record = param.get_help_record(ctx)
+    if record is None:
+        return None
+    names, what = record
+    kind = "flag" if getattr(param, "is_flag", False) else param.param_type_name
+    return f"| `{names}` | {kind} | {_cell(what)} |"
+
+
+def _context(name: str) -> tuple[Any, Any]:
+    import typer.main
+
+    from contam_guard.cli import app
+
+    group = typer.main.get_command(app)
+    root = group.context_class(group, info_name=PROG, terminal_width=WIDTH)
+    command = group.get_command(root, name)  # type: ignore[attr-defined]
+    return command, command.context_class(command, info_name=name, parent=root, terminal_width=WIDTH)
 
 
 def cli_page() -> str:
@@ -114,9 +113,10 @@ def cli_page() -> str:
     ]
     for name, command in commands():
         out += [f"## {name}", "", command.get_short_help_str(limit=300), ""]
-        rows = [row for row in (_param_row(p) for p in command.params) if row]
+        _, ctx = _context(name)
+        rows = [row for row in (_param_row(p, ctx) for p in command.params) if row]
         if rows:
-            out += ["| name | kind | default | what |", "| --- | --- | --- | --- |", *rows, ""]
+            out += ["| name | kind | what |", "| --- | --- | --- |", *rows, ""]
         out += ["```text", help_text(name).rstrip("\n"), "```", ""]
     return "\n".join(out)
 
