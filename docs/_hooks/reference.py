@@ -22,8 +22,12 @@ also called by tests/docs (the CLI reference is compared with ``contam-guard CMD
 
 from __future__ import annotations
 
+# The checkout's modules are imported where a page is made: mkdocs imports this file before
+# ROOT is on sys.path.
+# ruff: noqa: PLC0415
 import ast
 import inspect
+import itertools
 import re
 import sys
 import textwrap
@@ -135,7 +139,7 @@ def attribute_docs(cls: type) -> dict[str, str]:
             continue
         tree = ast.parse(source)
         body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for node, after in zip(body, body[1:]):
+        for node, after in itertools.pairwise(body):
             if (
                 isinstance(node, ast.AnnAssign)
                 and isinstance(node.target, ast.Name)
@@ -203,7 +207,9 @@ def config_rows(model: type, prefix: str = "") -> list[str]:
         default = field.get_default(call_default_factory=True)
         what = field.description or docs.get(key, "") or _FIELD_NOTES.get(key, "")
         bounds = _bounds(field)
-        rows.append(f"| `{path}` | {_cell(_type_name(annotation))} | `{default!r}` | {bounds} | {_cell(what)} |")
+        rows.append(
+            f"| `{path}` | {_cell(_type_name(annotation))} | `{default!r}` | {bounds} | {_cell(what)} |"
+        )
     return rows
 
 
@@ -356,7 +362,8 @@ def benchmarks_page() -> str:
             "",
             "`contam-guard register NAME --benchmark KEY` takes a benchmark's views and id field from",
             "this catalogue (`contam_guard/catalogue/`, generated here when the site is built; `--field`",
-            "and `--id-field` still win). Where its data comes from: [Register golden sets](../how-to/register.md).",
+            "and `--id-field` still win). Where its data comes from:",
+            "[Register golden sets](../how-to/register.md).",
             "",
             markdown_table().rstrip("\n"),
             "",
@@ -385,16 +392,18 @@ def hooks_and_action_page() -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for hook in hooks:
-        files = hook.get("files") or ("directories" if "directory" in hook.get("types", []) else "every staged file")
+        files = hook.get("files") or (
+            "directories" if "directory" in hook.get("types", []) else "every staged file"
+        )
         if hook.get("always_run"):
             files = "every commit (no files passed)"
         notes = ", ".join(
-            f"`{k}: {str(hook[k]).lower()}`" for k in ("require_serial", "verbose", "pass_filenames") if k in hook
+            f"`{k}: {str(hook[k]).lower()}`"
+            for k in ("require_serial", "verbose", "pass_filenames")
+            if k in hook
         )
         stages = ", ".join(hook.get("stages", [])) or "commit"
-        out.append(
-            f"| `{hook['id']}` | `{hook['entry']}` | {_cell(files)} | {stages} | {_cell(notes)} |"
-        )
+        out.append(f"| `{hook['id']}` | `{hook['entry']}` | {_cell(files)} | {stages} | {_cell(notes)} |")
     out += ["", "## Action inputs", "", "| input | default | what |", "| --- | --- | --- |"]
     for key, spec in action["inputs"].items():
         default = f"`{spec['default']}`" if spec.get("default") else "(empty)"

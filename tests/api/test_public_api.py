@@ -150,7 +150,7 @@ def test_the_readme_snippet_runs_as_shown(
     pytest.importorskip("datasets")
     code, items, _ = command_line(cli)
     shown: dict[str, object] = {}
-    exec(compile(readme_snippet(), "README.md", "exec"), shown)  # noqa: S102 (the README's own code)
+    exec(compile(readme_snippet(), "README.md", "exec"), shown)  # the README's own code
     printed = capsys.readouterr().out
     scanner = cg.Scanner.open(".contam-guard")
     whole = scanner.scan_records(rows(), source=TRAIN)

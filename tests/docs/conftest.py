@@ -36,6 +36,7 @@ def build_site(target: Path) -> Path:
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
         cwd=REPO,
         env=env,
+        check=False,
         capture_output=True,
         text=True,
         timeout=600,

@@ -81,6 +81,7 @@ def run(commands_: list[Command], cwd: Path, home: Path) -> list[tuple[Command, 
         ["bash", "-c", script],
         cwd=cwd,
         env=environment(home),
+        check=False,
         capture_output=True,
         text=True,
         timeout=900,
@@ -94,5 +95,9 @@ def run(commands_: list[Command], cwd: Path, home: Path) -> list[tuple[Command, 
 
 
 def check(results: list[tuple[Command, int, str]]) -> None:
-    wrong = [f"{c.line!r}: exit {code}, expected {c.expected}\n{out[-1500:]}" for c, code, out in results if code != c.expected]
+    wrong = [
+        f"{c.line!r}: exit {code}, expected {c.expected}\n{out[-1500:]}"
+        for c, code, out in results
+        if code != c.expected
+    ]
     assert not wrong, "\n".join(wrong)

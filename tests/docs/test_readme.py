@@ -30,7 +30,8 @@ def project(folder: Path) -> Path:
     shutil.copytree(REPO / "examples", folder)
     setup = commands(
         "contam-guard init\n"
-        "contam-guard register arith-mini golden/arith-mini.jsonl --field question --field answer --id-field id\n",
+        "contam-guard register arith-mini golden/arith-mini.jsonl"
+        " --field question --field answer --id-field id\n",
         {},
     )
     check(run(setup, folder, folder.parent))
@@ -89,7 +90,9 @@ def test_running_the_action_locally_works_as_shown(tmp_path: Path) -> None:
     ((_, code, out),) = run([command], folder, tmp_path)
     assert code == 1, out  # the pull request adds a golden item
     assert "::error file=data/more.jsonl,line=1" in out
-    assert (folder / "cg-out" / "review.md").is_file() and (folder / "cg-out" / "contam-guard.sarif").is_file()
+    assert (folder / "cg-out" / "review.md").is_file() and (
+        folder / "cg-out" / "contam-guard.sarif"
+    ).is_file()
 
 
 def test_the_pre_commit_and_action_examples_name_what_exists() -> None:
@@ -100,9 +103,13 @@ def test_the_pre_commit_and_action_examples_name_what_exists() -> None:
     assert tagged["repos"][0]["rev"] == "v0.1.0"
     assert all(h["id"] in hooks for h in tagged["repos"][0]["hooks"])
     mine = next(s for s in shown if isinstance(s, dict) and s["repos"][0]["repo"] == "local")
-    for hook in mine["repos"][0]["hooks"]:  # the README's local hooks are examples/ci's (tested with pre-commit)
+    for hook in mine["repos"][0][
+        "hooks"
+    ]:  # the README's local hooks are examples/ci's (tested with pre-commit)
         same = next(h for h in local["repos"][0]["hooks"] if h["id"] == hook["id"])
-        assert {k: v for k, v in same.items() if k != "name"} == {k: v for k, v in hook.items() if k != "name"}
+        assert {k: v for k, v in same.items() if k != "name"} == {
+            k: v for k, v in hook.items() if k != "name"
+        }
     steps = next(s for s in shown if isinstance(s, list))
     inputs = yaml.safe_load((REPO / "action.yml").read_text())["inputs"]
     action = next(step for step in steps if step["uses"].startswith("OWNER/contam-guard"))

@@ -12,7 +12,11 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from pydantic import BaseModel
 
+from contam_guard.core.config import Config
+from contam_guard.core.rules import RULES
+from contam_guard.errors import ExitCode
 from tests.helpers import REPO
 
 
@@ -22,6 +26,7 @@ def real_help(*args: str) -> str:
     env.pop("NO_COLOR", None)
     done = subprocess.run(
         [sys.executable, "-m", "contam_guard", *args, "--help"],
+        check=False,
         capture_output=True,
         text=True,
         env=env,
@@ -51,16 +56,17 @@ def test_every_option_of_every_command_has_a_row(reference: ModuleType) -> None:
         for param in command.params:
             if getattr(param, "hidden", False):
                 continue
-            flags = param.opts + param.secondary_opts if param.param_type_name == "option" else [param.metavar]
+            flags = (
+                param.opts + param.secondary_opts if param.param_type_name == "option" else [param.metavar]
+            )
             for flag in flags:
-                assert any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", n) for n in names), (name, flag)
+                assert any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", n) for n in names), (
+                    name,
+                    flag,
+                )
 
 
 def test_every_config_key_and_default_is_in_the_config_reference(reference: ModuleType) -> None:
-    from pydantic import BaseModel
-
-    from contam_guard.core.config import Config
-
     page = reference.config_page()
 
     def keys(model: type[BaseModel], prefix: str = "") -> list[tuple[str, object]]:
@@ -79,9 +85,6 @@ def test_every_config_key_and_default_is_in_the_config_reference(reference: Modu
 
 
 def test_every_rule_and_exit_code_is_generated(reference: ModuleType) -> None:
-    from contam_guard.core.rules import RULES
-    from contam_guard.errors import ExitCode
-
     rules = reference.rules_page()
     for name, rule in RULES.items():
         assert f"\n## {name}\n" in rules and f"`{rule.settings().action}`" in rules

@@ -26,4 +26,6 @@ def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     shown = [b.strip() for b in blocks(page, "text")]
     assert shown[1] in blocked  # the refused commit's line, as the page shows it
     assert (tmp_path / "guarded" / "data" / "new.clean.jsonl").read_text() == ""
-    assert "1 occurrence(s) in 1 record(s)" in out['contam-guard search --index corpus.idx "piggy bank" --exact']
+    assert (
+        "1 occurrence(s) in 1 record(s)" in out['contam-guard search --index corpus.idx "piggy bank" --exact']
+    )
