@@ -191,6 +191,14 @@ def _rule_comment(name: str) -> str:
     return " ".join(line.lstrip("# ") for line in lines if line.startswith("#"))
 
 
+def yaml_value(value: object) -> str:
+    """A default as it is written in the YAML config (``true``, ``auto``, ``[]``)."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True).strip()
+    return text.removesuffix("...").strip()
+
+
 def config_rows(model: type, prefix: str = "") -> list[str]:
     from pydantic import BaseModel
 
@@ -207,9 +215,8 @@ def config_rows(model: type, prefix: str = "") -> list[str]:
         default = field.get_default(call_default_factory=True)
         what = field.description or docs.get(key, "") or _FIELD_NOTES.get(key, "")
         bounds = _bounds(field)
-        rows.append(
-            f"| `{path}` | {_cell(_type_name(annotation))} | `{default!r}` | {bounds} | {_cell(what)} |"
-        )
+        kind, shown = _cell(_type_name(annotation)), _cell(yaml_value(default))
+        rows.append(f"| `{path}` | {kind} | `{shown}` | {bounds} | {_cell(what)} |")
     return rows
 
 
@@ -289,7 +296,9 @@ def _settings_rows(model: type) -> list[str]:
     rows = []
     for key, field in model.model_fields.items():  # type: ignore[attr-defined]
         what = field.description or docs.get(key, "")
-        rows.append(f"| `{key}` | `{field.get_default(call_default_factory=True)!r}` | {_cell(what)} |")
+        rows.append(
+            f"| `{key}` | `{yaml_value(field.get_default(call_default_factory=True))}` | {_cell(what)} |"
+        )
     return rows
 
 
@@ -311,7 +320,7 @@ def rules_page() -> str:
     ]
     for name, rule in RULES.items():
         defaults = rule.settings()
-        keys = ", ".join(f"`{k}: {v!r}`" for k, v in defaults.model_dump().items() if k != "action")
+        keys = ", ".join(f"`{k}: {yaml_value(v)}`" for k, v in defaults.model_dump().items() if k != "action")
         out.append(f"| [`{name}`](#{name}) | `{defaults.action}` | {keys} |")
     out.append("")
     for name, rule in RULES.items():
