@@ -435,6 +435,58 @@ def measurements_page() -> str:
     return head + text
 
 
+def manifest_example() -> str:
+    """The manifest ``init`` and ``register`` write for the bundled example set, made now."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        (work / "golden").mkdir()
+        shutil.copy(ROOT / "examples" / "golden" / "arith-mini.jsonl", work / "golden")
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("CONTAM_GUARD_KEY", None)
+        register = ["register", "arith-mini", "golden/arith-mini.jsonl", "--field", "question"]
+        for args in (["init"], [*register, "--field", "answer", "--id-field", "id"]):
+            subprocess.run(
+                [sys.executable, "-m", "contam_guard", *args],
+                cwd=work,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
+        guard = work / ".contam-guard"
+        files = sorted(p for p in guard.rglob("*") if p.is_file() and not p.name.endswith(".lock"))
+        listing = "\n".join(
+            f"{p.relative_to(work).as_posix():<80} {p.stat().st_size:>7,} bytes" for p in files
+        )
+        index = json.dumps(json.loads((guard / "manifest.json").read_text(encoding="utf-8")), indent=2)
+    return "\n".join(
+        [
+            "`contam-guard init`, then `contam-guard register arith-mini golden/arith-mini.jsonl --field",
+            "question --field answer --id-field id` on the bundled example set (12 items), run by this",
+            "version of contam-guard when the site was built:",
+            "",
+            "```text",
+            listing,
+            "```",
+            "",
+            "`.contam-guard/manifest.json`:",
+            "",
+            "```json",
+            index,
+            "```",
+            "",
+        ]
+    )
+
+
+INSERTS = {"reference/manifest.md": ("<!-- contam-guard: manifest-example -->", manifest_example)}
+"""Hand-written pages with a generated part: the marker is replaced when the site is built."""
+
 PAGES = {
     "reference/cli.md": cli_page,
     "reference/config.md": config_page,
@@ -466,4 +518,10 @@ def stub(path: str) -> str:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """mkdocs: a generated page's Markdown is made now, from the code; its file is a stub."""
     make = PAGES.get(page.file.src_uri)
-    return make() if make is not None else markdown
+    if make is not None:
+        return make()
+    if page.file.src_uri in INSERTS:
+        marker, insert = INSERTS[page.file.src_uri]
+        assert marker in markdown, f"{page.file.src_uri}: no {marker}"
+        return markdown.replace(marker, insert())
+    return markdown

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from contam_guard.core.config import Config
 from contam_guard.core.rules import RULES
 from contam_guard.errors import ExitCode
+from contam_guard.io.manifest.model import MANIFEST_FORMAT, SCHEMA_VERSION
 from tests.helpers import REPO
 
 
@@ -100,3 +101,11 @@ def test_generated_pages_are_stubs_in_the_repository(reference: ModuleType, path
     for each in reference.PAGES:
         assert (REPO / "docs" / each).read_text(encoding="utf-8") == reference.stub(each), each
     assert "<!-- contam-guard: generated -->" in Path(REPO / "docs" / path).read_text(encoding="utf-8")
+
+
+def test_the_manifest_page_shows_a_manifest_this_version_writes(reference: ModuleType) -> None:
+    example = reference.manifest_example()
+    assert f'"format": "{MANIFEST_FORMAT}"' in example and f'"schema_version": {SCHEMA_VERSION}' in example
+    assert ".contam-guard/sets/arith-mini/" in example and '"id_field": "id"' in example
+    page = (REPO / "docs" / "reference" / "manifest.md").read_text(encoding="utf-8")
+    assert reference.INSERTS["reference/manifest.md"][0] in page
