@@ -428,9 +428,11 @@ def measurements_page() -> str:
     text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
     # Its links point into the repository, which the site does not hold: keep their text.
     text = re.sub(r"\[([^\]]+)\]\((?!https?:)[^)]*\)", r"\1", text)
+    if text.startswith("# "):  # its own title gives way to the page's
+        text = text.split("\n", 1)[1]
     head = (
-        "<!-- benchmarks/README.md, included when the site is built (make bench rewrites it). -->\n"
-        "!!! note\n    This page is `benchmarks/README.md` as `make bench` last wrote it.\n\n"
+        "# Measurements\n\n!!! note\n"
+        "    This page is `benchmarks/README.md`, included when the site is built, as `make bench` last wrote it.\n"
     )
     return head + text
 
@@ -487,6 +489,18 @@ def manifest_example() -> str:
 INSERTS = {"reference/manifest.md": ("<!-- contam-guard: manifest-example -->", manifest_example)}
 """Hand-written pages with a generated part: the marker is replaced when the site is built."""
 
+TITLES = {
+    "reference/cli.md": "Command line",
+    "reference/config.md": "Configuration",
+    "reference/exit-codes.md": "Exit codes",
+    "reference/rules.md": "Rules",
+    "reference/normalisation.md": "Normalisation spec",
+    "reference/benchmarks.md": "Benchmarks by name",
+    "reference/hooks-and-action.md": "Hooks and Action",
+    "explanation/measurements.md": "Measurements",
+}
+"""Each generated page's title (its stub's, and its ``# `` line once made)."""
+
 PAGES = {
     "reference/cli.md": cli_page,
     "reference/config.md": config_page,
@@ -511,8 +525,8 @@ place, so that links to it work in the repository too.
 
 
 def stub(path: str) -> str:
-    title = PAGES[path]().splitlines()[0].removeprefix("# ")
-    return STUB.format(title=title, html=path.removesuffix(".md") + ".html")
+    """The file in docs/ that holds a generated page's place (its title is the page's own)."""
+    return STUB.format(title=TITLES[path], html=path.removesuffix(".md") + ".html")
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
