@@ -432,7 +432,8 @@ def measurements_page() -> str:
         text = text.split("\n", 1)[1]
     head = (
         "# Measurements\n\n!!! note\n"
-        "    This page is `benchmarks/README.md`, included when the site is built, as `make bench` last wrote it.\n"
+        "    This page is `benchmarks/README.md`, included when the site is built,\n"
+        "    as `make bench` last wrote it.\n"
     )
     return head + text
 
