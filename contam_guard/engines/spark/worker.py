@@ -169,11 +169,14 @@ class PartitionScan:
         while start < len(raws):
             base = int(ends[start - 1]) if start else 0
             fits = int(np.searchsorted(ends, base + BLOCK_BYTES - self._pending_bytes, "right"))
+            if fits == start and self._pending:  # the next line does not fit: scan the block first
+                self._flush()
+                continue
             end = min(max(fits, start + 1), len(raws))
             self._pending.append(raws.slice(start, end - start))
             self._pending_bytes += int(ends[end - 1]) - base
             start = end
-            if self._pending_bytes >= BLOCK_BYTES or start < len(raws):
+            if start < len(raws) or self._pending_bytes >= BLOCK_BYTES:  # full
                 self._flush()
 
     def _flush(self) -> None:
