@@ -17,8 +17,8 @@ from contam_guard.core.config import MAX_PAIRS_PER_ITEM, Config, Rules
 from contam_guard.core.scanner import Scanner
 from contam_guard.core.state import ScanState
 from contam_guard.engines.local import scan_sources
-from contam_guard.io.readers import ReadOptions
 from contam_guard.io.manifest import store
+from contam_guard.io.readers import ReadOptions
 from contam_guard.io.readers.opener import UTF8_BOM
 from contam_guard.io.sources import Source
 
@@ -82,7 +82,9 @@ def found(state: ScanState) -> list[tuple[Any, ...]]:
     )
 
 
-@pytest.mark.parametrize(("per_batch", "block_bytes"), [(10_000, 4 << 20), (7, 4 << 20), (7, 600), (1000, 300)])
+@pytest.mark.parametrize(
+    ("per_batch", "block_bytes"), [(10_000, 4 << 20), (7, 4 << 20), (7, 600), (1000, 300)]
+)
 def test_partition_scan_matches_the_local_engine(
     project: Path,
     tmp_path: Path,
@@ -94,9 +96,8 @@ def test_partition_scan_matches_the_local_engine(
     path = tmp_path / "train.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     read = ReadOptions(fields=("text",))
-    scanner = Scanner(
-        store.load(project / ".contam-guard" / "manifest.json"), Config(rules=Rules()), None, root=Path.cwd(), max_pairs=MAX_PAIRS_PER_ITEM
-    )
+    manifest = store.load(project / ".contam-guard" / "manifest.json")
+    scanner = Scanner(manifest, Config(rules=Rules()), None, root=Path.cwd(), max_pairs=MAX_PAIRS_PER_ITEM)
     local = scan_sources(scanner, [Source(path, "train.jsonl")], read).state
 
     monkeypatch.setattr(worker, "BLOCK_BYTES", block_bytes)
@@ -125,5 +126,5 @@ def test_partition_scan_matches_the_local_engine(
     # Every line went through the compiled path, in blocks of at most BLOCK_BYTES (a longer line
     # is a block of its own).
     assert sum(blocks) == path.stat().st_size - len(UTF8_BOM)
-    assert max(blocks) <= max(block_bytes, max(len(line) + 1 for line in lines))
+    assert max(blocks) <= max(block_bytes, *(len(line) + 1 for line in lines))
     assert len(blocks) >= (path.stat().st_size // block_bytes)
