@@ -1024,13 +1024,14 @@ static int reserve(Buffer *b, Py_ssize_t need) {
  * words and never decodes a line again. A record that goes to the exact path takes its words
  * back (``word_marks``). */
 enum {
-    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_SPELLED, W_SPELLED_END,
+    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_BREAK, W_SPELLED, W_SPELLED_END,
     W_SPELLED_HASH, WORD_OUTS
 };
 typedef struct {
     const RewordPass *vocab;
-    Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u32 code
-                           points of the new words; per new word its end there (i64), its hash */
+    Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u8 per word
+                           (a newline before it in its string: the rewording pass's lines); u32
+                           code points of the new words; per new word its end there (i64), its hash */
     u64 *spelled_key;   /* the new words spelled so far (open addressing; used[slot] marks) */
     u8 *spelled_used;
     Py_ssize_t spelled_slots, spelled_count;
@@ -1165,11 +1166,16 @@ static int doc_add(Context *ctx, Doc *doc, const u32 *text, Py_ssize_t n, i64 li
     u64 acc = 0, power = 1;
     i64 length = 0;
     int solo = 0; /* as in words_pass */
+    u8 line_break = 0; /* a newline since the last word */
     Py_ssize_t i = 0, start = 0;
 #define CLOSE_WORD()                                                        \
     do {                                                                    \
         close_word(&ring, acc, length, grams, pending, line);               \
-        if (out != NULL) word_out(out, ring.w4, text, start, i, cls, lower); \
+        if (out != NULL) {                                                  \
+            word_push(out, W_BREAK, &line_break, 1);                        \
+            word_out(out, ring.w4, text, start, i, cls, lower);             \
+        }                                                                   \
+        line_break = 0;                                                     \
     } while (0)
     for (; i < n; i++) {
         u32 ch = text[i];
@@ -1188,6 +1194,7 @@ static int doc_add(Context *ctx, Doc *doc, const u32 *text, Py_ssize_t n, i64 li
                 CLOSE_WORD();
                 acc = 0; power = 1; length = 0;
             }
+            line_break |= ch == '\n';
             solo = 0;
         } else if (kind == CLS_SOLO) { /* closes the word before it and starts its own */
             if (length > 0) CLOSE_WORD();
@@ -2086,6 +2093,100 @@ static PyObject *count_lines(PyObject *self, PyObject *const *objs, Py_ssize_t n
 /* The rewording rules' pass: a type of its own, in its own file (it uses the helpers above). */
 #include "reword.c"
 
+/* ------------------------------------------------------------------------------------------ */
+/* Gapped spans: chaining a pair's exact runs across small gaps (core/match/chains.py).         */
+
+/* The first index m of by_end[lo..hi) whose run ends at or after (pair, end); by_end sorts the
+ * runs by (pair, i1). */
+static Py_ssize_t chain_lower(const i64 *pair, const i64 *i1, const i64 *by_end, Py_ssize_t n, i64 p,
+                              i64 end) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        i64 r = by_end[mid];
+        if (pair[r] < p || (pair[r] == p && i1[r] < end)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* chain_runs(pair, i0, i1, j0, j1, by_end, params, start): for each exact run (item words
+ * [i0, i1), record words [j0, j1); runs sorted by pair), the first item word of the longest
+ * span ending with it that chains runs back through their cheapest predecessors while the
+ * links' cost fits a budget. params: max_link, fixed, per, every, max_links (see
+ * pure_kernels.chain_runs, which computes the same). */
+static PyObject *chain_runs(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    Arg a[] = {{"pair", 0, 8}, {"i0", 0, 8},     {"i1", 0, 8},     {"j0", 0, 8},
+               {"j1", 0, 8},   {"by_end", 0, 8}, {"params", 0, 8}, {"start", 1, 8}};
+    const Py_ssize_t na = sizeof a / sizeof a[0];
+    if (take("chain_runs", objs, nargs, a, na) < 0) return NULL;
+    Py_ssize_t n = COUNT(a[0]);
+    i64 *pred = NULL, *cost = NULL;
+    for (Py_ssize_t k = 1; k < na; k++) {
+        if (k == 6 ? too_short("chain_runs", &a[k], 5) : too_short("chain_runs", &a[k], n)) goto fail;
+    }
+    const i64 *pair = PTR(a[0], i64), *i0 = PTR(a[1], i64), *i1 = PTR(a[2], i64);
+    const i64 *j0 = PTR(a[3], i64), *j1 = PTR(a[4], i64), *by_end = PTR(a[5], i64), *prm = PTR(a[6], i64);
+    i64 *start = PTR(a[7], i64);
+    i64 max_link = prm[0], fixed = prm[1], per = prm[2], every = prm[3], max_links = prm[4];
+    if (max_link < 0 || max_link > 64 || fixed < 0 || per < 0 || every < 1 || max_links < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "chain_runs: params must be max_link 0..64, fixed >= 0, per >= 0, every >= 1, links >= 0");
+        goto fail;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (by_end[k] < 0 || by_end[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "chain_runs: by_end must hold run indices");
+            goto fail;
+        }
+    }
+    pred = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(i64));
+    cost = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(i64));
+    if (pred == NULL || cost == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t b = 0; b < n; b++) {
+        i64 best = -1, best_cost = max_link + 1, best_len = -1;
+        for (i64 t = 0; t <= max_link; t++) {
+            Py_ssize_t m = chain_lower(pair, i1, by_end, n, pair[b], i0[b] - t);
+            for (; m < n && pair[by_end[m]] == pair[b] && i1[by_end[m]] == i0[b] - t; m++) {
+                i64 r = by_end[m];
+                i64 gj = j0[b] - j1[r];
+                if (r == b || gj < 0) continue;
+                i64 c = gj > t ? gj : t;
+                if (c < 1) c = 1;
+                if (c > max_link) continue;
+                i64 len = i1[r] - i0[r];
+                if (c < best_cost || (c == best_cost && (len > best_len || (len == best_len && r < best)))) {
+                    best = r, best_cost = c, best_len = len;
+                }
+            }
+        }
+        pred[b] = best, cost[b] = best_cost;
+    }
+    for (Py_ssize_t b = 0; b < n; b++) {
+        i64 cur = b, spent = 0;
+        start[b] = i0[b];
+        for (i64 step = 0; step < max_links && pred[cur] >= 0; step++) {
+            i64 back = pred[cur];
+            spent += cost[cur];
+            if (spent * every > fixed * every + per * i1[b]) break;
+            if (spent * every <= fixed * every + per * (i1[b] - i0[back])) start[b] = i0[back];
+            cur = back;
+        }
+    }
+    PyMem_Free(pred);
+    PyMem_Free(cost);
+    release(a, na);
+    Py_RETURN_NONE;
+fail:
+    PyMem_Free(pred);
+    PyMem_Free(cost);
+    release(a, na);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"count_tokens", (PyCFunction)(void (*)(void))count_tokens, METH_FASTCALL, "Maximal runs of non-space code points."},
     {"words_pass", (PyCFunction)(void (*)(void))words_pass, METH_FASTCALL, "Find, normalise and hash every word."},
@@ -2103,6 +2204,7 @@ static PyMethodDef methods[] = {
     {"count_lines", (PyCFunction)(void (*)(void))count_lines, METH_FASTCALL, "Newlines and blank lines."},
     {"decode_segments", (PyCFunction)(void (*)(void))decode_segments, METH_FASTCALL, "The filter's segments of one line (tests)."},
     {"may_repeat_keys", (PyCFunction)(void (*)(void))may_repeat_keys, METH_FASTCALL, "Whether a JSON line may repeat a key."},
+    {"chain_runs", (PyCFunction)(void (*)(void))chain_runs, METH_FASTCALL, "Chain a pair's runs across small gaps."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -168,6 +168,30 @@ class Rules:
             "5th-percentile item length, 8..13).",
         ),
     ] = None
+    skip_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--skip-budget",
+            min=0,
+            max=64,
+            metavar="K",
+            help="Llama 2 rule: a matched span may differ in up to K words (Llama 2's skip-gram "
+            "budget is 4; default 0: exact runs).",
+            show_default=False,
+        ),
+    ] = None
+    gaps: Annotated[
+        int | None,
+        typer.Option(
+            "--gaps",
+            min=1,
+            max=8,
+            metavar="K",
+            help="Turn the gapped rule on: GPT-3's N-word run surviving K inserted, deleted or "
+            "replaced words per 8 words.",
+            show_default=False,
+        ),
+    ] = None
     only: Annotated[
         list[RuleName] | None,
         typer.Option("--only", help="Run only these rules (repeatable).", show_default=False),
@@ -205,6 +229,12 @@ class Rules:
                 overrides[rule] = settings
         if self.n is not None:
             overrides.setdefault("gpt3", {})["n"] = _words_or_auto(self.n)
+        if self.skip_budget is not None:
+            overrides.setdefault("llama2", {})["skip_budget"] = self.skip_budget
+        if self.gaps is not None:
+            gapped = overrides.setdefault("gapped", {})
+            gapped["gaps"] = self.gaps
+            gapped.setdefault("enabled", not (only and "gapped" not in only) and "gapped" not in disable)
         return overrides
 
 

@@ -21,6 +21,7 @@ from contam_guard.core.batch import Batch
 from contam_guard.core.families import ngram
 from contam_guard.core.families.base import FamilyRows
 from contam_guard.core.families.reword import RewordFamily, RewordSettings, RewordTotals
+from contam_guard.core.match.chains import ChainSettings
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.match.matcher import Hits
 from contam_guard.core.match.pairs import PairStore
@@ -68,6 +69,7 @@ class ScanPass:
         self.batch_chars = int(config.scan.batch_chars)
         self.max_pairs = int(config.scan.max_pairs_per_item if max_pairs is None else max_pairs)
         self.reword_settings = RewordSettings.of(self.rules)
+        self.chains = chain_settings(self.rules)
         self.notices = list(notices)
         self.large = False
         """Inputs large against the manifest: build the in-memory tables (the compiled prefilter,
@@ -86,7 +88,7 @@ class ScanPass:
     def empty_state(self, max_pairs: int | None = None) -> ScanState:
         reword = None if self.reword_settings is None else RewordTotals.empty(self.index.items)
         limit = self.max_pairs if max_pairs is None else max_pairs
-        return ScanState(ngram.NgramTotals.empty(self.index), reword, PairStore(limit), Census())
+        return ScanState(ngram.NgramTotals.empty(self.index, self.chains), reword, PairStore(limit), Census())
 
     def batch(self, records: list[Record]) -> Batch:
         return Batch.of(records, spec=self.index.spec, key=self.key, windows=self.windows)
@@ -111,7 +113,7 @@ class ScanPass:
 
     def observe(self, batch: Batch, state: ScanState | None) -> list[FamilyRows]:
         """Every family's pairs in ``batch``; with ``state``, its totals updated."""
-        rows = [ngram.observe(batch, self.index, None if state is None else state.ngram)]
+        rows = [ngram.observe(batch, self.index, None if state is None else state.ngram, self.chains)]
         if self.reword is not None:
             rows.append(self.reword.observe(batch, None if state is None else state.reword))
         return rows
@@ -153,6 +155,16 @@ class ScanPass:
             rows = self.reword.observe(self.batch(part), state.reword)
             found.append(lines[start + rows.record[rows.notable]])
         return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def chain_settings(rules: Any) -> ChainSettings:
+    """What the scan chains across gaps: Llama 2's skip-gram budget and the gapped rule's gaps,
+    each where its rule is on (``core.match.chains``)."""
+    llama2, gapped = rules.llama2, rules.gapped
+    return ChainSettings(
+        skip_budget=int(llama2.skip_budget) if llama2.enabled else 0,
+        gaps=int(gapped.gaps) if gapped.enabled else 0,
+    )
 
 
 def _hit_slices(grams: Hits, windows: Hits, records: int) -> Any:

@@ -93,7 +93,7 @@ def test_the_package_from_it_runs_on_the_numpy_kernels(wheel: Path, tmp_path: Pa
             timeout=300,
         )
 
-    where = run("from contam_guard import native; print(native.__file__, native.module().__name__)")
+    where = run("from contam_guard.core.spec import native; print(native.__file__, native.module().__name__)")
     assert where.stdout.split() == [
         str(unpacked / "contam_guard" / "core" / "spec" / "native.py"),
         "contam_guard.core.spec.pure_kernels",

@@ -12,7 +12,7 @@ from contam_guard.core.match.index import ManifestIndex, Target
 from contam_guard.core.match.matcher import ItemTotals, match_batch
 from contam_guard.core.match.stats import ItemStats, item_stats
 from contam_guard.core.register.views import hash_view
-from contam_guard.core.rules import RULES, gpt3, gpt4, llama2, numbers, palm, reworded, whole
+from contam_guard.core.rules import RULES, gapped, gpt3, gpt4, llama2, numbers, palm, reworded, whole
 from contam_guard.core.spec.features import extract_features
 
 GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k" / "test.jsonl"
@@ -165,7 +165,7 @@ def test_llama2_min_run_counts_runs_of_other_lengths() -> None:
 
 
 def test_every_rule_is_registered_once_with_its_settings() -> None:
-    assert list(RULES) == ["gpt3", "whole", "palm", "llama2", "gpt4", "numbers", "reworded"]
+    assert list(RULES) == ["gpt3", "gapped", "whole", "palm", "llama2", "gpt4", "numbers", "reworded"]
     for name, rule in RULES.items():
-        assert rule.name == name and rule.settings().enabled
-    assert [m.NAME for m in (gpt3, whole, palm, llama2, gpt4, numbers, reworded)] == list(RULES)
+        assert rule.name == name and rule.settings().enabled == (name != "gapped")  # gapped: off
+    assert [m.NAME for m in (gpt3, gapped, whole, palm, llama2, gpt4, numbers, reworded)] == list(RULES)

@@ -7,7 +7,7 @@ from pathlib import Path
 from contam_guard.cli.commands.common import load_manifest
 from contam_guard.core.config import LoadedConfig
 from contam_guard.core.register.build import GoldenSource, build_set, without_golden_text
-from contam_guard.core.rules import gpt3
+from contam_guard.core.rules import RULES, gpt3
 from contam_guard.errors import ContamGuardError, ExitCode, InputError
 from contam_guard.io.keys import key_for
 from contam_guard.io.manifest import names, store
@@ -21,7 +21,9 @@ def parse_rules(text: str | None) -> tuple[str, ...] | None:
     """``--rules gpt3,palm,llama2`` as rule names (None: every rule); exit 2 for an unknown one."""
     if text is None:
         return None
-    chosen = tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
+    named = {part.strip() for part in text.split(",") if part.strip()}
+    # a rule over another's registration (gapped reads gpt3's hashes) names that rule
+    chosen = tuple(sorted({RULES[n].registered_as or n if n in RULES else n for n in named}))
     known = all_rules()
     unknown = [name for name in chosen if name not in known]
     if unknown or not chosen:

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from contam_guard.core.batch import Batch
 from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.match.chains import NO_CHAINS, ChainSettings
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.match.matcher import Hits, ItemTotals, PairTable, match_batch, match_hits
 from contam_guard.core.pairs import Column
@@ -44,39 +45,68 @@ IntArray = NDArray[np.int64]
 
 @dataclass
 class NgramTotals:
-    """Per item position over everything scanned: R[i], and each window posting found."""
+    """Per item position over everything scanned: R[i], each window posting found, and the
+    chained spans when the scan chains (``core.match.chains``)."""
 
     totals: ItemTotals
 
     @classmethod
-    def empty(cls, index: ManifestIndex) -> NgramTotals:
-        return cls(ItemTotals.empty(index))
+    def empty(cls, index: ManifestIndex, chains: ChainSettings = NO_CHAINS) -> NgramTotals:
+        return cls(ItemTotals.empty(index, chains))
 
     def merge(self, other: NgramTotals) -> None:
-        at = np.flatnonzero(other.totals.run)
-        self.totals.run[at] = np.maximum(self.totals.run[at], other.totals.run[at])
-        self.totals.window_found[np.flatnonzero(other.totals.window_found)] = True
+        mine, theirs = self.totals, other.totals
+        for own, more in ((mine.run, theirs.run), (mine.skip, theirs.skip), (mine.gapped, theirs.gapped)):
+            if own is not None and more is not None:
+                at = np.flatnonzero(more)
+                own[at] = np.maximum(own[at], more[at])
+        mine.window_found[np.flatnonzero(theirs.window_found)] = True
 
-    def __getstate__(self) -> tuple[int, int, IntArray, IntArray, IntArray]:
+    def __getstate__(self) -> _State:
         # Sparse: a part of a scan touches a few of the manifest's positions, and the dense
         # arrays are manifest-sized.
-        at = np.flatnonzero(self.totals.run)
-        found = np.flatnonzero(self.totals.window_found)
-        return self.totals.run.size, self.totals.window_found.size, at, self.totals.run[at], found
+        t = self.totals
+        at = np.flatnonzero(t.run)
+        found = np.flatnonzero(t.window_found)
+        chained = (_sparse(t.skip), _sparse(t.gapped))
+        return t.run.size, t.window_found.size, at, t.run[at], found, t.chains, chained
 
-    def __setstate__(self, state: tuple[int, int, IntArray, IntArray, IntArray]) -> None:
-        runs, windows, at, values, found = state
+    def __setstate__(self, state: _State) -> None:
+        runs, windows, at, values, found, chains, (skip, gapped) = state
         totals = ItemTotals(
-            run=np.zeros(runs, dtype=np.int64), window_found=np.zeros(windows, dtype=np.bool_)
+            run=np.zeros(runs, dtype=np.int64), window_found=np.zeros(windows, dtype=np.bool_), chains=chains
         )
         totals.run[at] = values
         totals.window_found[found] = True
+        totals.skip, totals.gapped = _dense(skip, runs), _dense(gapped, runs)
         self.totals = totals
 
 
-def observe(batch: Batch, index: ManifestIndex, totals: NgramTotals | None) -> FamilyRows:
-    """The batch's pairs; ``totals`` updated unless None (records counted elsewhere already)."""
-    scratch = totals.totals if totals is not None else ItemTotals.empty(index)
+_Sparse = tuple[IntArray, IntArray] | None
+_State = tuple[int, int, IntArray, IntArray, IntArray, ChainSettings, tuple[_Sparse, _Sparse]]
+
+
+def _sparse(flat: IntArray | None) -> _Sparse:
+    if flat is None:
+        return None
+    at = np.flatnonzero(flat)
+    return at, flat[at]
+
+
+def _dense(kept: _Sparse, size: int) -> IntArray | None:
+    if kept is None:
+        return None
+    flat = np.zeros(size, dtype=np.int64)
+    flat[kept[0]] = kept[1]
+    return flat
+
+
+def observe(
+    batch: Batch, index: ManifestIndex, totals: NgramTotals | None, chains: ChainSettings = NO_CHAINS
+) -> FamilyRows:
+    """The batch's pairs; ``totals`` updated unless None (records counted elsewhere already,
+    then chained as ``chains`` says)."""
+    scratch = totals.totals if totals is not None else ItemTotals.empty(index, chains)
     table = match_batch(index, batch.features, scratch, groups=batch.units.first_unit)
     return rows(table, batch)
 
@@ -89,7 +119,10 @@ def observe_hits(
 
 
 def notable(table: PairTable) -> NDArray[np.bool_]:
-    return np.asarray((table.longest >= NOTABLE_RUN) | (table.window_hits > 0))
+    listed = (table.longest >= NOTABLE_RUN) | (table.window_hits > 0)
+    if table.chained is not None:  # a copy cut into short runs by small edits
+        listed |= table.chained >= NOTABLE_RUN
+    return np.asarray(listed)
 
 
 def NUMBERS(table: PairTable) -> dict[str, IntArray]:  # noqa: N802 (the family's columns, by name)

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.core.match.arrays import lex_order, sorted_unique, sparse_zeros
+from contam_guard.core.match.chains import NO_CHAINS, ChainSettings, Runs, gapped_spans, runs_of, skip_spans
 from contam_guard.core.match.index import ManifestIndex, Postings
 from contam_guard.core.spec.features import TextFeatures
 from contam_guard.core.spec.hashing import GRAM_N
@@ -40,13 +41,23 @@ class ItemTotals:
     """R[i] over all records, flat: item g's words at ``index.word_base[g] + i``."""
     window_found: NDArray[np.bool_]
     """Whether each window posting (``index.windows``) occurs in some record."""
+    chains: ChainSettings = NO_CHAINS
+    """What the scan chains across gaps (``core.match.chains``); nothing by default."""
+    skip: IntArray | None = None
+    """Flat like ``run``: the longest Llama 2 skip-gram span starting at each word (None: off)."""
+    gapped: IntArray | None = None
+    """Flat like ``run``: the longest gapped run starting at each word (None: off)."""
 
     @classmethod
-    def empty(cls, index: ManifestIndex) -> ItemTotals:
+    def empty(cls, index: ManifestIndex, chains: ChainSettings = NO_CHAINS) -> ItemTotals:
         # Manifest-sized, and a small scan touches a few places: small pages.
+        words = int(index.word_counts.sum())
         return cls(
-            run=sparse_zeros(int(index.word_counts.sum()), np.int64),
+            run=sparse_zeros(words, np.int64),
             window_found=sparse_zeros(int(index.window_counts.sum()), np.bool_),
+            chains=chains,
+            skip=sparse_zeros(words, np.int64) if chains.skip_budget else None,
+            gapped=sparse_zeros(words, np.int64) if chains.gaps else None,
         )
 
 
@@ -66,6 +77,9 @@ class PairTable:
     covered_l10: IntArray
     window_hits: IntArray
     window_at: IntArray
+    chained: IntArray | None = None
+    """The longest skip-gram span or gapped run per pair, when the scan chains (not a column:
+    it only makes a pair worth listing)."""
 
     def __len__(self) -> int:
         return int(self.item.size)
@@ -194,6 +208,7 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
         value = (end - at)[kept]
         item, record, i, j, diagonal = item[kept], record[kept], i[kept], j[kept], diagonal[kept]
     np.maximum.at(totals.run, index.word_base[item] + i, value)
+    chained = _chain(index, totals, runs_of(item, record, i, j, value)) if totals.chains.on else None
 
     # R per (item, record, i): the best diagonal at each position.
     order = lex_order((-value, i, record, item))
@@ -216,7 +231,7 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
     long_runs = value >= 10
     covered = union_lengths(pair_id[long_runs], i[long_runs], (i + value)[long_runs], pairs)
     starts = np.flatnonzero(pair_new)
-    return {
+    out = {
         "item": item[starts],
         "record": record[starts],
         "longest": longest,
@@ -224,6 +239,38 @@ def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[s
         "ngrams8_found": ngrams8,
         "covered_l10": covered,
     }
+    if chained is not None:
+        out["chained"] = _per_pair(chained, out["item"], out["record"])
+    return out
+
+
+def _chain(index: ManifestIndex, totals: ItemTotals, runs: Runs) -> tuple[IntArray, IntArray, IntArray]:
+    """The chained spans of a batch's runs (``core.match.chains``) into ``totals``; per run its
+    (item, record, longest span of either kind)."""
+    longest = np.zeros(runs.item.size, dtype=np.int64)
+    chains = totals.chains
+    for flat, start in (
+        (totals.skip, skip_spans(runs, chains.skip_budget) if chains.skip_budget else None),
+        (totals.gapped, gapped_spans(runs, chains.gaps) if chains.gaps else None),
+    ):
+        if flat is None or start is None:
+            continue
+        length = runs.i1 - start
+        np.maximum.at(flat, index.word_base[runs.item] + start, length)
+        np.maximum(longest, length, out=longest)
+    return runs.item, runs.record, longest
+
+
+def _per_pair(chained: tuple[IntArray, IntArray, IntArray], item: IntArray, record: IntArray) -> IntArray:
+    """The longest chained span of each (item, record) pair (pairs sorted by item, record)."""
+    run_item, run_record, longest = chained
+    out = np.zeros(item.size, dtype=np.int64)
+    if item.size == 0 or run_item.size == 0:
+        return out
+    width = int(max(int(record.max()), int(run_record.max()))) + 1
+    at = np.searchsorted(item * width + record, run_item * width + run_record)
+    np.maximum.at(out, at, longest)
+    return out
 
 
 def _match_windows(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
@@ -270,4 +317,5 @@ def _join(grams: dict[str, IntArray], windows: dict[str, IntArray], records: int
         covered_l10=column(grams, at_g, "covered_l10", 0),
         window_hits=column(windows, at_w, "window_hits", 0),
         window_at=column(windows, at_w, "window_at", -1),
+        chained=column(grams, at_g, "chained", 0) if "chained" in grams else None,
     )

@@ -48,6 +48,11 @@ class ItemStats:
     _covered: dict[int, IntArray] = field(default_factory=dict, compare=False, repr=False)
     reword: RewordStats | None = field(default=None, compare=False, repr=False)
     """The rewording rules' per-item numbers, when they ran."""
+    skip: tuple[IntArray, IntArray, IntArray] | None = field(default=None, compare=False, repr=False)
+    """(item, position, span) of every Llama 2 skip-gram span start (``core.match.chains``),
+    when the scan chained them (None: the skip-gram budget is off)."""
+    gapped_longest: IntArray | None = field(default=None, compare=False, repr=False)
+    """The longest gapped run per item (``core.match.chains``), when the gapped rule ran."""
 
     def covered(self, min_run: int) -> IntArray:
         """Words inside shared runs of at least ``min_run`` words, per item."""
@@ -59,6 +64,24 @@ class ItemStats:
             item, position, run = self.runs
             self._covered[min_run] = _covered(item, position, run, min_run, self.words.size, self.template)
         return self._covered[min_run]
+
+    def covered_skip(self, min_run: int) -> IntArray:
+        """Words inside Llama 2 skip-gram spans of at least ``min_run`` words, per item (the
+        exact coverage where the scan did not chain)."""
+        if self.skip is None:
+            return self.covered(min_run)
+        key = -min_run
+        if key not in self._covered:
+            item, position, span = self.skip
+            self._covered[key] = _covered(item, position, span, min_run, self.words.size, self.template)
+        return self._covered[key]
+
+
+def _starts(index: ManifestIndex, flat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """(item, position, value) of every word with a value, sorted by item and position."""
+    at = np.flatnonzero(flat)
+    owner = np.searchsorted(index.word_base + index.word_counts, at, side="right").astype(np.int64)
+    return owner, at - index.word_base[owner], flat[at]
 
 
 def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
@@ -94,6 +117,12 @@ def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
     # Manifest 2: the found windows' items, from the tables (only the found ones are read).
     found_items = index.windows.item_of(np.flatnonzero(totals.window_found))
     hits = np.bincount(found_items, minlength=items).astype(np.int64)
+    skip = None if totals.skip is None else _starts(index, totals.skip)
+    gapped = None
+    if totals.gapped is not None:
+        owner, _, span = _starts(index, totals.gapped)
+        gapped = np.zeros(items, dtype=np.int64)
+        np.maximum.at(gapped, owner, span)
     return ItemStats(
         words=words,
         longest_run=longest,
@@ -104,6 +133,8 @@ def item_stats(index: ManifestIndex, totals: ItemTotals) -> ItemStats:
         window_hits=hits,
         runs=(position_item, position, run),
         template=template,
+        skip=skip,
+        gapped_longest=gapped,
     )
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from contam_guard.core.rules import gpt3, gpt4, llama2, numbers, palm, reworded, whole
+from contam_guard.core.rules import gapped, gpt3, gpt4, llama2, numbers, palm, reworded, whole
 from contam_guard.core.rules.base import Rule, RuleResult, RuleSettings
 
 RULES: dict[str, Rule[Any]] = {
     gpt3.NAME: gpt3.RULE,
+    gapped.NAME: gapped.RULE,
     whole.NAME: whole.RULE,
     palm.NAME: palm.RULE,
     llama2.NAME: llama2.RULE,

@@ -126,6 +126,9 @@ class Rule(Generic[S]):
     more_detail: Callable[[int, int, float], str] = _more_run_detail
     """The sentence of a per-pair finding for the records beyond ``--max-pairs-per-item``
     sharing one run, from their count, that run's length and the bar."""
+    registered_as: str | None = None
+    """The rule whose registration this rule reads (the manifest records that rule's name): a
+    rule over the same stored hashes as another adds no rule a set is registered for."""
     defers_to: str | None = None
     """Another per-pair rule over the same pair value: on the items where that rule is on, fails,
     and has a bar no higher than this rule's, every pair this rule would report is that rule's

@@ -113,3 +113,31 @@ def windows_pass(
         need(window_hash, np.uint64),
         need(window_valid, np.bool_),
     )
+
+
+def chain_runs(
+    pair: NDArray[np.int64],
+    i0: NDArray[np.int64],
+    i1: NDArray[np.int64],
+    j0: NDArray[np.int64],
+    j1: NDArray[np.int64],
+    by_end: NDArray[np.int64],
+    params: NDArray[np.int64],
+    start: NDArray[np.int64],
+) -> None:
+    """For each exact shared run (item words ``[i0, i1)``, record words ``[j0, j1)``, runs of one
+    (item, record) ``pair`` together), write to ``start`` the first item word of the longest
+    span ending with it that follows runs back through their cheapest predecessors while the
+    links' cost fits a budget (``core.match.chains``). ``by_end`` orders the runs by (pair, i1);
+    ``params``: the most one link costs, the budget's fixed part, its part per ``every`` words
+    of span, ``every``, the most links followed."""
+    _native.chain_runs(
+        need(pair, np.int64),
+        need(i0, np.int64),
+        need(i1, np.int64),
+        need(j0, np.int64),
+        need(j1, np.int64),
+        need(by_end, np.int64),
+        need(params, np.int64),
+        need(start, np.int64),
+    )

@@ -472,3 +472,79 @@ def count_lines(block: object) -> tuple[int, int]:
     start = np.concatenate(([0], newline[:-1] + 1)) if newline.size else newline
     blank = np.count_nonzero(not_space[newline + 1] == not_space[start])
     return int(newline.size), int(blank)
+
+
+_CHAIN_PARAMS = 5
+"""``chain_runs``'s parameters: the most one link may cost, the budget's fixed part, its part per
+``every`` words of the span, ``every``, and the most links a span follows back."""
+
+
+def chain_runs(
+    pair: object, i0: object, i1: object, j0: object, j1: object, by_end: object, params: object, out: object
+) -> None:
+    func = "chain_runs"
+    p = _take(func, "pair", pair, 8, signed=True)
+    a0, a1 = _take(func, "i0", i0, 8, signed=True), _take(func, "i1", i1, 8, signed=True)
+    b0, b1 = _take(func, "j0", j0, 8, signed=True), _take(func, "j1", j1, 8, signed=True)
+    order = _take(func, "by_end", by_end, 8, signed=True)
+    settings = _take(func, "params", params, 8, signed=True)
+    start = _take(func, "start", out, 8, writable=True, signed=True)
+    n = p.size
+    for name, array in (("i0", a0), ("i1", a1), ("j0", b0), ("j1", b1), ("by_end", order), ("start", start)):
+        _too_short(func, name, array, n)
+    _too_short(func, "params", settings, _CHAIN_PARAMS)
+    max_link, fixed, per, every, max_links = (int(v) for v in settings[:_CHAIN_PARAMS])
+    if not 0 <= max_link <= 64 or fixed < 0 or per < 0 or every < 1 or max_links < 0:
+        raise ValueError(
+            f"{func}: params must be max_link 0..64, fixed >= 0, per >= 0, every >= 1, links >= 0"
+        )
+    order = order[:n]
+    if n and ((order < 0) | (order >= n)).any():
+        raise ValueError(f"{func}: by_end must hold run indices")
+    if n == 0:
+        return
+    a0, a1, b0, b1 = a0[:n], a1[:n], b0[:n], b1[:n]
+    # Each run's cheapest predecessor: a run of the same pair ending t <= max_link words before it
+    # starts (in the item) and not after it starts (in the record); a link costs the longer of its
+    # two gaps (words replaced, inserted or deleted), at least 1. Ties: the longer run, then the
+    # first index.
+    offset = max_link + 1
+    span = int(max(int(a1.max()), int(a0.max()))) + 2 * offset + 1
+    ends = p[order] * span + a1[order] + offset
+    pred = np.full(n, -1, dtype=np.int64)
+    cost = np.full(n, max_link + 1, dtype=np.int64)
+    length = np.full(n, -1, dtype=np.int64)
+    runs = np.arange(n, dtype=np.int64)
+    for t in range(max_link + 1):
+        query = p * span + a0 - t + offset
+        lo = np.searchsorted(ends, query, side="left")
+        hi = np.searchsorted(ends, query, side="right")
+        for k in range(int((hi - lo).max())):
+            has = np.flatnonzero(lo + k < hi)
+            a = order[lo[has] + k]
+            gj = b0[has] - b1[a]
+            c = np.maximum(np.maximum(gj, t), 1)
+            size = a1[a] - a0[a]
+            ok = (a != runs[has]) & (gj >= 0) & (c <= max_link)
+            better = ok & (
+                (c < cost[has])
+                | ((c == cost[has]) & ((size > length[has]) | ((size == length[has]) & (a < pred[has]))))
+            )
+            at = has[better]
+            pred[at], cost[at], length[at] = a[better], c[better], size[better]
+    # Each run's span: back along its predecessors while the links' cost fits the budget for the
+    # span they reach (at most max_links links; a budget no longer span could meet ends the walk).
+    start[:n] = a0
+    current, spent = runs.copy(), np.zeros(n, dtype=np.int64)
+    alive = pred >= 0
+    for _ in range(max_links):
+        live = np.flatnonzero(alive)
+        if live.size == 0:
+            break
+        back = pred[current[live]]
+        spent[live] += cost[current[live]]
+        reach = spent[live] * every <= fixed * every + per * a1[live]
+        fits = reach & (spent[live] * every <= fixed * every + per * (a1[live] - a0[back]))
+        start[live[fits]] = a0[back[fits]]
+        current[live] = back
+        alive[live] = reach & (pred[back] >= 0)
