@@ -29,6 +29,8 @@ TOOL = "contam-guard"
 GPT3 = ("--only", "gpt3")
 BASELINE = "scan --only gpt3"
 JOBS_2 = "scan --only gpt3 --jobs 2"
+DEFAULT_SCAN = "scan, every rule"
+"""The start of the default scan's rows' names (local, Spark, Ray)."""
 ENV = child_env(COLUMNS="200", NO_COLOR="1")
 BENCH_KEY = "contam-guard-benchmark-key-" + "0123456789abcdef" * 2
 """A fixed, public secret: the keyed rows measure speed, nothing here needs hiding."""

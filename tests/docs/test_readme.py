@@ -70,9 +70,11 @@ def test_the_scrub_quick_start_runs(tmp_path: Path) -> None:
     folder = project(tmp_path / "p")
     (block,) = [b for b in blocks(README) if b.startswith("contam-guard scrub")]
     check(run(commands(block, {}), folder, tmp_path))
-    assert (folder / "data" / "train.clean.jsonl").stat().st_size > 0
+    assert (folder / "clean" / "train.jsonl").stat().st_size > 0
     assert (folder / "removed.jsonl").read_text().count("\n") >= 4  # the planted leaks
-    assert not (folder / "clean").exists()  # --dry-run writes nothing
+    # Outputs stay out of the scanned folder; --dry-run writes nothing.
+    assert sorted(p.name for p in (folder / "clean").iterdir()) == ["chat.jsonl", "train.jsonl"]
+    assert not [p for p in (folder / "data").iterdir() if ".clean" in p.name]
 
 
 def test_running_the_action_locally_works_as_shown(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -172,3 +173,12 @@ def test_the_code_view_is_keyed_and_holds_no_text(tmp_path: Path, monkeypatch: p
         if path.is_file():
             data = path.read_bytes()
             assert b"vowels" not in data and not any(doc.encode() in data for doc in docs), path
+
+
+def test_prose_python_warns_about_is_not_code_and_says_nothing() -> None:
+    """A GSM8K answer with a typo ("10 9for Marco") made ``ast.parse`` print a SyntaxWarning
+    ("invalid decimal literal") on every ``register`` before it refused the text as code."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert not is_python("There will be an additional 10 (for Mico) + 10 9for Marco) = 20 in all.")
+    assert [str(w.message) for w in caught] == []

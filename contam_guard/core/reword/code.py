@@ -32,6 +32,7 @@ import keyword
 import re
 import textwrap
 import tokenize
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -259,7 +260,9 @@ def is_python(text: str) -> bool:
     a bare expression (a definition, an assignment, a ``return``, an import ...). A sentence does
     not parse; a number, a name or a sum parses but is a bare expression."""
     try:
-        tree = ast.parse(textwrap.dedent(text))
+        with warnings.catch_warnings():  # prose parsed as code: "invalid decimal literal" and the like
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(textwrap.dedent(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return any(not isinstance(node, ast.Expr) for node in tree.body)
