@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.config import MAX_PAIRS_PER_ITEM, Config, Rules
 from contam_guard.core.scanner import Scanner
 from contam_guard.core.state import ScanState
@@ -102,13 +103,13 @@ def test_partition_scan_matches_the_local_engine(
 
     monkeypatch.setattr(worker, "BLOCK_BYTES", block_bytes)
     blocks: list[int] = []
-    add_jsonl_block = worker.Accumulator.add_jsonl_block
+    add_jsonl_block = Accumulator.add_jsonl_block  # the class engines.spark.worker imports
 
     def counted(self: Any, block: bytes, **kwargs: Any) -> None:
         blocks.append(len(block))
         add_jsonl_block(self, block, **kwargs)
 
-    monkeypatch.setattr(worker.Accumulator, "add_jsonl_block", counted)
+    monkeypatch.setattr(Accumulator, "add_jsonl_block", counted)
     task = worker.PartitionScan(payload_for(scanner), plan_files(sources_for([path]), read), 0)
     task.scan(batches(path, lines, per_batch))
 
