@@ -29,6 +29,8 @@ TOOL = "contam-guard"
 GPT3 = ("--only", "gpt3")
 BASELINE = "scan --only gpt3"
 JOBS_2 = "scan --only gpt3 --jobs 2"
+DEFAULT_SCAN = "scan, every rule"
+"""The start of the default scan's rows' names (local, Spark, Ray)."""
 DEFAULT = "scan, every rule (the default)"
 DEFAULT_JOBS_2 = "scan, every rule, --jobs 2"
 ENV = child_env(COLUMNS="200", NO_COLOR="1")

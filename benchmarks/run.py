@@ -4,6 +4,7 @@
     python -m benchmarks.run --quick         # x2 corpus, 1 run, README left alone
     python -m benchmarks.run --tools contam-guard toolkit-mmqa --runs 1
     python -m benchmarks.run --scale-gb 2    # and contam-guard's GPT-3 scans of a 2 GB file
+    python -m benchmarks.run --engines       # contam-guard's GPT-3, default, Spark and Ray rows only
 
 Runs are interleaved (run 1 of every configuration, then run 2, ...), each a fresh child
 process; a configuration whose first run takes over a minute is not run again (one sample:
@@ -103,10 +104,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "clean filler up to X GB (10^9 bytes) of file, and print a second table (default 0: off)",
     )
     parser.add_argument(
-        "--engines",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="the default scan on Spark and Ray too (default: yes; --no-engines leaves the rows out)",
+        "--skip-engines",
+        action="store_true",
+        help="leave out the Spark and Ray rows (the default scan on one machine only)",
     )
     parser.add_argument(
         "--manifest-items",
@@ -116,7 +116,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="also register N generated items (20 sets) and measure the manifest's size, a one-record "
         "scan's start-up and peak RSS (python -m benchmarks.manifest; default 100,000; 0: off)",
     )
+    parser.add_argument(
+        "--engines",
+        action="store_true",
+        help="only contam-guard's `scan --only gpt3` and default-scan rows (local, Spark, Ray); "
+        "no peers, no manifest benchmark, README untouched",
+    )
     args = parser.parse_args(argv)
+    if args.engines:
+        args.tools, args.manifest_items = [ours.TOOL], 0
+        args.readme = False
     if args.scale_gb < 0:
         parser.error("--scale-gb must be 0 (off) or more")
     if args.scale_gb and ours.TOOL not in args.tools:
@@ -263,7 +272,9 @@ def main(argv: list[str] | None = None) -> None:
         eval_path = work / "gsm8k-test-questions.jsonl"
         ctx = Context(work, corpus, eval_path, write_eval(eval_path))
         manifest = ours.build_manifest(ctx) if ours.TOOL in args.tools else None
-        jobs = ours.jobs(ctx, manifest, args.engines) if manifest is not None else []
+        jobs = ours.jobs(ctx, manifest, not args.skip_engines) if manifest is not None else []
+        if args.engines:
+            jobs = [j for j in jobs if j.config == ours.BASELINE or j.config.startswith(ours.DEFAULT_SCAN)]
         scale, scaled = None, []
         if args.scale_gb and manifest is not None:
             log(f"building {work / 'scale.jsonl'}: the corpus + clean filler up to {args.scale_gb:g} GB")
