@@ -91,7 +91,7 @@ def test_bad_items_csv_names_the_file_and_line(
 @pytest.mark.parametrize(
     ("rule", "column", "message"),
     [
-        ("numbers", None, "has no flag_numbers column (flag_gpt3, flag_whole, flag_palm"),
+        ("numbers", None, "has no flag_numbers column (flag_gpt3, flag_gapped, flag_whole, flag_palm"),
         ("gpt4", "", "the rule 'gpt4' was not run in the scan that wrote it"),
         ("any", "", "no rule was run"),
     ],
