@@ -41,7 +41,7 @@ class Units:
     @classmethod
     def of(cls, records: list[Record]) -> Units:
         per_record = [documents(record.segments) for record in records]
-        again = _read_again([d for found in per_record for d in found])
+        again = glued.readings([d.text for found in per_record for d in found])
         docs: list[Document] = []
         derived: dict[int, tuple[int, glued.Derived]] = {}
         counts = np.zeros(len(records), dtype=np.int64)
@@ -101,13 +101,3 @@ class Batch:
         """Characters of the records' strings (the documents' separators not counted)."""
         return sum(record.chars for record in self.units.records)
 
-
-def _read_again(found: list[Document]) -> dict[int, glued.Derived]:
-    """The second reading of each document that holds glued words, by its place in ``found``."""
-    flagged = np.flatnonzero(glued.may_hold([d.text for d in found])).tolist()
-    out: dict[int, glued.Derived] = {}
-    for k in flagged:
-        reading = glued.derived(found[k].text)
-        if reading is not None:
-            out[k] = reading
-    return out

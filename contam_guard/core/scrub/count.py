@@ -24,6 +24,7 @@ from contam_guard.core.match.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.core.match.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.core.scrub.golden import GoldenNgrams
 from contam_guard.core.spec.hashing import HashKey
+from contam_guard.core.glued_lines import read_again
 from contam_guard.io.batching import batches
 from contam_guard.io.readers import ReadOptions, Record, read_records
 from contam_guard.io.readers.blocks import starts_record
@@ -145,7 +146,8 @@ def _prefiltered(
     """
     scratch = ItemTotals.empty(golden.index)
     blocks = prefilter.blocks(job.path, job.display, read, line_reading)
-    for block in blocks:
+    for found in blocks:
+        block = read_again(found)  # glued words: the exact reader reads them a second time
         lines = block.lines
         hashed = (lines.status == prefilter_status.CLEAN) | (lines.status == prefilter_status.HITS)
         totals.records += int(np.count_nonzero(starts_record(lines.status)))

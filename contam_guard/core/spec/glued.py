@@ -155,6 +155,11 @@ class Derived:
         character after it)."""
         return offset - int(np.searchsorted(self.inserted, offset, side="left"))
 
+    def originals(self, offsets: IntArray) -> IntArray:
+        """``original`` of each of ``offsets``."""
+        back: IntArray = offsets - np.searchsorted(self.inserted, offsets, side="left")
+        return back
+
     def shifted(self, offset: int) -> int:
         """The offset in ``text`` of ``offset`` of the original text."""
         original_at = self.inserted - np.arange(self.inserted.size, dtype=np.int64)
@@ -168,3 +173,13 @@ def derived(text: str) -> Derived | None:
         return None
     pieces = [text[a:b] for a, b in zip([0, *at], [*at, len(text)])]
     return Derived(" ".join(pieces), np.asarray(at, dtype=np.int64) + np.arange(len(at), dtype=np.int64))
+
+
+def readings(texts: list[str]) -> dict[int, Derived]:
+    """The second reading of each of ``texts`` that holds a glued token, by its place."""
+    out: dict[int, Derived] = {}
+    for k in np.flatnonzero(may_hold(texts)).tolist():
+        reading = derived(texts[k])
+        if reading is not None:
+            out[k] = reading
+    return out
