@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.hostile import CLEAN, LONG, Row, copy_project, make_project, put, run_row
+from tests.security.hostile import CLEAN, LONG, Row, cli, copy_project, make_project, put, run_row
 
 WORDS = LONG.split()
 CAMEL = WORDS[0] + "".join(w[:1].upper() + w[1:] for w in WORDS[1:])
@@ -112,3 +112,21 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
 def test_row(template: Path, tmp_path: Path, row: Row) -> None:
     run_row(row, copy_project(template, tmp_path / "project"))
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_the_finding_shows_the_copy_where_it_is(template: Path, tmp_path: Path, pure: str) -> None:
+    """The pair's span and snippet are the copy's place in the string as written (the second
+    reading's offsets mapped back), on the compiled path and with the numpy kernels.
+    Before: no finding (exit 0)."""
+    root = copy_project(template, tmp_path / "project")
+    text = CLEAN + ". " + CAMEL + " " + CLEAN
+    put(root, "train.jsonl", json.dumps({"text": CLEAN}) + "\n" + json.dumps({"text": text}) + "\n")
+    done = cli(root, "scan", "train.jsonl", "--review-json", "review.json", env={"CONTAM_GUARD_PURE": pure})
+    assert done.returncode == 1, done.stdout + done.stderr
+    review = json.loads((root / "review.json").read_text(encoding="utf-8"))
+    pairs = [p for f in review["findings"] if f["rule"] == "gpt3" for p in f["pairs"]]
+    assert [(p["record"], p["line"]) for p in pairs] == [(1, 2)]
+    start = text.index(CAMEL)
+    # a run ends at its last word's last kept character: "quay", not "quay?"
+    assert (pairs[0]["span"]["start"], pairs[0]["span"]["end"]) == (start, start + len(CAMEL.rstrip("?")))
