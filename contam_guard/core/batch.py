@@ -100,4 +100,3 @@ class Batch:
     def chars(self) -> int:
         """Characters of the records' strings (the documents' separators not counted)."""
         return sum(record.chars for record in self.units.records)
-

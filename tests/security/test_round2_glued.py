@@ -27,7 +27,11 @@ CAMEL = WORDS[0] + "".join(w[:1].upper() + w[1:] for w in WORDS[1:])
 
 def _jsonl(*texts: str, ensure_ascii: bool = False) -> Callable[[Path], list[str]]:
     def build(root: Path) -> list[str]:
-        put(root, "train.jsonl", "".join(json.dumps({"text": t}, ensure_ascii=ensure_ascii) + "\n" for t in texts))
+        put(
+            root,
+            "train.jsonl",
+            "".join(json.dumps({"text": t}, ensure_ascii=ensure_ascii) + "\n" for t in texts),
+        )
         return ["scan", "train.jsonl"]
 
     return build

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.core.glued_lines import read_again
 from contam_guard.core.match import prefilter as prefilter_status
 from contam_guard.core.match.arrays import sorted_unique
 from contam_guard.core.match.matcher import NO_HITS, ItemTotals, match_hits
 from contam_guard.core.match.prefilter import LineFormat, Prefilter, line_format
 from contam_guard.core.scrub.golden import GoldenNgrams
 from contam_guard.core.spec.hashing import HashKey
-from contam_guard.core.glued_lines import read_again
 from contam_guard.io.batching import batches
 from contam_guard.io.readers import ReadOptions, Record, read_records
 from contam_guard.io.readers.blocks import starts_record

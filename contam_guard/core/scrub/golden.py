@@ -164,7 +164,9 @@ class GoldenNgrams:
             end=end + unit_offset[unit],
         )
 
-    def _occurrences(self, texts: list[str], key: HashKey | None) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    def _occurrences(
+        self, texts: list[str], key: HashKey | None
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
         """(text, golden n-gram, start, end) of every occurrence in ``texts``, offsets in the text."""
         none = np.zeros(0, dtype=np.int64)
         features = extract_features(texts, key=key, windows=False, spec=self.index.spec)
@@ -192,7 +194,7 @@ class GoldenNgrams:
 
 def _originals(readings: list[glued.Derived], unit: IntArray, offsets: IntArray) -> IntArray:
     """Offsets of second readings (``unit[k]`` the reading of ``offsets[k]``) in the texts they read."""
-    out = offsets.copy()
+    out: IntArray = offsets.copy()
     for u in np.unique(unit).tolist():
         rows = unit == u
         out[rows] = readings[u].originals(offsets[rows])

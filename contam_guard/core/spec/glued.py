@@ -51,7 +51,9 @@ random base64: 0.64 to 0.72)."""
 SEPARATOR = "\u180e"
 
 _PUNCT = r"[!-/:-@\[-`{-~]*"
-_JOIN = re.compile(rf"(?P<m>[a-z0-9]{_PUNCT}(?=[A-Z])|(?=\u180e))|[A-Za-z]{_PUNCT}(?=[0-9])|[A-Z](?=[A-Z][a-z])")
+_JOIN = re.compile(
+    rf"(?P<m>[a-z0-9]{_PUNCT}(?=[A-Z])|(?=\u180e))|[A-Za-z]{_PUNCT}(?=[0-9])|[A-Z](?=[A-Z][a-z])"
+)
 """Each match ends where a join is (a space goes there); group ``m`` marks the distinctive ones."""
 _WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+[a-z]*|[AI]")
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
@@ -94,7 +96,8 @@ def candidates(data: bytes | memoryview) -> IntArray:
     stretch = np.cumsum(cls == _S)[joins]
     counts = np.bincount(stretch)
     first = np.concatenate([[True], stretch[1:] != stretch[:-1]])
-    return joins[first & (counts[stretch] >= MIN_JOINS)]
+    flagged: IntArray = joins[first & (counts[stretch] >= MIN_JOINS)]
+    return flagged
 
 
 def may_hold(texts: list[str]) -> NDArray[np.bool_]:
