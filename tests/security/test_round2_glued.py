@@ -134,3 +134,17 @@ def test_the_finding_shows_the_copy_where_it_is(template: Path, tmp_path: Path, 
     start = text.index(CAMEL)
     # a run ends at its last word's last kept character: "quay", not "quay?"
     assert (pairs[0]["span"]["start"], pairs[0]["span"]["end"]) == (start, start + len(CAMEL.rstrip("?")))
+
+
+def test_scrub_removes_a_camel_case_copy(template: Path, tmp_path: Path) -> None:
+    """Scrub cuts the golden n-grams the second reading finds, so the scrubbed file scans clean.
+    Before: nothing removed (the copy was one word to scrub as to the scan)."""
+    root = copy_project(template, tmp_path / "project")
+    put(root, "train.jsonl", json.dumps({"text": CLEAN}) + "\n" + json.dumps({"text": CAMEL}) + "\n")
+    done = cli(root, "scrub", "train.jsonl", "-o", "clean.jsonl", "--log", "removed.jsonl")
+    assert done.returncode == 0, done.stdout + done.stderr
+    removed = [json.loads(line) for line in (root / "removed.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(r["record"], r["line"]) for r in removed] == [(1, 2)]
+    kept = (root / "clean.jsonl").read_text(encoding="utf-8")
+    assert CLEAN in kept and "Lamplighter" not in kept
+    assert cli(root, "scan", "clean.jsonl").returncode == 0
