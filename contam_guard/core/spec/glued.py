@@ -17,25 +17,26 @@ manifest is unchanged: registered items are read as before, and the second readi
 hashed and matched like any text's, so a camelCase copy shares the item's word runs (GPT-3's,
 PaLM's and Llama 2's rules see it) while its windows stay GPT-4's.
 
-Only a *glued token* is read again: a whitespace-free token with at least ``MIN_JOINS`` joins,
-at least ``MIN_MARKED`` of them a capital after a lowercase letter or digit or a U+180E (hex
-digests and version strings have only letter/digit joins), whose pieces look like words (at
-least ``WORDLIKE`` of them a lowercase word with an optional capital, a number, or ``A``/``I``:
-base64 gives about two thirds). Identifiers of code rarely reach ``MIN_JOINS``
-(``getElementsByTagName`` has four), so code is almost never read twice.
+Only a *glued token* is read again (``joins``): a whitespace-free token with ``MIN_JOINS``
+joins or more, ``MIN_JOINS`` of them in a row at most ``MAX_GAP`` characters apart, at least
+``MIN_MARKED`` a capital after a lowercase letter or digit or a U+180E (hex digests and version
+strings have only letter/digit joins), ``LOWER_SHARE`` of its characters or more in lowercase
+runs and ``WORDLIKE`` of its pieces or more word-like (base64 fails both). Identifiers of code
+rarely reach ``MIN_JOINS`` (``getElementsByTagName`` has four), so code is seldom read twice.
 
-Two tests, one cheap: ``candidates`` works on the UTF-8 bytes of a block of lines or of
-documents, in numpy, and flags every whitespace-free stretch with ``MIN_JOINS`` joins or more in
-a looser sense (any byte of a multi-byte character or an escape sequence passes as punctuation),
-so that every glued token lies in a flagged stretch, JSON escapes included; ``glued_spans`` then
-reads the decoded text of the flagged documents exactly.
+Two tests, one cheap: ``candidates`` works on the UTF-8 bytes of a block of JSON Lines or text
+(or of documents: ``may_hold``), in numpy, and flags every whitespace-free stretch holding such a
+run of joins in a looser sense (any byte of a multi-byte character or of an escape sequence
+passes as punctuation, and an escape's own letters and digits can only add joins), so that every
+glued token lies in a flagged stretch, JSON escapes included; ``joins`` then reads the decoded
+text of the flagged documents exactly.
 """
 
 from __future__ import annotations
 
 import re
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice, pairwise
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,7 +54,6 @@ more: 0.41 at most, of 600: about 0.33)."""
 WORDLIKE = 0.8
 """The share of its pieces that must look like words (camelCase GSM8K questions: 0.89 or more;
 random base64: 0.64 to 0.72)."""
-SEPARATOR = "\u180e"
 
 _PUNCT = r"[!-/:-@\[-`{-~]*"
 _JOIN = re.compile(
@@ -169,7 +169,7 @@ def joins(text: str) -> list[int]:
 def _longest_run(at: list[int]) -> int:
     """The most joins in a row each at most ``MAX_GAP`` characters after the one before."""
     longest = run = min(len(at), 1)
-    for before, here in zip(at, at[1:]):
+    for before, here in pairwise(at):
         run = run + 1 if here - before <= MAX_GAP else 1
         longest = max(longest, run)
     return longest
