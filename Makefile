@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-e2e test-probe lint bench clean sanitize release-tag
+.PHONY: demo test test-e2e test-probe lint bench clean sanitize release-tag docs
 
 $(STAMP): pyproject.toml csrc/native.c csrc/reword.c csrc/reword_pass.h csrc/html_entities.h
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ test: $(STAMP)
 # .ci/run runs them after `make test`.
 test-e2e: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadgroup -m e2e
+
+# The docs site (mkdocs + Material) into site/: --strict turns every warning (a broken link or
+# anchor, a page missing from the nav) into a failure. docs/_hooks/reference.py generates the
+# reference pages from the code as it builds. tests/docs checks the result (links, Chromium).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 PYTHONPATH=$(CURDIR) $(BIN)/mkdocs build --strict --site-dir site
 
 # The probe's tests with the [probe] extra installed: the transformers backend and a tiny GPT-2
 # trained inside a test (tests/probe; without the extra they skip with a reason). The CPU build of
@@ -69,4 +75,4 @@ release-tag:
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash .ci/release-tag
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

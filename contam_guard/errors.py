@@ -11,7 +11,7 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
-    """The documented exit-code contract (see README.md, "Exit codes")."""
+    """The documented exit-code contract (docs/reference/exit-codes.md)."""
 
     CLEAN = 0
     """Nothing found, or only warn-level / allowlisted findings, or ``--exit-zero``."""

@@ -1024,13 +1024,14 @@ static int reserve(Buffer *b, Py_ssize_t need) {
  * words and never decodes a line again. A record that goes to the exact path takes its words
  * back (``word_marks``). */
 enum {
-    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_SPELLED, W_SPELLED_END,
+    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_BREAK, W_SPELLED, W_SPELLED_END,
     W_SPELLED_HASH, WORD_OUTS
 };
 typedef struct {
     const RewordPass *vocab;
-    Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u32 code
-                           points of the new words; per new word its end there (i64), its hash */
+    Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u8 per word
+                           (a newline before it in its string: the rewording pass's lines); u32
+                           code points of the new words; per new word its end there (i64), its hash */
     u64 *spelled_key;   /* the new words spelled so far (open addressing; used[slot] marks) */
     u8 *spelled_used;
     Py_ssize_t spelled_slots, spelled_count;
@@ -1165,11 +1166,16 @@ static int doc_add(Context *ctx, Doc *doc, const u32 *text, Py_ssize_t n, i64 li
     u64 acc = 0, power = 1;
     i64 length = 0;
     int solo = 0; /* as in words_pass */
+    u8 line_break = 0; /* a newline since the last word */
     Py_ssize_t i = 0, start = 0;
 #define CLOSE_WORD()                                                        \
     do {                                                                    \
         close_word(&ring, acc, length, grams, pending, line);               \
-        if (out != NULL) word_out(out, ring.w4, text, start, i, cls, lower); \
+        if (out != NULL) {                                                  \
+            word_push(out, W_BREAK, &line_break, 1);                        \
+            word_out(out, ring.w4, text, start, i, cls, lower);             \
+        }                                                                   \
+        line_break = 0;                                                     \
     } while (0)
     for (; i < n; i++) {
         u32 ch = text[i];
@@ -1188,6 +1194,7 @@ static int doc_add(Context *ctx, Doc *doc, const u32 *text, Py_ssize_t n, i64 li
                 CLOSE_WORD();
                 acc = 0; power = 1; length = 0;
             }
+            line_break |= ch == '\n';
             solo = 0;
         } else if (kind == CLS_SOLO) { /* closes the word before it and starts its own */
             if (length > 0) CLOSE_WORD();

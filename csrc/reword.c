@@ -260,21 +260,23 @@ static int is_sorted_u64(const u64 *v, Py_ssize_t n, int strict) {
 }
 
 /* add_target(distinct, weight, starts, prefix_item, prefix_weight, rest, item_weight, keys,
- *            first_item, unknown_weight, floor, bar, record_share): one (set, view)'s content
+ *            first_item, unknown_weight, floor, bar, record_share[, kind]): one (set, view)'s content
  * features as reword.matching.Prefixes arranges them. ``distinct``: the features, sorted;
  * ``weight``: each one's IDF; prefix entries of feature f at starts[f]:starts[f+1] of
  * prefix_item (global items) and prefix_weight; ``rest`` and ``item_weight`` per item of the
- * view; ``keys``: sorted local item * len(distinct) + feature number of every (item, feature). */
+ * view; ``keys``: sorted local item * len(distinct) + feature number of every (item, feature).
+ * ``kind`` (default 0): which units score against it (``run``'s kind: prose 0, docstrings 1). */
 static PyObject *reword_add_target(RewordPass *s, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"distinct", 0, 8},     {"weight", 0, 8},   {"starts", 0, 8},
                {"prefix_item", 0, 8},  {"prefix_weight", 0, 8}, {"rest", 0, 8},
                {"item_weight", 0, 8},  {"keys", 0, 8}};
     const Py_ssize_t n = 8;
-    if (nargs != n + 5) {
-        PyErr_SetString(PyExc_TypeError, "add_target: expected 8 buffers, first_item, unknown_weight, floor, bar, record_share");
+    if (nargs != n + 5 && nargs != n + 6) {
+        PyErr_SetString(PyExc_TypeError, "add_target: expected 8 buffers, first_item, unknown_weight, floor, bar, record_share[, kind]");
         return NULL;
     }
     if (busy(s, "add_target")) return NULL;
+    long kind = nargs == n + 6 ? PyLong_AsLong(objs[n + 5]) : 0;
     long long first_item = PyLong_AsLongLong(objs[n]);
     double unknown = PyFloat_AsDouble(objs[n + 1]), floor = PyFloat_AsDouble(objs[n + 2]);
     double bar = PyFloat_AsDouble(objs[n + 3]), share = PyFloat_AsDouble(objs[n + 4]);
@@ -330,6 +332,7 @@ static PyObject *reword_add_target(RewordPass *s, PyObject *const *objs, Py_ssiz
     t->bar = bar;
     t->unknown_weight = unknown;
     t->record_share = share;
+    t->kind = (int)kind;
     t->distinct = PTR(a[0], u64);
     t->features = features;
     t->weight = PTR(a[1], double);
@@ -441,7 +444,7 @@ static inline u64 joined(u64 first_raw, i64 first_len, char mark, u64 second_raw
 }
 
 /* The content features of one unit, unkeyed then keyed (reword.vocab.content_stream). */
-static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, Py_ssize_t n) {
+static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, const i64 *rows, Py_ssize_t n) {
     Py_ssize_t m = 0;
     int last = 0; /* the last number's value is waiting for a stem */
     u64 last_raw = 0;
@@ -450,7 +453,7 @@ static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, Py_ssize_t n) {
     u64 previous_raw = 0;
     i64 previous_len = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        i64 r = x->rows[i];
+        i64 r = rows[i];
         if (s->number[r]) {
             last = s->value_len[r] > 0;
             last_raw = s->value_raw[r];
@@ -539,9 +542,10 @@ static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const
     }
 }
 
-static int unit_scores(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, Out *pairs) {
-    Py_ssize_t m = unit_content(s, x, n);
-    if (m == 0) return RUN_OK;
+/* Score the ``m`` content features in x->content, window by window, against the targets of
+ * ``kind``; each pair's best score is kept in the scratch (``unit_pairs`` writes them out). */
+static void content_scores(const RewordPass *s, Scratch *x, Py_ssize_t m, int kind) {
+    if (m == 0) return;
     for (Py_ssize_t c = 0; c * REWORD_STEP < m; c++) { /* each 40-feature chunk sorted once */
         Py_ssize_t lo = c * REWORD_STEP, hi = lo + REWORD_STEP < m ? lo + REWORD_STEP : m;
         memcpy(x->chunks + lo, x->content + lo, sizeof(u64) * (size_t)(hi - lo));
@@ -552,7 +556,28 @@ static int unit_scores(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, 
         Py_ssize_t a0 = k * REWORD_STEP, a1 = a0 + REWORD_STEP < m ? a0 + REWORD_STEP : m;
         Py_ssize_t b1 = a1 + REWORD_STEP < m ? a1 + REWORD_STEP : m;
         Py_ssize_t d = merge_distinct(x->chunks + a0, a1 - a0, x->chunks + a1, b1 - a1, x->window);
-        for (Py_ssize_t ti = 0; ti < s->target_count; ti++) score_window(&s->targets[ti], x, ti, x->window, d);
+        for (Py_ssize_t ti = 0; ti < s->target_count; ti++) {
+            if (s->targets[ti].kind == kind) score_window(&s->targets[ti], x, ti, x->window, d);
+        }
+    }
+}
+
+/* A unit's best score with each item: over its windows, and when ``breaks`` marks words that
+ * begin a new line of the unit (not its first), over the windows of each line and of the unit
+ * without its first line too, each scored as a unit of its own (a record holding a question
+ * and its choices: the stem alone, the choices alone). */
+static int unit_scores(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, Out *pairs,
+                       const u8 *breaks, int kind) {
+    content_scores(s, x, unit_content(s, x, x->rows, n), kind);
+    Py_ssize_t lines = 1;
+    for (Py_ssize_t i = 1; breaks != NULL && i < n; i++) lines += breaks[i] != 0;
+    for (Py_ssize_t a = 0; lines > 1 && a < n;) {
+        Py_ssize_t b = a + 1;
+        while (b < n && !breaks[b]) b++;
+        content_scores(s, x, unit_content(s, x, x->rows + a, b - a), kind);
+        /* the unit without its first line: a question's choices without its stem */
+        if (a == 0) content_scores(s, x, unit_content(s, x, x->rows + b, n - b), kind);
+        a = b;
     }
     for (Py_ssize_t ti = 0; ti < s->target_count; ti++) {
         const RewordTarget *t = &s->targets[ti];
@@ -608,30 +633,43 @@ static int scratch_targets(Scratch *x, const RewordPass *s) {
     return 0;
 }
 
-/* run(word_hashes, unit_first, numbers, reworded) -> (gram_hits, pairs): ``gram_hits`` packs
+/* run(word_hashes, unit_first, numbers, reworded[, breaks, kind]) -> (gram_hits, pairs): ``gram_hits`` packs
  * (unit, position, posting) int64 triples of the masked 5-grams found (numbers rule);
  * ``pairs`` packs (unit, item, score) as (int64, int64, float64) of every (unit, item) whose
  * best window reaches its target's floor (reworded rule). Unit u's words are
- * word_hashes[unit_first[u]:unit_first[u + 1]]; every word must have a row (see missing). */
+ * word_hashes[unit_first[u]:unit_first[u + 1]]; every word must have a row (see missing).
+ * ``breaks`` (None, or a uint8 per word): the words that begin a line (see unit_scores);
+ * ``kind``: the targets scored (add_target's kind, default 0). */
 static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nargs) {
-    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}};
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "run(word_hashes, unit_first, numbers, reworded)");
+    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}, {"breaks", 0, 1}};
+    if (nargs < 4 || nargs > 6) {
+        PyErr_SetString(PyExc_TypeError, "run(word_hashes, unit_first, numbers, reworded[, breaks, kind])");
         return NULL;
     }
     int numbers = PyObject_IsTrue(objs[2]), reworded = PyObject_IsTrue(objs[3]);
-    if (numbers < 0 || reworded < 0 || take("run", objs, 2, a, 2) < 0) return NULL;
+    int kind = nargs == 6 ? (int)PyLong_AsLong(objs[5]) : 0;
+    if (numbers < 0 || reworded < 0 || PyErr_Occurred()) return NULL;
+    int with_breaks = nargs >= 5 && objs[4] != Py_None;
+    PyObject *taken[3] = {objs[0], objs[1], with_breaks ? objs[4] : NULL};
+    Py_ssize_t held = with_breaks ? 3 : 2;
+    if (take("run", taken, held, a, held) < 0) return NULL;
     const u64 *hashes = PTR(a[0], u64);
     const i64 *first = PTR(a[1], i64);
+    const u8 *breaks = with_breaks ? PTR(a[2], u8) : NULL;
     Py_ssize_t units = COUNT(a[1]) - 1;
     if (units < 0 || check_offsets("run", "unit_first", first, units + 1, COUNT(a[0])) < 0) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "run: unit_first must hold units + 1 items");
-        release(a, 2);
+        release(a, held);
+        return NULL;
+    }
+    if (with_breaks && COUNT(a[2]) != COUNT(a[0])) {
+        PyErr_SetString(PyExc_ValueError, "run: breaks must hold one item per word hash");
+        release(a, held);
         return NULL;
     }
     if (numbers && !s->has_grams) {
         PyErr_SetString(PyExc_ValueError, "run: numbers asked for before set_grams");
-        release(a, 2);
+        release(a, held);
         return NULL;
     }
     Out hits = {0}, pairs = {0};
@@ -659,12 +697,14 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
             break;
         }
         if (numbers) status = unit_grams(s, &x, n, (i64)u, &hits);
-        if (reworded && status == RUN_OK) status = unit_scores(s, &x, n, (i64)u, &pairs);
+        if (reworded && status == RUN_OK) {
+            status = unit_scores(s, &x, n, (i64)u, &pairs, breaks ? breaks + first[u] : NULL, kind);
+        }
     }
     scratch_free(&x, s->target_count);
     Py_END_ALLOW_THREADS
     s->running--;
-    release(a, 2);
+    release(a, held);
     if (status != RUN_OK) {
         free(hits.data);
         free(pairs.data);

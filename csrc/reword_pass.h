@@ -12,6 +12,7 @@ typedef struct {
     i64 first_item, items;
     double floor, bar; /* keep a pair scoring floor; look at one whose bound reaches bar */
     double unknown_weight, record_share;
+    int kind; /* which units score against it: prose strings and lines (0), docstrings (1) */
     const u64 *distinct; Py_ssize_t features; /* sorted */
     const double *weight;
     const i64 *starts;

@@ -48,6 +48,7 @@ E2E: dict[str, str] = {
     "test_packaging.py": "builds and installs the wheel",
     "reporting/test_html_review.py": "renders the HTML review in the real (headless) Chromium",
     "search/test_serve_chromium.py": "loads the served page in the real (headless) Chromium",
+    "docs/test_site_chromium.py": "renders every page of the built docs site in the real (headless) Chromium",
 }
 """The end-to-end tests (folders and modules under tests/, and why): marked ``e2e``. ``make test``
 leaves them out (``-m "not e2e"``: the fast loop); ``make test-e2e`` runs them, and ``.ci/run``

@@ -5,8 +5,8 @@ split evaluations use; an installed package that ships the file), the field hold
 id, and its text views, each a field of the record (``question``, ``answer``, ``choices``,
 ``code``). A list field (MMLU's ``choices``) is one view: its elements joined by newlines.
 ``fetch.resolve`` finds the data (a path given, the project's ``golden/KEY/`` folder, the
-package, the ``datasets`` library); ``README.md`` ("Languages and templates") has the table that
-``markdown_table`` prints, and a test keeps the two the same.
+package, the ``datasets`` library); the docs' benchmark reference (docs/reference/benchmarks.md)
+is generated from ``markdown_table``.
 
 The entries are data, not code: adding a benchmark is one ``Benchmark(...)`` below.
 """
@@ -178,7 +178,7 @@ def find(key: str) -> Benchmark:
 
 
 def markdown_table() -> str:
-    """The catalogue as the README's Markdown table."""
+    """The catalogue as the Markdown table of the docs' benchmark reference."""
     columns = ["key", "benchmark", "Hugging Face source", "split", "id field", "views (kind: field)"]
     columns.append("file for `golden/KEY/`")
     lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]

@@ -1,6 +1,6 @@
 """The command line: parse, call a command, map errors to exit codes in one place.
 
-Exit codes (README.md, "Exit codes"): 0 clean, 1 a failing rule fired, 2 usage, config, input
+Exit codes (docs/reference/exit-codes.md): 0 clean, 1 a failing rule fired, 2 usage, config, input
 or manifest error, 3 internal error (a bug; never 0).
 
 Each command imports its module when it runs: the engine with numpy, pyarrow and matplotlib take

@@ -284,7 +284,7 @@ def with_rule_overrides(config: Config, overrides: dict[str, dict[str, Any]]) ->
 
 DEFAULT_CONFIG_TEXT = """\
 # contam-guard settings. Every key is optional; these are the defaults.
-# Docs: README.md ("Configuration"). Unknown keys are an error (with a suggestion).
+# Docs: docs/reference/config.md. Unknown keys are an error (with a suggestion).
 
 # Folder holding manifest.json (hashes of the registered golden sets) and the allowlist.
 guard_dir: .contam-guard

@@ -86,15 +86,17 @@ def config_changes(old: Config, new: Config) -> list[str]:
 
 
 def allowlist_changes(old: Allowlist, new: Allowlist, bulk: int = BULK) -> list[str]:
-    """One sentence when more than ``bulk`` entries allow more than before."""
+    """One sentence when more than ``bulk`` entries allow more than before, or when any of them
+    is a baseline entry (``contam-guard baseline``: findings allowed without a review, however
+    few)."""
     opened = [entry for key, entry in sorted(new.entries.items()) if _opens(old.entries.get(key), entry)]
-    if len(opened) <= bulk:
+    baseline = [entry for entry in opened if entry.baseline is not None]
+    if len(opened) <= bulk and not baseline:
         return []
     shown = ", ".join(entry.describe() for entry in opened[:5])
     more = f" and {len(opened) - 5} more" if len(opened) > 5 else ""
-    return [
-        f"{len(opened)} allowlist entries added or widened in one change (more than {bulk}): {shown}{more}"
-    ]
+    why = f"{len(baseline)} of them baseline entries, not reviewed" if baseline else f"more than {bulk}"
+    return [f"{len(opened)} allowlist entries added or widened in one change ({why}): {shown}{more}"]
 
 
 def _opens(before: Entry | None, after: Entry) -> bool:

@@ -12,8 +12,8 @@ def display_path(path: Path, base: Path | None = None) -> str:
     folder = Path(os.path.abspath(base or Path.cwd()))
     try:
         return Path(os.path.abspath(path)).relative_to(folder).as_posix()
-    except ValueError:
-        return os.fspath(path)
+    except ValueError:  # outside: as given, its ``a/../`` folded (a manifest's path joined to its root)
+        return os.path.normpath(path)
 
 
 def manifest_display(path: Path, root: Path) -> str:

@@ -1,5 +1,5 @@
 """``contam-guard probe``: membership inference from the model alone, when the training data is not at
-hand (README "Probe a model").
+hand (docs/how-to/probe.md).
 
 ``scores`` defines the methods (loss, zlib, lowercase, Min-K% Prob, Min-K%++); ``backends`` give
 token log-probabilities (a local transformers model, or an OpenAI-compatible endpoint);

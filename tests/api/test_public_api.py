@@ -1,5 +1,6 @@
 """The Python library as the docs show it, against the command line on the same data.
 
+The README's snippet (its ``python`` block, also on docs/how-to/python-api.md) runs as written.
 ``import contam_guard as cg``: ``Scanner.open``, ``scan_records`` on dicts (every string read), on
 a Hugging Face ``datasets.Dataset`` batch by batch, on a pyarrow Table; an accumulator per part,
 merged; ``scrub_records``. Each must find what ``contam-guard scan`` (and ``scrub``) find on the
@@ -22,6 +23,7 @@ from contam_guard.report.tables import items_csv, pairs_csv
 from tests.helpers import REPO, Runner
 
 EXAMPLES = REPO / "examples"
+README = REPO / "README.md"
 TRAIN = "data/train.jsonl"
 
 
@@ -130,3 +132,37 @@ def test_strings_and_errors(project: Path) -> None:
     with pytest.raises(cg.ContamGuardError) as missing:
         cg.Scanner.open("no-such-folder")
     assert missing.value.exit_code == cg.ExitCode.USAGE
+
+
+def readme_snippet() -> str:
+    """The README's Python block, as shown (the docs' Python API page shows the same block)."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```python\n") + len("```python\n")
+    block = text[start : text.index("```", start)]
+    page = (REPO / "docs" / "how-to" / "python-api.md").read_text(encoding="utf-8")
+    assert f"```python\n{block}```" in page
+    return block
+
+
+def test_the_readme_snippet_runs_as_shown(
+    project: Path, cli: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("datasets")
+    code, items, _ = command_line(cli)
+    shown: dict[str, object] = {}
+    exec(compile(readme_snippet(), "README.md", "exec"), shown)  # the README's own code
+    printed = capsys.readouterr().out
+    scanner = cg.Scanner.open(".contam-guard")
+    whole = scanner.scan_records(rows(), source=TRAIN)
+    failing = sorted({f.record for f in whole.failing if f.record is not None})
+    # the list of dicts: its verdict and failing findings, printed
+    assert code == cg.ExitCode.CONTAMINATED and printed.startswith("CONTAMINATED [(")
+    assert all(f"'{f.item_id}', {f.record})" in printed for f in whole.failing)
+    # the Dataset: map flagged exactly the failing records, filter dropped them
+    ds, clean = shown["ds"], shown["clean"]
+    assert len(ds) == len(rows()) and len(clean) == len(ds) - len(failing) and failing  # type: ignore[arg-type]
+    assert [r["id"] for r in clean] == [r["id"] for i, r in enumerate(rows()) if i not in failing]  # type: ignore[attr-defined]
+    assert scanner.scan_records([str(r["text"]) for r in clean]).exit_code == cg.ExitCode.CLEAN  # type: ignore[attr-defined]
+    # the pyarrow Table: the command line's items, number for number
+    report = shown["report"]
+    assert isinstance(report, cg.Report) and items_csv(report) == items

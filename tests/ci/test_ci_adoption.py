@@ -209,6 +209,25 @@ def test_scrub_keeps_an_allowlisted_record_and_says_so(repo: Repo) -> None:
     assert [json.loads(x)["text"] for x in (repo.root / "all.jsonl").read_text().splitlines()] == [FILLER]
 
 
+def test_scrub_removes_what_only_a_baseline_entry_allows(repo: Repo) -> None:
+    """A baseline entry keeps an old finding from failing the build; it is not a review. Before:
+    scrub kept every baselined leak ("kept 2 record(s) unchanged"), 0 records touched."""
+    repo.write("data/train.jsonl", jsonl([FILLER, leak(0), leak(1)]))
+    assert repo.cg("baseline", "data/").code == 0
+    assert repo.cg("scan", "data/").code == 0  # the gate passes
+    done = repo.cg("scrub", "data/train.jsonl", "-o", "clean.jsonl")
+    assert done.code == 0, done.output
+    assert "kept" not in done.out
+    kept = [json.loads(line)["text"] for line in (repo.root / "clean.jsonl").read_text().splitlines()]
+    assert kept == [FILLER]
+    # A person's decision on one of them (a false positive) keeps that record.
+    assert repo.cg_proc("review", "--baseline", "data/", stdin="n\nour own example\ns\n").code == 0
+    again = repo.cg("scrub", "data/train.jsonl", "-o", "clean2.jsonl")
+    assert again.code == 0 and "kept 1 record(s) unchanged" in again.out, again.output
+    kept = [json.loads(line)["text"] for line in (repo.root / "clean2.jsonl").read_text().splitlines()]
+    assert kept == [FILLER, leak(0)]
+
+
 def test_scrub_keeps_a_record_allowed_by_content_from_another_file(repo: Repo) -> None:
     """Entries are keyed by content: the same reviewed text elsewhere is kept, as scan allows it."""
     repo.write("data/other.jsonl", jsonl([leak(1)]))

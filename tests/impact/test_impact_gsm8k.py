@@ -1,5 +1,5 @@
-"""The README's worked example ("Report both scores"), run as written: a real train-vs-test scan of
-GSM8K, the made-up scores, and ``impact`` in a fresh process; the README's table and numbers must
+"""The docs' worked example (docs/how-to/impact.md), run as written: a real train-vs-test scan of
+GSM8K, the made-up scores, and ``impact`` in a fresh process; the page's table and numbers must
 be what it prints. Reads ../shared/data/gsm8k; skips with a reason elsewhere."""
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ pytestmark = [
 
 
 def _example() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "how-to" / "impact.md").read_text(encoding="utf-8")
     start = text.index("**Worked example on GSM8K")
-    return text[start : text.index("\n#", start)]
+    end = text.find("\n#", start)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _run(*args: str, cwd: Path) -> str:
@@ -37,7 +38,7 @@ def _run(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def test_readme_worked_example(tmp_path: Path) -> None:
+def test_docs_worked_example(tmp_path: Path) -> None:
     example = _example()
     commands = re.search(r"```\n(contam-guard init.*?)```", example, re.S)
     assert commands is not None
@@ -50,7 +51,7 @@ def test_readme_worked_example(tmp_path: Path) -> None:
                 (tmp_path / words[-1]).write_text(out)
             else:
                 out = _run("-m", "contam_guard", *words[1:], cwd=tmp_path)
-    # ``out`` is impact's report: the README's table rows, as printed.
+    # ``out`` is impact's report: the page's table rows, as printed.
     rows = [line for line in example.splitlines() if line.startswith("| ")]
     assert len(rows) == 4
     for row in rows:

@@ -170,19 +170,15 @@ def command(*args: str) -> Any:
     return change
 
 
-def bulk_allowlist(root: Path, env: dict[str, str]) -> None:
-    entries = [
-        {
-            "set": "g",
-            "view": "question",
-            "item": "g-long",
-            "rule": "gpt3",
-            "span": f"{n:032x}",
-            "reason": "ok",
-        }
-        for n in range(11)
-    ]
-    put(root, ".contam-guard/allowlist.yaml", yaml.safe_dump({"version": 1, "entries": entries}))
+def allowlisted(count: int, **extra: str) -> Any:
+    """A change that adds ``count`` false-positive entries (``extra``: more keys of each)."""
+
+    def change(root: Path, env: dict[str, str]) -> None:
+        entry = {"set": "g", "view": "question", "item": "g-long", "rule": "gpt3", "reason": "ok"}
+        entries = [entry | {"span": f"{n:032x}"} | extra for n in range(count)]
+        put(root, ".contam-guard/allowlist.yaml", yaml.safe_dump({"version": 1, "entries": entries}))
+
+    return change
 
 
 WEAKENINGS = [
@@ -220,7 +216,13 @@ WEAKENINGS = [
         command("register", "g2", "golden.jsonl", "--field", "question", "--id-field", "id"),
         "sets 'g', 'g2' point at the same golden file golden.jsonl",
     ),
-    ("allowlist entries added in bulk", bulk_allowlist, "11 allowlist entries added or widened"),
+    ("allowlist entries added in bulk", allowlisted(11), "11 allowlist entries added or widened"),
+    # A baseline allows findings nobody reviewed: however few, the change is shown.
+    (
+        "two baseline entries",
+        allowlisted(2, baseline="2026-01-15", reason="baseline: in the data when the guard was adopted"),
+        "2 allowlist entries added or widened in one change (2 of them baseline entries, not reviewed)",
+    ),
     ("fewer fields read", edit_config("fields: []", "fields: [title]"), "scan reads only the fields title"),
 ]
 

@@ -1,6 +1,6 @@
-"""README's spark-submit example, run as written on ``local-cluster[2,1,1024]``.
+"""The docs' spark-submit example (docs/how-to/engines.md), run as written on ``local-cluster[2,1,1024]``.
 
-The job script and the commands are taken from README's "Run it on Spark" section, so the two
+The job script and the commands are taken from the page's "Spark" section, so the two
 cannot drift apart; only what names the cluster and its storage is swapped (``--master yarn``,
 the ``hdfs://`` paths, the ``git+`` requirement: each must occur in the commands exactly once).
 The commands run in bash as a user would run them: ``pip wheel`` builds contam-guard's wheel
@@ -48,13 +48,13 @@ SWAPS = {
     "hdfs:///corpus/train.jsonl": "train.jsonl",
     "hdfs:///scans/train": "out",
 }
-"""What names the cluster in README's commands -> what names this machine's stand-in for it."""
+"""What names the cluster in the docs' commands -> what names this machine's stand-in for it."""
 REQUIREMENT = '"contam-guard @ git+https://github.com/OWNER/contam-guard@v0.1.0"'
 
 
 def spark_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n## Run it on Spark\n")
+    text = (ROOT / "docs" / "how-to" / "engines.md").read_text(encoding="utf-8")
+    start = text.index("\n## Spark\n")
     return text[start : text.index("\n## ", start + 1)]
 
 
@@ -76,7 +76,7 @@ def fenced(section: str, language: str) -> list[str]:
 
 
 def readme_job() -> tuple[str, list[str]]:
-    """README's job script and its commands (continuation lines joined), as README shows them."""
+    """The docs' job script and its commands (continuation lines joined), as the page shows them."""
     section = spark_section()
     (script,) = [block for block in fenced(section, "python") if block.startswith("# scan_job.py")]
     (commands,) = [block for block in fenced(section, "") if "spark-submit" in block]
@@ -86,7 +86,7 @@ def readme_job() -> tuple[str, list[str]]:
 def swapped(commands: list[str], checkout: Path) -> list[str]:
     text = "\n".join(commands)
     for old, new in {**SWAPS, REQUIREMENT: str(checkout)}.items():
-        assert text.count(old) == 1, f"README's spark-submit example no longer has {old!r} once"
+        assert text.count(old) == 1, f"the docs' spark-submit example no longer has {old!r} once"
         text = text.replace(old, new)
     return text.splitlines()
 

@@ -146,9 +146,10 @@ def run(loaded: LoadedConfig, request: ScanRequest, day: dt.date, *, dry_run: bo
         updated.save()
         console.info(
             f"From now on only new findings fail. Commit {where}; audit the baseline entries with "
-            "`contam-guard review --baseline` (the same paths). The commit that adds them is a bulk "
-            "allowlist change: a --diff/--staged scan reports it as weakening the guard until a "
-            "reviewer accepts it (--accept-guard-change DIGEST, as the scan prints)."
+            "`contam-guard review --baseline` (the same paths). The commit that adds them allows "
+            "findings nobody reviewed: a --diff/--staged scan reports it as weakening the guard until "
+            "a reviewer accepts it (--accept-guard-change DIGEST, as the scan prints). Scrub still "
+            "removes what only a baseline entry allows."
         )
     else:
         console.info(f"Nothing to add: {where} is unchanged.")

@@ -18,7 +18,7 @@ GITIGNORE = "*.lock\n.*.tmp\n"
 GITATTRIBUTES = """\
 # The manifest's binary files (hash tables, ids): no text diff, no line-ending changes, no merge.
 # Registering a set rewrites only its own files; put them in Git LFS when they grow large
-# (README, "The manifest").
+# (docs/reference/manifest.md).
 sets/**/*.bin -diff -merge -text
 """
 

@@ -205,12 +205,13 @@ def run(loaded: LoadedConfig, request: ScrubRequest, manifest_path: Path | None 
 
 
 def _allowlist_applies(loaded: LoadedConfig) -> bool:
-    """Whether the allowlist has a live false-positive entry: only then is the scan that finds
-    the allowed pairs worth its time. Any entry may apply to any input (entries are keyed by
-    content: the same reviewed text in another file is allowed there too)."""
+    """Whether the allowlist has a live false-positive entry a person decided (a baseline entry
+    is not a review: ``core.scrub.allowed``): only then is the scan that finds the allowed pairs
+    worth its time. Any entry may apply to any input (entries are keyed by content: the same
+    reviewed text in another file is allowed there too)."""
     today = dt.date.today()
     return any(
-        entry.decision == FALSE_POSITIVE and not entry.expired(today)
+        entry.decision == FALSE_POSITIVE and entry.baseline is None and not entry.expired(today)
         for entry in Allowlist.load(loaded.allowlist_path).entries.values()
     )
 

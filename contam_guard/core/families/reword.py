@@ -20,10 +20,18 @@ from contam_guard.core.config import Rules
 from contam_guard.core.families.base import FamilyRows, Located
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.pairs import Column
+from contam_guard.core.reword.code import CODE_MIN_FEATURES, docstring_spans, in_spans
 from contam_guard.core.reword.index import RewordIndex
 from contam_guard.core.reword.matching import REPORT_FLOOR, runs_from_hits
 from contam_guard.core.reword.numbers import PLACEHOLDER, mask_word
-from contam_guard.core.reword.stage import CompiledStage, NumpyStage, Stage, has_compiled_stage
+from contam_guard.core.reword.stage import (
+    CODE,
+    CompiledStage,
+    NumpyStage,
+    Stage,
+    StageResult,
+    has_compiled_stage,
+)
 from contam_guard.core.reword.vocab import WordSpans, spell, word_hashes
 from contam_guard.core.rules import numbers, reworded
 from contam_guard.core.spec import located
@@ -145,21 +153,23 @@ class RewordFamily:
         self.know(words, lambda: units.texts)
         strings = Strings.of(units, words)
         runs = self.stage.run(words.word_hash, words.record_words, numbers=True, reworded=False)
-        scores = self.stage.run(words.word_hash, strings.first, numbers=False, reworded=True)
+        breaks = line_breaks(units.texts, words)
+        scores = self.stage.run(words.word_hash, strings.first, numbers=False, reworded=True, breaks=breaks)
+        pair_string, pair_item, pair_score = self._with_docstrings(scores, units, words, strings)
         doc, item, run, start = runs_from_hits(
             runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index
         )
         if totals is not None:
             np.maximum.at(totals.numbers_run, item, run)
-            np.maximum.at(totals.reworded, scores.pair_item, scores.pair_score)
+            np.maximum.at(totals.reworded, pair_item, pair_score)
         span = max(self.index.items, 1)
         run_key = units.unit_record[doc] * span + item
-        score_key = units.unit_record[strings.document[scores.pair_unit]] * span + scores.pair_item
+        score_key = units.unit_record[strings.document[pair_string]] * span + pair_item
         keys = np.union1d(run_key, score_key)
         at_run = _best(run_key, run, keys)
-        at_score = _best(score_key, scores.pair_score, keys)
+        at_score = _best(score_key, pair_score, keys)
         best_run = _gather(run, at_run, 0)
-        best_score = _gather(scores.pair_score, at_score, 0.0)
+        best_score = _gather(pair_score, at_score, 0.0)
 
         def locate(row: int) -> Located | None:
             if at_run[row] >= 0 and best_run[row] >= 5:
@@ -168,7 +178,7 @@ class RewordFamily:
                     units.documents[d].text, int(start[at_run[row]]), int(best_run[row]), d, self.spec
                 )
             if at_score[row] >= 0:
-                return strings.located(int(scores.pair_unit[at_score[row]]), units)
+                return strings.located(int(pair_string[at_score[row]]), units)
             return None
 
         return FamilyRows(
@@ -182,13 +192,19 @@ class RewordFamily:
     def observe_words(self, words: BlockWords, totals: RewordTotals) -> IntArray | None:
         """The rules over the words the prefilter read (``core.match.prefilter.BlockWords``), with
         ``totals`` updated: the lines holding a notable pair; None when a word was spelled
-        otherwise than hashed (the caller then reads the lines again, exactly)."""
+        otherwise than hashed, or when docstrings are to be scored (a code view is registered:
+        they are found in the text, which the prefilter does not hand over): the caller then
+        reads the lines again, exactly."""
+        if self.reword_index.code and self.settings.reworded is not None:
+            return None
         if words.new_words:
             if not np.array_equal(word_hashes(words.new_words), words.new_hashes):
                 return None
             self.stage.add(words.new_words)
         runs = self.stage.run(words.hashes, _first(words.doc_words), numbers=True, reworded=False)
-        scores = self.stage.run(words.hashes, _first(words.string_words), numbers=False, reworded=True)
+        scores = self.stage.run(
+            words.hashes, _first(words.string_words), numbers=False, reworded=True, breaks=words.breaks
+        )
         doc, item, run, _ = runs_from_hits(runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index)
         np.maximum.at(totals.numbers_run, item, run)
         np.maximum.at(totals.reworded, scores.pair_item, scores.pair_score)
@@ -198,6 +214,26 @@ class RewordFamily:
         if self.settings.reworded is not None:
             lines.append(words.string_line[scores.pair_unit[scores.pair_score >= self.settings.reworded]])
         return np.unique(np.concatenate(lines))
+
+    def _with_docstrings(
+        self, scores: StageResult, units: Units, words: WordSpans, strings: Strings
+    ) -> tuple[IntArray, IntArray, FloatArray]:
+        """The reworded pairs (string, item, score): the strings' own, and those of their
+        docstrings against the code views (an item with fewer than ``CODE_MIN_FEATURES``
+        docstring features left out)."""
+        found = scores.pair_unit, scores.pair_item, scores.pair_score
+        if not self.reword_index.code or self.settings.reworded is None:
+            return found
+        picked, first, string_of = docstring_units(units, words, strings)
+        if string_of.size == 0:
+            return found
+        code = self.stage.run(words.word_hash[picked], first, numbers=False, reworded=True, kind=CODE)
+        keep = self.reword_index.code_words[code.pair_item] >= CODE_MIN_FEATURES
+        return (
+            np.concatenate([found[0], string_of[code.pair_unit[keep]]]),
+            np.concatenate([found[1], code.pair_item[keep]]),
+            np.concatenate([found[2], code.pair_score[keep]]),
+        )
 
     def know(self, words: WordSpans, texts: Callable[[], Sequence[str]]) -> None:
         """Spell the words the stage has not met (read off ``texts()``, asked for only then)."""
@@ -243,6 +279,46 @@ class Strings:
         document = units.documents[d]
         begin = document.starts[k]
         return Located(d, begin, begin + len(document.segments[k].text), "reworded")
+
+
+def docstring_units(units: Units, words: WordSpans, strings: Strings) -> tuple[IntArray, IntArray, IntArray]:
+    """The docstring prose of each string that holds some (``code.docstring_spans``), as units
+    of the batch's words: the words they hold (indices, unit after unit), where each unit
+    begins among those, and each unit's string."""
+    picked: list[IntArray] = []
+    owner: list[int] = []
+    for s in range(strings.document.size):
+        d, k = int(strings.document[s]), int(strings.segment[s])
+        document = units.documents[d]
+        spans = docstring_spans(document.segments[k].text)
+        a, b = int(strings.first[s]), int(strings.first[s + 1])
+        if not spans or a == b:
+            continue
+        begin = document.starts[k]
+        starts = (words.word_start[a:b] - begin).tolist()
+        inside = np.flatnonzero(np.array(in_spans(starts, spans), dtype=np.bool_))
+        if inside.size:
+            picked.append(a + inside)
+            owner.append(s)
+    sizes = np.array([p.size for p in picked], dtype=np.int64)
+    first = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=first[1:])
+    words_at = np.concatenate(picked).astype(np.int64) if picked else np.zeros(0, dtype=np.int64)
+    return words_at, first, np.array(owner, dtype=np.int64)
+
+
+def line_breaks(texts: Sequence[str], words: WordSpans) -> NDArray[np.uint8]:
+    """Per word of ``texts``: 1 when a newline lies between it and the word before it in its
+    text (the reworded rule scores each line of a string as a unit too)."""
+    out = np.zeros(words.word_hash.size, dtype=np.uint8)
+    for t, text in enumerate(texts):
+        a, b = int(words.record_words[t]), int(words.record_words[t + 1])
+        if b - a < 2 or "\n" not in text:
+            continue
+        newlines = np.flatnonzero(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) == 10)
+        line = np.searchsorted(newlines, words.word_start[a:b])
+        out[a + 1 : b] = line[1:] != line[:-1]
+    return out
 
 
 def _first(counts: IntArray) -> IntArray:

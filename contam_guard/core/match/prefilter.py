@@ -78,11 +78,13 @@ class BlockWords:
     doc_line: IntArray
     new_words: tuple[str, ...]
     new_hashes: NDArray[np.uint64]
+    breaks: NDArray[np.uint8]
+    """Per word: 1 when a newline comes before it in its string (the rewording rules' lines)."""
 
     @classmethod
     def of(cls, arrays: tuple[bytes, ...]) -> BlockWords:
         """From ``filter_jsonl``'s arrays (csrc/native.c, ``WordOut``)."""
-        hashes, string_words, string_line, doc_words, doc_line, spelled, ends, spelled_hash = arrays
+        hashes, string_words, string_line, doc_words, doc_line, breaks, spelled, ends, spelled_hash = arrays
 
         def ints(raw: bytes) -> IntArray:
             return np.frombuffer(raw, dtype=np.int64)
@@ -97,6 +99,7 @@ class BlockWords:
             ints(doc_line),
             tuple(text[a:b] for a, b in itertools.pairwise(bounds)),  # each once (spelled_before)
             np.frombuffer(spelled_hash, dtype=np.uint64),
+            np.frombuffer(breaks, dtype=np.uint8),
         )
 
     def before(self, limit: int) -> BlockWords:
@@ -112,6 +115,7 @@ class BlockWords:
             self.doc_line[:docs],
             self.new_words,
             self.new_hashes,
+            self.breaks[:words],
         )
 
 

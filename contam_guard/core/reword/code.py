@@ -1,4 +1,8 @@
-"""A code-aware view (prototype): what a rephrased function keeps of the one it copies.
+"""A code-aware view: what a rephrased function keeps of the one it copies.
+
+The rules use the docstrings' prose (``docstring_spans`` and what follows, at the end: the
+``FIELD~code-v1`` view); the token stream and its shape n-grams are measured only
+(``benchmarks/reword_ideas.py``).
 
 A rephrasing of a benchmark function renames its identifiers, changes the values in its
 doctests, rewords its docstring and may restructure a loop. What survives:
@@ -21,12 +25,14 @@ would store hashed and keyed, like every other feature.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import io
 import keyword
 import re
 import textwrap
 import tokenize
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -35,7 +41,8 @@ from pygments.token import Comment, Keyword, Literal, Name, Operator, Punctuatio
 
 from contam_guard.core.reword.content import content_words
 from contam_guard.core.reword.words import normalised_words
-from contam_guard.core.spec.normalise import CURRENT
+from contam_guard.core.spec import located
+from contam_guard.core.spec.normalise import CURRENT, TextSpec
 
 IDENT = "ID"
 NUMBER = "NUM"
@@ -183,3 +190,87 @@ def code_features(source: str, n: int = 8, *, drop_examples: bool = True) -> lis
     return ["~" + gram for gram in shape_grams(lexed.shape, n)] + docstring_features(
         lexed, drop_examples=drop_examples
     )
+
+
+# --- the code view the rules use: docstring prose by character span ------------------------
+
+CODE_VIEW = "code-v1"
+"""The derived view of a field whose items hold Python docstrings: their prose's content features
+(``views.build_derived``); a training string's docstrings are scored against it (the
+``reworded`` rule)."""
+CODE_MIN_FEATURES = 8
+"""An item's code view needs this many features before its pairs count: a one-line docstring
+("Return the sum of the list.") says what many modules' functions say."""
+_TRIPLE = re.compile(r"(\"\"\"|''')(.*?)(?:\1|\Z)", re.S)
+"""A triple-quoted string's body; one left open runs to the end (a paragraph of a source file
+cut at a blank line inside a docstring)."""
+
+
+def docstring_spans(text: str) -> list[tuple[int, int]]:
+    """Where the prose of ``text``'s triple-quoted strings lies (start, end), line by line:
+    the body of every ``\"\"\"...\"\"\"`` / ``'''...'''`` (a docstring, or any long string; one left
+    open: to the end) without its examples (``prose_lines``: doctest lines, the output after
+    each, lines that show a call and its result). A pure function of the text, so the
+    registered item and a scanned string are read alike; no tokenizer, which a fragment of code
+    (a paragraph) would fail."""
+    if '"""' not in text and "'''" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    for found in _TRIPLE.finditer(text):
+        at = found.start(2)
+        skip_output = False
+        for line in found.group(2).splitlines(keepends=True):
+            start, at = at, at + len(line)
+            if _DOCTEST.match(line):
+                skip_output = line.lstrip().startswith(">>>")
+                continue
+            if skip_output and line.strip():
+                skip_output = False
+                continue
+            skip_output = False
+            spans.append((start, at))
+    return spans
+
+
+def in_spans(starts: Sequence[int], spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """Whether each of ``starts`` (sorted character offsets) lies in one of ``spans`` (sorted,
+    disjoint)."""
+    out: list[bool] = []
+    k = 0
+    for start in starts:
+        while k < len(spans) and spans[k][1] <= start:
+            k += 1
+        out.append(k < len(spans) and spans[k][0] <= start)
+    return out
+
+
+def docstring_words(text: str, spec: TextSpec) -> list[str]:
+    """The normalised words of ``text`` that begin in its docstrings' prose (``docstring_spans``):
+    what a scan takes of a training string by the same offsets."""
+    spans = docstring_spans(text)
+    if not spans:
+        return []
+    found = located.words(text, spec)
+    inside = in_spans([start for _, start, _ in found], spans)
+    return [word for (word, _, _), kept in zip(found, inside) if kept]
+
+
+def is_python(text: str) -> bool:
+    """Whether ``text`` is Python code: it parses (dedented), and holds a statement that is not
+    a bare expression (a definition, an assignment, a ``return``, an import ...). A sentence does
+    not parse; a number, a name or a sum parses but is a bare expression."""
+    try:
+        with warnings.catch_warnings():  # prose parsed as code: "invalid decimal literal" and the like
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(not isinstance(node, ast.Expr) for node in tree.body)
+
+
+def is_code_field(texts: Sequence[str]) -> bool:
+    """Whether a field's items are code (most of its non-empty ones ``is_python``): such a field
+    is read for its docstrings (``CODE_VIEW``), not as prose, whose features (names, ``return``,
+    ``len``) any program shares."""
+    filled = [text for text in texts if text.strip()]
+    return bool(filled) and 2 * sum(map(is_python, filled)) > len(filled)

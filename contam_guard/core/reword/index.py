@@ -16,15 +16,16 @@ needs them: in one linear pass, since the table is sorted already.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.core.match.index import EMPTY_TABLE, ManifestIndex, Postings, windows_of
+from contam_guard.core.reword.code import CODE_MIN_FEATURES
 from contam_guard.core.reword.content import CURRENT_CONTENT, ContentSpec
-from contam_guard.core.reword.views import NUMBERS, content_spec_of, derived_name
+from contam_guard.core.reword.views import CODE, NUMBERS, content_spec_of, derived_name
 from contam_guard.core.reword.weights import idf, item_weights, runs
 from contam_guard.core.spec.hashing import GRAM_N, WINDOW_CHARS
 from contam_guard.io.manifest.model import Manifest, View
@@ -157,7 +158,8 @@ class RewordIndex:
     """Per item: its words with numbers masked (0 where its set has no derived views)."""
     has_numbers: BoolArray
     content_words: IntArray
-    """Per item: its distinct content words."""
+    """Per item: its distinct content words (an item of a code field: its docstrings' features,
+    when there are ``code.CODE_MIN_FEATURES`` of them, else its empty prose view's 0)."""
     has_words: BoolArray
     grams: Postings
     """The masked 5-grams of every target (a target without them: an empty table)."""
@@ -166,6 +168,10 @@ class RewordIndex:
     content: ContentSpec = CURRENT_CONTENT
     """The content features the views hold (a manifest's newest; views of an older spec are
     left out, with a notice to register them again)."""
+    code: list[TargetWords] = field(default_factory=list)
+    """Per (set, view) with a code view (``FIELD~code-v1``): its docstrings' content features."""
+    code_words: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per item: its code view's distinct features (0 without one)."""
 
     @classmethod
     def build(cls, manifest: Manifest, index: ManifestIndex) -> RewordIndex:
@@ -177,6 +183,8 @@ class RewordIndex:
         has_words = np.zeros(items, dtype=np.bool_)
         gram_tables: list[PackedTable | Callable[[], PackedTable]] = []
         targets: list[TargetWords] = []
+        code_targets: list[TargetWords] = []
+        code_words = np.zeros(items, dtype=np.int64)
         specs = [content_spec_of(manifest.sets[t.set_name].views, t.view) for t in index.targets]
         newest = [spec for spec in specs if spec is not None]
         content_spec = max(newest, key=lambda spec: spec.name) if newest else CURRENT_CONTENT
@@ -196,6 +204,15 @@ class RewordIndex:
                 targets.append(
                     TargetWords(target.first_item, target.items, windows_of(words), _weights_of(words))
                 )
+            code = views.get(derived_name(target.view, CODE))
+            if code is not None and code.alnum_counts.size == target.items:
+                code_words[span] = np.maximum(code.alnum_counts - (WINDOW_CHARS - 1), 0)
+                # a code field's items are measured by their docstrings (its prose view is empty)
+                measured = code_words[span] >= CODE_MIN_FEATURES
+                content[span] = np.where(measured, code_words[span], content[span])
+                code_targets.append(
+                    TargetWords(target.first_item, target.items, windows_of(code), _weights_of(code))
+                )
         gram_counts = np.maximum(masked - (GRAM_N - 1), 0)
         gram_base = np.cumsum(gram_counts) - gram_counts
         first_items = np.array([t.first_item for t in index.targets], dtype=np.int64)
@@ -205,7 +222,18 @@ class RewordIndex:
             dtype=np.int64,
         )
         grams = Postings(gram_tables, per_view, first_items, items, gram_base, view_base)
-        return cls(items, masked, has_numbers, content, has_words, grams, targets, content_spec)
+        return cls(
+            items,
+            masked,
+            has_numbers,
+            content,
+            has_words,
+            grams,
+            targets,
+            content_spec,
+            code_targets,
+            code_words,
+        )
 
 
 def _weights_of(view: View) -> Callable[[], FloatArray | None]:

@@ -38,8 +38,14 @@ from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import GRAM_N, HashKey, hash_grams
 
 U64 = NDArray[np.uint64]
+U8 = NDArray[np.uint8]
 I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
+
+PROSE = 0
+"""The targets prose units score against: every content view (``FIELD~words-v2``)."""
+CODE = 1
+"""The targets docstring units score against: the code views (``FIELD~code-v1``)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,14 @@ class Stage(Protocol):
     def missing(self, word_hashes: U64) -> U64: ...
     def add(self, words: Sequence[str]) -> None: ...
     def run(
-        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+        self,
+        word_hashes: U64,
+        unit_first: I64,
+        *,
+        numbers: bool | None = None,
+        reworded: bool | None = None,
+        breaks: U8 | None = None,
+        kind: int = PROSE,
     ) -> StageResult: ...
 
 
@@ -87,7 +100,12 @@ class NumpyStage:
         self.numbers = numbers
         self.floor = floor
         self.vocab = Vocabulary(index.content)
-        self.scorers = [] if floor is None else [Scorer(target, floor) for target in index.words]
+        self.scorers: dict[int, list[Scorer]] = {PROSE: [], CODE: []}
+        if floor is not None:
+            self.scorers = {
+                PROSE: [Scorer(target, floor) for target in index.words],
+                CODE: [Scorer(target, floor) for target in index.code],
+            }
 
     @property
     def kernel(self) -> object:
@@ -100,17 +118,36 @@ class NumpyStage:
         self.vocab.add(words)
 
     def run(
-        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+        self,
+        word_hashes: U64,
+        unit_first: I64,
+        *,
+        numbers: bool | None = None,
+        reworded: bool | None = None,
+        breaks: U8 | None = None,
+        kind: int = PROSE,
     ) -> StageResult:
         """The masked 5-grams found (``numbers``, default: if the stage finds them) and the
-        pairs scored (``reworded``, default: if it scores them) of the units of ``word_hashes``."""
+        pairs scored (``reworded``, default: if it scores them) of the units of ``word_hashes``
+        against the targets of ``kind``. ``breaks`` (a flag per word): the words that begin a
+        line; each line of a unit of several is scored as a unit too, the unit's best kept."""
         rows = self.vocab.rows(word_hashes)
         gram = _NO_INTS, _NO_INTS, _NO_INTS
         if self.numbers and numbers is not False:
             gram = self._gram_hits(masked_stream(self.vocab, rows, unit_first))
         pairs = _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64)
-        if self.scorers and reworded is not False:
-            pairs = self._scores(content_stream(self.vocab, rows, unit_first))
+        scorers = self.scorers[kind]
+        if scorers and reworded is not False:
+            unit, item, score = self._scores(content_stream(self.vocab, rows, unit_first), scorers)
+            if breaks is not None:
+                words, line_first, owner = line_units(unit_first, breaks)
+                if owner.size:
+                    more = self._scores(content_stream(self.vocab, rows[words], line_first), scorers)
+                    unit = np.concatenate([unit, owner[more[0]]])
+                    item = np.concatenate([item, more[1]])
+                    score = np.concatenate([score, more[2]])
+                    unit, item, score = best_per_pair(unit, item, score, self.index.items)
+            pairs = unit, item, score
         return StageResult(*gram, *pairs)
 
     def _gram_hits(self, stream: object) -> tuple[I64, I64, I64]:
@@ -125,17 +162,49 @@ class NumpyStage:
         query, posting = self.index.grams.lookup(grams, valid)
         return unit[query], at[query], posting
 
-    def _scores(self, stream: object) -> tuple[I64, I64, F64]:
+    def _scores(self, stream: object, scorers: list[Scorer]) -> tuple[I64, I64, F64]:
         hashes, first = stream.hashes, stream.first  # type: ignore[attr-defined]
         if self.key is not None and hashes.size:
             hashes = self.key.apply(hashes)
         owner, start, end = windows(np.diff(first))
         features, window_first = _distinct_per_window(hashes, first[owner] + start, first[owner] + end)
-        window, item, score = reworded_scores(features, window_first, self.scorers)
+        window, item, score = reworded_scores(features, window_first, scorers)
         if window.size == 0:
             return _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64)
         unit, item, best = best_per_pair(owner[window], item, score, self.index.items)
         return unit, item, best
+
+
+def line_units(unit_first: I64, breaks: U8) -> tuple[I64, I64, I64]:
+    """The extra units of the units that hold more than one line (a line: from a word that
+    begins one, or its unit's first word, to the next such): each line, and the unit without its
+    first line (a question's choices after its stem). Returns the words they hold (indices, one
+    extra unit after another), where each begins among those, and each one's unit."""
+    words = int(unit_first[-1])
+    start = breaks[:words] != 0
+    begins = unit_first[:-1][np.diff(unit_first) > 0]
+    start[begins] = True
+    at = np.flatnonzero(start)
+    unit = np.searchsorted(unit_first, at, side="right") - 1
+    keep = np.bincount(unit, minlength=unit_first.size - 1)[unit] > 1
+    length = np.diff(np.append(at, words))
+    seconds = np.flatnonzero(keep & _first_after_start(at, unit, unit_first))
+    begin = np.concatenate([at[keep], at[seconds]])
+    length = np.concatenate([length[keep], unit_first[unit[seconds] + 1] - at[seconds]])
+    owner = np.concatenate([unit[keep], unit[seconds]]).astype(np.int64)
+    first = np.zeros(length.size + 1, dtype=np.int64)
+    np.cumsum(length, out=first[1:])
+    index = (
+        np.repeat(begin, length) + np.arange(int(first[-1]), dtype=np.int64) - np.repeat(first[:-1], length)
+    )
+    return index.astype(np.int64), first, owner
+
+
+def _first_after_start(at: I64, unit: I64, unit_first: I64) -> NDArray[np.bool_]:
+    """Per line start: whether it is its unit's second line."""
+    out = np.zeros(at.size, dtype=np.bool_)
+    out[1:] = (unit[1:] == unit[:-1]) & (at[:-1] == unit_first[unit[:-1]])
+    return out
 
 
 def _distinct_per_window(hashes: U64, start: I64, end: I64) -> tuple[U64, I64]:
@@ -170,10 +239,11 @@ class CompiledStage:
             grams = index.grams
             self._pass.set_grams(grams.hashes, grams.slots, grams.chain, grams.bits)
         if floor is not None:
-            for target in index.words:
-                self._add_target(target, floor)
+            for kind, targets in ((PROSE, index.words), (CODE, index.code)):
+                for target in targets:
+                    self._add_target(target, floor, kind)
 
-    def _add_target(self, target: TargetWords, floor: float) -> None:
+    def _add_target(self, target: TargetWords, floor: float, kind: int) -> None:
         if target.items == 0 or target.entries == 0:
             return
         p = Prefixes.of(target, floor)
@@ -191,6 +261,7 @@ class CompiledStage:
             floor,
             floor * (1 - SLACK),
             RECORD_SHARE,
+            kind,
         )
 
     @property
@@ -208,13 +279,22 @@ class CompiledStage:
         )  # fmt: skip
 
     def run(
-        self, word_hashes: U64, unit_first: I64, *, numbers: bool | None = None, reworded: bool | None = None
+        self,
+        word_hashes: U64,
+        unit_first: I64,
+        *,
+        numbers: bool | None = None,
+        reworded: bool | None = None,
+        breaks: U8 | None = None,
+        kind: int = PROSE,
     ) -> StageResult:
         raw_hits, raw_pairs = self._pass.run(
             native.need(word_hashes, np.uint64),
             native.need(unit_first, np.int64),
             self.numbers and numbers is not False,
             self.floor is not None and reworded is not False,
+            None if breaks is None else native.need(breaks, np.uint8),
+            kind,
         )
         hits = np.frombuffer(raw_hits, dtype=np.int64).reshape(-1, 3)
         pairs = np.frombuffer(raw_pairs, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")])

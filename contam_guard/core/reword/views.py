@@ -7,6 +7,10 @@ under, each only when the set is registered for the rule that reads it (``regist
 - ``FIELD~numbers-v1``: a view like any other (per item its word count, its 5-gram hashes in
   order) of the item's words with every number masked (``numbers.py``): the GPT-3 rule on it
   is the ``numbers`` rule;
+- ``FIELD~code-v1``: for a field of Python code (``code.is_code_field``), whose ``~words`` view
+  is then empty, the same for the prose of the items' docstrings, examples left out
+  (``code.docstring_words``), when some item has ``code.CODE_MIN_FEATURES`` of them
+  (HumanEval's prompts); a scanned string's docstrings are scored against it (``reworded``);
 - ``FIELD~words-v1``: per item the distinct hashes of its content features (``content.py``:
   stemmed content words, numbers and number-word pairs),
   stored where a view keeps its window hashes (one hash per window, the window's item known):
@@ -33,6 +37,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.core.reword.code import CODE_MIN_FEATURES, CODE_VIEW, docstring_words, is_code_field
 from contam_guard.core.reword.content import CONTENT_SPECS, CURRENT_CONTENT, ContentSpec, content_words
 from contam_guard.core.reword.hashing import grams_of, unigrams_of
 from contam_guard.core.reword.numbers import MASK_SPEC, mask_words
@@ -47,6 +52,8 @@ MARK = DERIVED_MARK
 NUMBERS = MASK_SPEC
 WORDS = CURRENT_CONTENT.name
 """The content features new sets store (``content.CURRENT_CONTENT``)."""
+CODE = CODE_VIEW
+"""The docstrings' prose features (``code.docstring_words``), for a field whose items hold some."""
 RULE_OF = {NUMBERS: "numbers", WORDS: "reworded"}
 """Which rule reads each kind of derived view a registration makes: a set registered without the
 rule does not get it."""
@@ -101,19 +108,37 @@ def build_derived(
         grams = grams_of(masked, key)
         words = np.array([len(m) for m in masked], dtype=np.int64)
         out[derived_name(view, NUMBERS)] = _view(view, words, zeros, grams.hashes.astype(np.uint64), None)
+    code_field = WORDS in kinds and is_code_field(texts)
     if WORDS in kinds:
-        features, first = unigrams_of(content, key)
-        counts = np.diff(first)
-        alnum = np.where(counts > 0, counts + WINDOW_CHARS - 1, 0).astype(np.int64)
-        empty = np.zeros(0, dtype=np.uint64)
-        # the features stand where windows are (one per "window"; their item is the payload)
-        windows = features.astype(np.uint64) if features.size else None
-        data = ViewData.from_items(zeros, alnum, empty, windows)
-        if data.windows is not None:  # stored, so that a scan does not decode the table for them
-            data = replace(data, item_weights=item_weights(data.windows, items))
-        words_view = View(view, item_order_digest(view, zeros, alnum, empty, windows), data)
-        out[derived_name(view, WORDS)] = words_view
+        # a code field's prose view is empty (its items measure nothing as prose: a program's
+        # names and keywords are every program's); it still says the field was registered for
+        # the rule
+        out[derived_name(view, WORDS)] = _feature_view(
+            view, [[] for _ in texts] if code_field else content, key
+        )
+    if code_field:
+        code = [content_words(docstring_words(text, spec)) for text in texts]
+        # only a code field whose items hold docstrings worth scoring gets the view (HumanEval's
+        # prompts; not a solution without one)
+        if any(len(set(features)) >= CODE_MIN_FEATURES for features in code):
+            out[derived_name(view, CODE)] = _feature_view(view, code, key)
     return out
+
+
+def _feature_view(view: str, content: list[list[str]], key: HashKey | None) -> View:
+    """A view of per-item feature sets (``WORDS``, ``CODE``): see the module's docstring."""
+    items = len(content)
+    zeros = np.zeros(items, dtype=np.int64)
+    features, first = unigrams_of(content, key)
+    counts = np.diff(first)
+    alnum = np.where(counts > 0, counts + WINDOW_CHARS - 1, 0).astype(np.int64)
+    empty = np.zeros(0, dtype=np.uint64)
+    # the features stand where windows are (one per "window"; their item is the payload)
+    windows = features.astype(np.uint64) if features.size else None
+    data = ViewData.from_items(zeros, alnum, empty, windows)
+    if data.windows is not None:  # stored, so that a scan does not decode the table for them
+        data = replace(data, item_weights=item_weights(data.windows, items))
+    return View(view, item_order_digest(view, zeros, alnum, empty, windows), data)
 
 
 def _view(

@@ -17,7 +17,7 @@ or more) is the ``whole`` rule's. Runs are trimmed of the template words they be
 A set may carry its own N (``GoldenSet.n``: ``register --n``), which wins over the setting for
 that set's items. A set written without spaces (spec ``words-v3``: each Han, kana, Thai, ...
 letter is a word) gets ``UNSPACED_N`` = 10 when registered without ``--n``: measured on CMMLU
-(README, "Languages and templates"), 10 characters keep 93% of the test questions visible while
+(docs/explanation/templates.md), 10 characters keep 93% of the test questions visible while
 unrelated questions of CMMLU's dev split share a run of 10 with 0.07% of them (13: 83% and
 0.01%; 8: 97% and 1.0%); a word of such text is one character, so 13 of them are far fewer
 than GPT-3's 13 English words.

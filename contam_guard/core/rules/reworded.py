@@ -10,9 +10,17 @@ A training string (or, for a long one, each window of 80 content words) scores
     c / (I + 0.5 * (U - c))
 
 with c the weight of what they share, I the item's and U the string's own (Tversky's index,
-beta 0.5: added words count half). Candidates come from an inverted index from feature to
-item, never all pairs. Computed from the manifest alone (the ``FIELD~words-v2`` derived view:
-hashes only, keyed like every other hash).
+beta 0.5: added words count half). A string of several lines is also scored line by line and
+without its first line, the best kept (a question and its choices in one string: the stem
+alone, the choices alone). Candidates come from an inverted index from feature to item, never
+all pairs. Computed from the manifest alone (the ``FIELD~words-v2`` derived view: hashes only,
+keyed like every other hash).
+
+A field of Python code (HumanEval's prompts and solutions) has no prose features: its items
+are the prose of their docstrings, examples left out (``FIELD~code-v1``, an item with at least
+``code.CODE_MIN_FEATURES`` of them), scored the same way against the docstrings of each
+scanned string (``core/reword/code.py``): a rephrased function keeps what its docstring says
+while its names, loops and doctest values change.
 
 Fires when the score of a pair reaches ``threshold`` (0.32: calibrated on the development sets
 of ``tests/data/rewordings``: 94% of its hand-written rewordings of GSM8K test questions reach

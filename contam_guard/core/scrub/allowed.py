@@ -9,9 +9,10 @@ A record is kept when the allowlist allows at least one of its pairs as a false 
 every pair it could be cut for is allowed: each pair sharing a run of at least scrub's ``n``
 words (the only pairs a colliding n-gram can come from) has findings, all of them allowed. A
 record in one allowed pair and one unreviewed leak is scrubbed as usual (the allowed text may go
-with it when a window covers it). Kept records are left out of the filter entirely, as if they
-were not in the input: they are copied unchanged and their n-grams do not count towards
-``max_doc_freq``.
+with it when a window covers it). A baseline entry is not a review: it keeps a finding from failing
+the build until someone looks at it, so a pair allowed only by one is scrubbed like any leak.
+Kept records are left out of the filter entirely, as if they were not in the input: they are
+copied unchanged and their n-grams do not count towards ``max_doc_freq``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from contam_guard.core.allowlist import PairId, pairs_of
+from contam_guard.core.allowlist import PairId, key_of, pairs_of
 from contam_guard.core.verdicts import ALLOWED_BY_ALLOWLIST, Report
 
 
@@ -49,9 +50,12 @@ def kept_records(report: Report, n: int) -> Kept:
     allowed: set[PairId] = set()
     by_allowlist: set[PairId] = set()
     refused: set[PairId] = set()
+    entries = report.allowlist.entries if report.allowlist is not None else {}
     for finding in report.findings:
         pairs = pairs_of(finding)
-        if not finding.allowed:
+        entry = entries.get(key_of(finding))
+        by_baseline = entry is not None and entry.baseline is not None
+        if not finding.allowed or (finding.allowed_by == ALLOWED_BY_ALLOWLIST and by_baseline):
             refused |= pairs
         else:
             allowed |= pairs

@@ -108,8 +108,8 @@ hashed with the manifest's spec, and new manifests use version 4. The functions 
 ``alnum`` below *are* the spec: slow, obvious, used by tests and compared with the vectorised
 path (``features.py``, through the code point tables of ``text/tables.py``).
 
-What no normalisation catches (homoglyphs across scripts, rewording, changed numbers): README,
-"What no n-gram rule can catch".
+What no normalisation catches (homoglyphs across scripts, rewording, changed numbers):
+docs/explanation/rules.md, "What no n-gram rule can catch".
 """
 
 from __future__ import annotations

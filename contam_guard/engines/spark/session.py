@@ -31,7 +31,7 @@ def session(
 
     On a ``local[...]`` master, and on ``local-cluster[...]`` (executors in processes of their
     own, on this machine), the Python workers run this interpreter, which has contam-guard
-    installed; on a cluster, the executors' Python must have it (see README, "Run it on Spark").
+    installed; on a cluster, the executors' Python must have it (docs/how-to/engines.md).
     A ``local-cluster`` keeps its executors' files in ``$SPARK_HOME/work`` (PySpark's package
     folder unless ``SPARK_HOME`` says otherwise).
     ``quiet``: errors only in the logs, no progress bars (contam-guard reports for itself).

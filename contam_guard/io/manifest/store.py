@@ -40,7 +40,7 @@ def load(
     its files are there, of the size the index says, and the cheap checks of every set
     (``consistency.py``). A keyed manifest is read sealed unless ``seal`` opens it
     (``Manifest.unlock`` opens it later; ``without_mac``: even when its index has no MAC yet).
-    ``path`` may be a string (the Python API, README "Run it on Spark").
+    ``path`` may be a string (the Python API, docs/how-to/engines.md).
 
     A file missing or not the one the index names, while the index changed meanwhile, was
     replaced by a writer between the two reads: the index is read again (a writer removes old
@@ -111,7 +111,7 @@ def save(path: Path, manifest: Manifest) -> bool:
 
 # The lock is the operating system's, so it goes with its holder however that ends (a killed
 # process leaves no stale lock): flock on POSIX, a byte-range lock of the C runtime on Windows
-# (README, "Platforms": the tests run on Linux only).
+# (docs/explanation/choices.md, "Platforms": the tests run on Linux only).
 if sys.platform == "win32":
     import msvcrt
 
