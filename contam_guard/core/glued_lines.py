@@ -5,7 +5,7 @@ them: a camelCase copy of an item is one word there, so its line would be CLEAN 
 again. ``core.spec.glued`` says which texts the exact path reads a second time; this module sends
 their lines there: the cheap byte test over the whole block (``glued.candidates``) finds the few
 lines that may hold a glued token, and those whose record does (read exactly, as the exact path
-would) become EXACT lines, their words taken out of what the filter handed the rewording rules,
+would) become EXACT lines, their hits and words taken out of what the filter handed the rules,
 so that nothing is counted twice. Every other line keeps the prefilter's verdict.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from contam_guard.core.match import prefilter as line_status
+from contam_guard.core.match.matcher import Hits
 from contam_guard.core.match.prefilter import BlockWords, FilteredBlock
 from contam_guard.core.spec import glued
 from contam_guard.errors import InputError
@@ -41,7 +42,19 @@ def read_again(block: LineBlock[FilteredBlock]) -> LineBlock[FilteredBlock]:
         return block
     status[again] = line_status.EXACT
     words = lines.words
-    return block if words is None else replace(block, lines=replace(lines, words=_without(words, again)))
+    filtered = replace(
+        lines,
+        grams=_hits_without(lines.grams, again),
+        windows=_hits_without(lines.windows, again),
+        words=None if words is None else _without(words, again),
+    )
+    return replace(block, lines=filtered)
+
+
+def _hits_without(hits: Hits, lines: list[int]) -> Hits:
+    """``hits`` without those of ``lines`` (a HITS line made EXACT: the exact path matches it)."""
+    keep = ~np.isin(hits.record, np.asarray(lines, dtype=np.int64))
+    return Hits(hits.record[keep], hits.at[keep], hits.posting[keep])
 
 
 def _holds_glued(block: LineBlock[FilteredBlock], k: int) -> bool:

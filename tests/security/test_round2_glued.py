@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.hostile import CLEAN, LONG, Row, cli, copy_project, make_project, put, run_row
+from tests.security.hostile import CLEAN, LONG, SHORT, Row, cli, copy_project, make_project, put, run_row
 
 WORDS = LONG.split()
 CAMEL = WORDS[0] + "".join(w[:1].upper() + w[1:] for w in WORDS[1:])
@@ -98,6 +98,13 @@ ROWS = [
         code=1,
         was=0,
         says=("FAIL gpt3", "notes.txt:4"),
+    ),
+    Row(
+        name="a verbatim copy of one item and a camelCase copy of another in one line",
+        build=_jsonl(CLEAN, SHORT + ". " + CAMEL),
+        code=1,
+        was=1,
+        says=("item g-long", "item g-short"),
     ),
     Row(
         name="base64, a hex digest and a long identifier (not glued words)",
