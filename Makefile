@@ -67,6 +67,7 @@ sanitize: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.search
+	$(BIN)/python -m benchmarks.startup
 
 # Tag the version pyproject.toml names (v0.1.0) on the commit checked out, for the pre-commit
 # example's `rev:` and `pip install "git+...@v0.1.0"` (.ci/release-tag says what it checks first).

@@ -48,8 +48,21 @@ def train_sentences(gsm8k: Path = GSM8K) -> list[str]:
     return list(seen)
 
 
-def write_sets(folder: Path, items: int = 100_000, sets: int = 20, *, seed: int = SEED) -> GoldenSets:
-    """``sets`` golden files of ``items // sets`` generated items each, in ``folder``."""
+def _shuffled(sentence: str, rng: random.Random) -> str:
+    words = sentence.split()
+    rng.shuffle(words)
+    return " ".join(words)
+
+
+def write_sets(
+    folder: Path, items: int = 100_000, sets: int = 20, *, seed: int = SEED, shuffle: bool = False
+) -> GoldenSets:
+    """``sets`` golden files of ``items // sets`` generated items each, in ``folder``.
+
+    ``shuffle``: each sentence's words in a seeded random order, so that the items keep GSM8K's
+    vocabulary and lengths but share few 5-grams with GSM8K train (a corpus made of GSM8K train
+    is then mostly clean against them, as a training corpus is against its benchmarks; with the
+    sentences as written, every train record is a finding of dozens of items)."""
     sentences = train_sentences()
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,7 +73,8 @@ def write_sets(folder: Path, items: int = 100_000, sets: int = 20, *, seed: int 
         path = folder / f"set-{number:02d}.jsonl"
         lines = []
         for n in range(per_set):
-            text = " ".join(rng.choice(sentences) for _ in range(SENTENCES_PER_ITEM))
+            picked = [rng.choice(sentences) for _ in range(SENTENCES_PER_ITEM)]
+            text = " ".join(_shuffled(p, rng) if shuffle else p for p in picked)
             chars += len(text)
             lines.append(json.dumps({"id": f"{number:02d}-{n}", "question": text}) + "\n")
         path.write_text("".join(lines), encoding="utf-8")

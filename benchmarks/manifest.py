@@ -58,6 +58,8 @@ class Result:
     gsm8k_startup_cpu: float
     gsm8k_rss_mib: float
     gsm8k_mapped: int
+    corpus_scan: Sample | None = None
+    gsm8k_corpus_scan: Sample | None = None
 
 
 def _cli(python: str, args: list[str], project: Path, log: Path) -> tuple[int, Sample]:
@@ -106,7 +108,25 @@ def _startup(
     )
 
 
-def measure(python: str, label: str, work: Path, golden: GoldenSets, runs: int) -> Result:
+def _corpus_scan(python: str, project: Path, corpus: Path, runs: int) -> Sample:
+    """The default scan (every rule) of ``corpus`` against ``project``'s manifest: median wall,
+    median CPU and the largest peak RSS of ``runs`` runs."""
+    samples = []
+    for run in range(runs):
+        log = project / f"corpus-scan-{run}.log"
+        log.write_bytes(b"")
+        args = ["scan", str(corpus), "--field", "text", "--exit-zero", "--quiet"]
+        samples.append(_checked(python, args, project, log))
+    return Sample(
+        statistics.median(s.seconds for s in samples),
+        statistics.median(s.cpu for s in samples),
+        max(s.rss_mib for s in samples),
+    )
+
+
+def measure(
+    python: str, label: str, work: Path, golden: GoldenSets, runs: int, corpus: Path | None = None
+) -> Result:
     print(f"{label}: registering {golden.items:,} items in {len(golden.files)} sets ...", file=sys.stderr)
     project = work / label / "project"
     project.mkdir(parents=True)
@@ -139,6 +159,17 @@ def measure(python: str, label: str, work: Path, golden: GoldenSets, runs: int) 
     )
     _, gsm8k_mapped = _guard_files(alone)
     gsm8k_startup, gsm8k_cpu, gsm8k_rss, _ = _startup(python, alone, record, runs, None)
+    scans: tuple[Sample | None, Sample | None] = (None, None)
+    if corpus is not None:
+        print(f"  {label}: default scan of {corpus.name}, {golden.items:,} shuffled items", file=sys.stderr)
+        shuffled = write_sets(work / label / "shuffled-golden", golden.items, SETS, shuffle=True)
+        many = work / label / "shuffled"
+        many.mkdir()
+        _checked(python, ["init"], many, many / "register.log")
+        for path in shuffled.files:
+            args = ["register", path.stem, str(path), "--field", "question", "--id-field", "id"]
+            _checked(python, args, many, many / "register.log")
+        scans = (_corpus_scan(python, many, corpus, runs), _corpus_scan(python, alone, corpus, runs))
     print(
         f"  {label}: register {register:.1f} s, start-up {startup:.2f} s / {gsm8k_startup:.2f} s",
         file=sys.stderr,
@@ -156,10 +187,22 @@ def measure(python: str, label: str, work: Path, golden: GoldenSets, runs: int) 
         gsm8k_cpu,
         gsm8k_rss,
         gsm8k_mapped,
+        *scans,
     )
 
 
-def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
+def _scan_cell(sample: Sample | None) -> str:
+    return "—" if sample is None else f"{sample.seconds:.2f} / {sample.cpu:.2f} / {sample.rss_mib:,.0f} MiB"
+
+
+def _scan_ratio(r: Result) -> str:
+    big, small = r.corpus_scan, r.gsm8k_corpus_scan
+    if big is None or small is None:
+        return "—"
+    return f"{big.seconds / small.seconds:.2f} / {big.cpu / small.cpu:.2f}"
+
+
+def table(results: list[Result], golden: GoldenSets, runs: int, corpus: Path | None = None) -> str:
     def mib(n: int) -> str:
         return f"{n / (1 << 20):,.1f} MiB"
 
@@ -187,6 +230,17 @@ def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
         ),
         ("peak RSS, GSM8K test alone", [f"{r.gsm8k_rss_mib:,.0f} MiB" for r in results]),
     ]
+    if corpus is not None:
+        size = f"{corpus.stat().st_size / 1e6:,.1f} MB" if corpus.exists() else "the corpus"
+        rows += [
+            (
+                f"default scan of `{corpus.name}` ({size}), as many items, each sentence's words shuffled "
+                "(wall s / CPU s / peak RSS)",
+                [_scan_cell(r.corpus_scan) for r in results],
+            ),
+            ("the same scan, GSM8K test alone", [_scan_cell(r.gsm8k_corpus_scan) for r in results]),
+            ("ratio (goal: at most 2, and under 500 MB)", [_scan_ratio(r) for r in results]),
+        ]
     head = f"| manifest, {golden.items:,} generated items | " + " | ".join(r.label for r in results) + " |"
     out = [head, "| --- |" + " --- |" * len(results)]
     out += [f"| {name} | " + " | ".join(values) + " |" for name, values in rows]
@@ -200,14 +254,17 @@ def table(results: list[Result], golden: GoldenSets, runs: int) -> str:
     return note + "\n\n" + "\n".join(out)
 
 
-def run(python: str, before: str | None, work: Path, runs: int, items: int = ITEMS) -> str:
-    """Build the sets in ``work``, measure this tree (and ``before``), return the table."""
+def run(
+    python: str, before: str | None, work: Path, runs: int, items: int = ITEMS, corpus: Path | None = None
+) -> str:
+    """Build the sets in ``work``, measure this tree (and ``before``), return the table. With
+    ``corpus``, also the default scan of it against all the items and against GSM8K test alone."""
     golden = write_sets(work / "golden", items, SETS)
     results = []
     if before is not None:
-        results.append(measure(before, "before", work, golden, runs))
-    results.append(measure(python, "after" if before else "this tree", work, golden, runs))
-    return table(results, golden, runs)
+        results.append(measure(before, "before", work, golden, runs, corpus))
+    results.append(measure(python, "after" if before else "this tree", work, golden, runs, corpus))
+    return table(results, golden, runs, corpus)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -219,10 +276,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--work", type=Path, help="where the inputs go (default: a new temporary folder)")
     parser.add_argument("--runs", type=int, default=3, help="scans per start-up measurement (median)")
     parser.add_argument("--items", type=int, default=ITEMS, help="generated items (default 100,000)")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="also scan this JSONL file (field text; e.g. the benchmark corpus) with every rule against "
+        "all the items and against GSM8K test alone",
+    )
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="cg-manifest-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(run(args.python, args.before, work, args.runs, args.items))
+    print(run(args.python, args.before, work, args.runs, args.items, args.corpus))
 
 
 if __name__ == "__main__":

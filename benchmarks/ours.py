@@ -29,6 +29,10 @@ TOOL = "contam-guard"
 GPT3 = ("--only", "gpt3")
 BASELINE = "scan --only gpt3"
 JOBS_2 = "scan --only gpt3 --jobs 2"
+DEFAULT_SCAN = "scan, every rule"
+"""The start of the default scan's rows' names (local, Spark, Ray)."""
+DEFAULT = "scan, every rule (the default)"
+DEFAULT_JOBS_2 = "scan, every rule, --jobs 2"
 ENV = child_env(COLUMNS="200", NO_COLOR="1")
 BENCH_KEY = "contam-guard-benchmark-key-" + "0123456789abcdef" * 2
 """A fixed, public secret: the keyed rows measure speed, nothing here needs hiding."""
@@ -132,17 +136,33 @@ def scan_job(config: str, argv: list[str], input_bytes: int, records: int, note:
 
 def gpt3_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> list[Job]:
     """``scan --only gpt3`` on ``data``, and with ``--jobs 2`` (a skipped row if scan has no ``--jobs``)."""
-    rows = [scan_job(BASELINE, scan_argv(data, manifest, *GPT3), input_bytes, records)]
-    if has_option(help_text("scan") or "", "--jobs"):
-        argv = scan_argv(data, manifest, *GPT3, "--jobs", "2")
-        rows.append(scan_job(JOBS_2, argv, input_bytes, records))
-    else:
-        rows.append(Job(TOOL, JOBS_2, skip="`contam-guard scan --help` lists no `--jobs` yet"))
+    return _with_jobs_2(BASELINE, JOBS_2, data, manifest, input_bytes, records, GPT3)
+
+
+def default_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> list[Job]:
+    """The default scan (every rule) on ``data``, in one process and with ``--jobs 2``."""
+    note = (
+        "items: any rule's findings (GPT-4's 50-character windows add a few, the rewording rules a few more)"
+    )
+    rows = _with_jobs_2(DEFAULT, DEFAULT_JOBS_2, data, manifest, input_bytes, records, ())
+    rows[0].note = note
     return rows
 
 
-def jobs(ctx: Context, manifest: Path) -> list[Job]:
-    """The rows of the main table, on the corpus, with ``manifest`` (from ``build_manifest``)."""
+def _with_jobs_2(
+    one: str, two: str, data: Path, manifest: Path, input_bytes: int, records: int, options: tuple[str, ...]
+) -> list[Job]:
+    rows = [scan_job(one, scan_argv(data, manifest, *options), input_bytes, records)]
+    if has_option(help_text("scan") or "", "--jobs"):
+        rows.append(scan_job(two, scan_argv(data, manifest, *options, "--jobs", "2"), input_bytes, records))
+    else:
+        rows.append(Job(TOOL, two, skip="`contam-guard scan --help` lists no `--jobs` yet"))
+    return rows
+
+
+def jobs(ctx: Context, manifest: Path, engines: bool = True) -> list[Job]:
+    """The rows of the main table, on the corpus, with ``manifest`` (from ``build_manifest``);
+    ``engines``: the Spark and Ray rows too."""
     corpus = ctx.corpus
     baseline, jobs_2 = gpt3_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records)
     return [
@@ -159,16 +179,9 @@ def jobs(ctx: Context, manifest: Path) -> list[Job]:
         ),
         baseline,
         *keyed_jobs(ctx, corpus.path, corpus.text_bytes, corpus.records),
-        scan_job(
-            "scan, every rule (the default)",
-            scan_argv(corpus.path, manifest),
-            corpus.text_bytes,
-            corpus.records,
-            note="items: any rule's findings (GPT-4's 50-character windows add a few); the rewording "
-            'rules\' pass reads the records again in Python (README, "What the rules catch")',
-        ),
         jobs_2,
-        *engine_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records),
+        *default_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records),
+        *(engine_jobs(corpus.path, manifest, corpus.text_bytes, corpus.records) if engines else []),
         _scrub_job(ctx, manifest),
     ]
 
@@ -211,8 +224,12 @@ def engine_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> l
 
 
 def scale_jobs(scale: ScaleFile, manifest: Path) -> list[Job]:
-    """``scan --only gpt3`` and ``--jobs 2`` on the scale file; MB/s there counts file bytes."""
-    return gpt3_jobs(scale.path, manifest, scale.bytes, scale.records)
+    """``scan --only gpt3`` and the default scan, each in one process and with ``--jobs 2``, on the
+    scale file; MB/s there counts file bytes."""
+    return [
+        *gpt3_jobs(scale.path, manifest, scale.bytes, scale.records),
+        *default_jobs(scale.path, manifest, scale.bytes, scale.records),
+    ]
 
 
 def scrub_verdict(run_dir: Path) -> Verdict:

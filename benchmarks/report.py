@@ -101,15 +101,18 @@ def measured(job: Job | None) -> bool:
     return job is not None and job.skip is None and bool(job.samples)
 
 
-def scale_row(label: str, size: int, job: Job, one: Job, corpus: Corpus, reference: Job | None) -> list[str]:
-    """A row of the scale table: ``job`` on a file of ``size`` bytes; ``one`` is its one-process row."""
+def scale_row(
+    label: str, size: int, job: Job, one: Job, corpus: Corpus, reference: Job | None, same_as: Job | None
+) -> list[str]:
+    """A row of the scale table: ``job`` on a file of ``size`` bytes; ``one`` is its one-process
+    row, ``same_as`` the corpus row whose findings it should repeat."""
     if not measured(job):
         return [label, job.config, *[DASH] * (len(SCALE_COLUMNS) - 3), not_run(job)]
     found, cells, same = job.found, [DASH] * 4, DASH
     if found is not None:
         cells = verdict_cells(found, corpus)
-        if reference is not None and reference.found is not None:
-            same = same_findings(found, reference.found)
+        if same_as is not None and same_as.found is not None:
+            same = same_findings(found, same_as.found)
     rss = f"{job.rss_mib / reference.rss_mib:.2f}" if reference is not None and measured(reference) else DASH
     speedup = f"{one.seconds / job.seconds:.2f}" if job is not one and measured(one) else DASH
     return [
@@ -118,19 +121,31 @@ def scale_row(label: str, size: int, job: Job, one: Job, corpus: Corpus, referen
     ]  # fmt: skip
 
 
-def scale_table(inputs: list[tuple[str, int, list[Job]]], corpus: Corpus, reference: Job | None) -> str:
-    """contam-guard's GPT-3 scans as the input grows.
+def scale_table(
+    inputs: list[tuple[str, int, list[Job]]],
+    corpus: Corpus,
+    reference: Job | None,
+    one_process: dict[str, str] | None = None,
+) -> str:
+    """contam-guard's scans as the input grows.
 
-    ``inputs`` are (file name, file bytes, rows): the rows run on that file, the one-process scan
-    first (the ``--jobs 2`` speed-up divides its seconds by theirs). ``reference`` is ``scan --only
-    gpt3`` on the corpus: the peak RSS ratio divides by its peak RSS, and "same findings" compares
-    the items and records it flagged.
+    ``inputs`` are (file name, file bytes, rows): the rows run on that file, the corpus first.
+    ``one_process`` maps a ``--jobs 2`` row's configuration to its one-process row's (the
+    speed-up divides that row's seconds by its own). ``reference`` is ``scan --only gpt3`` on the
+    corpus: the peak RSS ratio divides by its peak RSS; "same findings" compares a row with the
+    corpus row of the same one-process configuration (``reference`` when there is none).
     """
+    pairs = one_process or {}
+    on_corpus = {job.config: job for job in inputs[0][2]} if inputs else {}
     lines = ["| " + " | ".join(SCALE_COLUMNS) + " |", "|" + " --- |" * len(SCALE_COLUMNS)]
     for name, size, jobs in inputs:
         label = f"{name}, {size / 1e6:,.1f} MB"
-        rows = [scale_row(label, size, job, jobs[0], corpus, reference) for job in jobs]
-        lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+        by_config = {job.config: job for job in jobs}
+        for job in jobs:
+            base = pairs.get(job.config, job.config)
+            same = on_corpus.get(base, reference)
+            row = scale_row(label, size, job, by_config.get(base, job), corpus, reference, same)
+            lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 

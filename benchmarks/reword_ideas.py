@@ -310,12 +310,12 @@ def code_table() -> str:
     doc_own, doc_std = kept["docstring prose, examples dropped, stem cut to 5 + number pairs"]
     shape_own, shape_std = kept["shape 6-grams"]
     for t_doc, t_shape in ((0.32, 1.01), (0.32, 0.3), (0.35, 0.3), (0.25, 0.3)):
-        mine = (doc_own >= t_doc) | (shape_own >= t_shape)
-        std = (doc_std >= t_doc) | (shape_std >= t_shape)
+        mine_found = (doc_own >= t_doc) | (shape_own >= t_shape)
+        std_found = (doc_std >= t_doc) | (shape_std >= t_shape)
         lines.append(
             f"| two scores: docstring (cut 5 + pairs) >= {t_doc} or shape 6-grams >= {t_shape} "
-            f"| {float(mine.mean()):.0%} "
-            f"| {int(std.sum())} | | | |"
+            f"| {float(mine_found.mean()):.0%} "
+            f"| {int(std_found.sum())} | | | |"
         )
     return "\n".join(lines)
 

@@ -4,6 +4,7 @@
     python -m benchmarks.run --quick         # x2 corpus, 1 run, README left alone
     python -m benchmarks.run --tools contam-guard toolkit-mmqa --runs 1
     python -m benchmarks.run --scale-gb 2    # and contam-guard's GPT-3 scans of a 2 GB file
+    python -m benchmarks.run --engines       # contam-guard's GPT-3, default, Spark and Ray rows only
 
 Runs are interleaved (run 1 of every configuration, then run 2, ...), each a fresh child
 process; a configuration whose first run takes over a minute is not run again (one sample:
@@ -103,6 +104,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "clean filler up to X GB (10^9 bytes) of file, and print a second table (default 0: off)",
     )
     parser.add_argument(
+        "--skip-engines",
+        action="store_true",
+        help="leave out the Spark and Ray rows (the default scan on one machine only)",
+    )
+    parser.add_argument(
         "--manifest-items",
         type=int,
         default=manifest_bench.ITEMS,
@@ -110,7 +116,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="also register N generated items (20 sets) and measure the manifest's size, a one-record "
         "scan's start-up and peak RSS (python -m benchmarks.manifest; default 100,000; 0: off)",
     )
+    parser.add_argument(
+        "--engines",
+        action="store_true",
+        help="only contam-guard's `scan --only gpt3` and default-scan rows (local, Spark, Ray); "
+        "no peers, no manifest benchmark, README untouched",
+    )
     args = parser.parse_args(argv)
+    if args.engines:
+        args.tools, args.manifest_items = [ours.TOOL], 0
+        args.readme = False
     if args.scale_gb < 0:
         parser.error("--scale-gb must be 0 (off) or more")
     if args.scale_gb and ours.TOOL not in args.tools:
@@ -162,8 +177,10 @@ def describe_scale(scale: ScaleFile) -> str:
             f"seed {FILLER_SEED}): {scale.bytes / 1e6:,.1f} MB, {scale.records:,} records. "
             "contam-guard only, same manifest and options as above.  ",
             "MB/s counts file bytes here. Peak RSS ÷: the row's peak RSS over that of `scan --only gpt3` "
-            "on the corpus. `--jobs 2` speed-up: seconds of `scan --only gpt3` on the same file ÷ the "
-            "row's. Same findings: the items and record count `scan --only gpt3` flags on the corpus.",
+            "on the corpus. `--jobs 2` speed-up: seconds of the same scan in one process, on the same "
+            "file, ÷ the row's. Same findings: the items and record count the same configuration "
+            "flags on the corpus (the default scan's rewording rule also finds the filler: shuffled "
+            "train documents are rewordings).",
         ]
     )
 
@@ -212,6 +229,33 @@ def measure(jobs: list[Job], runs: int, work: Path) -> None:
                     job.note = f"{job.note}; verdict unreadable: {error!r}".lstrip("; ")
 
 
+def goals(jobs: list[Job], scaled: list[Job]) -> str:
+    """The default scan against the goals it is held to, as ratios of this run's rows (wall / CPU)."""
+    by = {(j.tool, j.config): j for j in jobs if j.skip is None and j.samples}
+    scale_by = {j.config: j for j in scaled if j.skip is None and j.samples}
+    default = by.get((ours.TOOL, ours.DEFAULT))
+    lines = []
+
+    def ratio(slow: Job, fast: Job) -> str:
+        return f"{slow.seconds / fast.seconds:.2f} / {slow.cpu / fast.cpu:.2f}"
+
+    janitor = next((j for (tool, _), j in by.items() if tool.startswith("lm-eval janitor")), None)
+    if default is not None and janitor is not None:
+        lines.append(f"- janitor ÷ default scan: {ratio(janitor, default)} (goal: at least 30, on x10)")
+    gpt3 = by.get((ours.TOOL, ours.BASELINE))
+    if default is not None and gpt3 is not None:
+        lines.append(f"- default scan ÷ `--only gpt3`: {ratio(default, gpt3)} (goal: at most 1.5, on x25)")
+    ours_by = {c: j for (tool, c), j in by.items() if tool == ours.TOOL}
+    for label, rows in (("corpus", ours_by), ("scale file", scale_by)):
+        one, two = rows.get(ours.DEFAULT), rows.get(ours.DEFAULT_JOBS_2)
+        if one is not None and two is not None:
+            lines.append(
+                f"- {label}: default scan, one process ÷ `--jobs 2` (wall): {one.seconds / two.seconds:.2f} "
+                "(goal: never below 1; at least 1.7 at 1 GB)"
+            )
+    return "Goals (wall / CPU ratios of the rows above):\n\n" + ("\n".join(lines) or "- (rows missing)")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     if not (GSM8K / "train.jsonl").is_file():
@@ -228,7 +272,9 @@ def main(argv: list[str] | None = None) -> None:
         eval_path = work / "gsm8k-test-questions.jsonl"
         ctx = Context(work, corpus, eval_path, write_eval(eval_path))
         manifest = ours.build_manifest(ctx) if ours.TOOL in args.tools else None
-        jobs = ours.jobs(ctx, manifest) if manifest is not None else []
+        jobs = ours.jobs(ctx, manifest, not args.skip_engines) if manifest is not None else []
+        if args.engines:
+            jobs = [j for j in jobs if j.config == ours.BASELINE or j.config.startswith(ours.DEFAULT_SCAN)]
         scale, scaled = None, []
         if args.scale_gb and manifest is not None:
             log(f"building {work / 'scale.jsonl'}: the corpus + clean filler up to {args.scale_gb:g} GB")
@@ -246,12 +292,17 @@ def main(argv: list[str] | None = None) -> None:
         baseline = next((j for j in jobs if j.tool == ours.TOOL and j.config == ours.BASELINE), None)
         block = describe(corpus, args.runs, ctx.eval_items) + "\n\n" + table(jobs, corpus, baseline)
         if scale is not None:
-            on_corpus = [j for j in jobs if j.tool == ours.TOOL and j.config in (ours.BASELINE, ours.JOBS_2)]
+            scaled_configs = (ours.BASELINE, ours.JOBS_2, ours.DEFAULT, ours.DEFAULT_JOBS_2)
+            on_corpus = [j for j in jobs if j.tool == ours.TOOL and j.config in scaled_configs]
             inputs = [(corpus.path.name, corpus.bytes, on_corpus), (scale.path.name, scale.bytes, scaled)]
-            block += "\n\n" + describe_scale(scale) + "\n\n" + scale_table(inputs, corpus, baseline)
+            pairs = {ours.JOBS_2: ours.BASELINE, ours.DEFAULT_JOBS_2: ours.DEFAULT}
+            block += "\n\n" + describe_scale(scale) + "\n\n" + scale_table(inputs, corpus, baseline, pairs)
+        block += "\n\n" + goals(jobs, scaled)
         if args.manifest_items and ours.TOOL in args.tools:
             log(f"manifest: {args.manifest_items:,} generated items (python -m benchmarks.manifest)")
-            rows = manifest_bench.run(sys.executable, None, work / "manifest", args.runs, args.manifest_items)
+            rows = manifest_bench.run(
+                sys.executable, None, work / "manifest", args.runs, args.manifest_items, corpus.path
+            )
             block += "\n\nManifest at scale (`python -m benchmarks.manifest`): " + rows
         print(block)
         if args.readme:

@@ -56,7 +56,8 @@ def _size(folder: Path) -> int:
 
 def _queries(corpus: Path, rng: random.Random) -> tuple[list[str], list[str]]:
     texts = [json.loads(line)["text"] for line in corpus.read_text(encoding="utf-8").splitlines()]
-    exact, ranked = [], []
+    exact: list[str] = []
+    ranked: list[str] = []
     while len(exact) < 100:
         words = rng.choice(texts).split()
         size = rng.randint(3, 9)

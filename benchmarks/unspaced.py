@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from contam_guard.core.spec.normalise import words
@@ -69,7 +70,11 @@ def main() -> None:
         cg(*scan, CMMLU / "dev", "--items-csv", "dev.csv", "--pairs-csv", "pairs.csv", cwd=work)
         (work / "seed.txt").write_text("\n".join(seed_lines) + "\n", encoding="utf-8")
         cg(*scan, "seed.txt", "--items-csv", "seed.csv", cwd=work)
-        for kind, cut in (("verbatim", lambda q: q), ("fragment", lambda q: q[: len(q) // 2])):
+        cuts: dict[str, Callable[[str], str]] = {
+            "verbatim": lambda q: q,
+            "fragment": lambda q: q[: len(q) // 2],
+        }
+        for kind, cut in cuts.items():
             with (work / f"{kind}.jsonl").open("w", encoding="utf-8") as out:
                 for k, question in enumerate(questions):
                     before, after = seed_lines[k % len(seed_lines)], seed_lines[(k + 7) % len(seed_lines)]

@@ -77,19 +77,19 @@ def write(path: Path, data: bytes) -> Path:
     return path
 
 
-def read(path: Path, field: str | None = None, *, every: bool = False, **opts: object) -> list[Record]:
+def read(path: Path, field: str | None = None, *, every: bool = False, **opts: Any) -> list[Record]:
     """The records of ``path``: its ``field``; or without one, the usual shapes' one text (as
     a golden set is read), or with ``every`` every string (as a scan reads training data)."""
     opts.setdefault("names", every)  # a table's header and column names: training data only
     options = ReadOptions(
         fields=() if field is None else (field,),
         detect_shape=field is None and not every,
-        **opts,  # type: ignore[arg-type]
+        **opts,
     )
     return list(read_records(path, path.name, options))
 
 
-def fail(path: Path, field: str | None = None, **opts: object) -> InputError:
+def fail(path: Path, field: str | None = None, **opts: Any) -> InputError:
     """The InputError reading ``path`` raises (it must name the file as given)."""
     with pytest.raises(InputError) as info:
         read(path, field, **opts)
@@ -120,7 +120,7 @@ def scanner_over(
     rewording rules: they read the manifest's derived views)."""
     rules = rules or Rules()
     if not windows:
-        rules = rules.model_copy(update={"gpt4": rules.gpt4.model_copy(update={"enabled": False})})
+        rules = rules.model_copy(update={"gpt4": rules.of("gpt4").model_copy(update={"enabled": False})})
     config = Config(rules=rules)
     config = config.model_copy(update={"scan": config.scan.model_copy(update={"batch_chars": batch_chars})})
     if isinstance(index_or_manifest, ManifestIndex):

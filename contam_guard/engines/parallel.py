@@ -42,6 +42,7 @@ from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.state import Census, ScanState
 from contam_guard.engines.local import input_bytes, read_into
+from contam_guard.engines.policy import splittable_file
 from contam_guard.errors import ContamGuardError, ManifestError
 from contam_guard.io.atomic import signals_held
 from contam_guard.io.keys import key_for
@@ -50,8 +51,7 @@ from contam_guard.io.manifest.sealing import SealKey
 from contam_guard.io.readers import detect_format
 from contam_guard.io.readers.base import ReadOptions, Window
 from contam_guard.io.readers.blocks import last_line_end, line_blocks
-from contam_guard.io.readers.compression import compression_of
-from contam_guard.io.readers.opener import open_binary, transcodes
+from contam_guard.io.readers.opener import open_binary
 from contam_guard.io.readers.paragraphs import count_records, first_blank_end, text_block_end
 from contam_guard.io.sources import Source
 
@@ -112,16 +112,8 @@ def planned(
     cuts: list[tuple[int, Source, list[int], bool]] = []
     place = 0
     for source in sources:
-        fmt = detect_format(source.path)
-        splittable = (
-            fmt in ("jsonl", "text")
-            and compression_of(source.path) == "plain"
-            and not options.whole_file
-            and options.group_by is None
-            and source.path.is_file()
-            and not transcodes(source.path, options.encoding)  # UTF-16/32: bytes are not lines
-        )
-        paragraphs = fmt == "text" and not options.lines
+        splittable = splittable_file(source, options)
+        paragraphs = detect_format(source.path) == "text" and not options.lines
         size = source.path.stat().st_size if splittable else 0
         pieces = min(WINDOWS_PER_JOB * jobs, size // min_window_bytes)
         bounds = _cut_points(source.path, size, pieces, paragraphs) if pieces >= 2 else []

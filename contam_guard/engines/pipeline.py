@@ -131,11 +131,17 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
     if request.jobs > 1 and request.changes is not None:
         console.notice("--jobs applies to whole files; a --staged/--diff scan runs in one process")
     if request.jobs > 1 and request.changes is None:
-        from contam_guard.engines.parallel import scan_parallel  # multiprocessing: only when asked for
+        from contam_guard.engines.policy import one_process_reason
 
-        return scan_parallel(
-            prepared.scanner, found, request.read, jobs=request.jobs, skip_unreadable=request.skip_unreadable
-        )
+        reason = one_process_reason(prepared.scanner, found, request.read)
+        if reason is None:
+            from contam_guard.engines.parallel import scan_parallel  # multiprocessing: only when asked for
+
+            skip = request.skip_unreadable
+            return scan_parallel(
+                prepared.scanner, found, request.read, jobs=request.jobs, skip_unreadable=skip
+            )
+        console.notice(f"--jobs {request.jobs}: {reason}; scanned in one process (as fast, or faster)")
     from contam_guard.io.readers import meter, totals  # a bar in bytes, with a total(file sizes)
 
     with console.progress(totals.input_bytes(s.path for s in found), meter.bytes_read) as advance:

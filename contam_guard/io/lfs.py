@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from contam_guard.errors import InputError
 
@@ -171,6 +172,21 @@ def _named(content: Path | None, name: str) -> Iterator[Path]:
         yield link
 
 
+def pointer_in(handle: BinaryIO, path: Path, size: int, display: str) -> Pointer | None:
+    """The pointer the regular file ``path``, open as ``handle`` with ``size`` bytes, is, or None.
+
+    Read with ``pread`` on the open file: its position is left where it is and the file is not
+    opened again (a second open could read other bytes, if the file changed meanwhile). A file
+    object without a descriptor is read by path."""
+    if size >= MAX_POINTER_BYTES:
+        return None
+    try:
+        data = os.pread(handle.fileno(), MAX_POINTER_BYTES, 0)
+    except (AttributeError, OSError, ValueError):
+        return read_pointer(path, display)
+    return parse_pointer(data, display)
+
+
 @contextmanager
 def content_of(path: Path, display: str) -> Iterator[Path]:
     """``path`` itself, or, when it is a Git LFS pointer, a path with the same file name whose
@@ -179,6 +195,13 @@ def content_of(path: Path, display: str) -> Iterator[Path]:
     if pointer is None:
         yield path
         return
+    with object_of(path, display, pointer) as named:
+        yield named
+
+
+@contextmanager
+def object_of(path: Path, display: str, pointer: Pointer) -> Iterator[Path]:
+    """A path with ``path``'s file name whose content is the object of ``pointer`` (``path``'s)."""
     found = None if pointer.size == 0 else object_path(_repo_root(path, display, pointer), pointer, display)
     with _named(found, path.name) as named:
         yield named
@@ -216,8 +239,10 @@ __all__ = [
     "Pointer",
     "blob_is_pointer",
     "content_of",
+    "object_of",
     "object_path",
     "parse_pointer",
+    "pointer_in",
     "read_pointer",
     "resolve_export",
 ]

@@ -118,7 +118,7 @@ class Repo:
     ) -> Result:
         """``contam-guard ARGS`` as a separate process (stdin fed from ``stdin``)."""
         proc = subprocess.run(
-            [sys.executable, "-m", "contam_guard", *map(os.fspath, args)],
+            [sys.executable, "-m", "contam_guard", *(os.fspath(arg) for arg in args)],
             cwd=self.root,
             env={**self.env, **(env or {})},
             input=stdin if stdin is not None else "",

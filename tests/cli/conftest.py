@@ -79,7 +79,7 @@ def cg_proc() -> Callable[..., Result]:
     def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> Result:
         base = {k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}
         proc = subprocess.run(
-            [sys.executable, "-m", "contam_guard", *map(os.fspath, args)],
+            [sys.executable, "-m", "contam_guard", *(os.fspath(arg) for arg in args)],
             cwd=cwd,
             env={**base, **(env or {})},
             capture_output=True,
@@ -132,11 +132,15 @@ def registered(project: Project) -> Project:
     return project
 
 
+LeakText = Callable[[list[str], int, int], str]
+"""The ``leak_text`` fixture's type (``leak``)."""
+
+
 def leak(tokens: list[str], start: int, count: int) -> str:
     """A training text holding exactly ``tokens[start:start + count]`` between unrelated words."""
     return f"{FILLER} zanzibar {' '.join(tokens[start : start + count])} quibble {FILLER}"
 
 
 @pytest.fixture
-def leak_text() -> Callable[[list[str], int, int], str]:
+def leak_text() -> LeakText:
     return leak

@@ -231,7 +231,7 @@ def test_gsm8k_through_the_datasets_cache(cli: Runner, project: Path) -> None:
 
 def test_mmlu_choices_are_one_view_of_a_list_field(cli: Runner, project: Path) -> None:
     """MMLU's ``choices`` is a list: one view whose item is the four choices joined by newlines."""
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "question": f"Which of the following statements about specimen {k} of the collection is true?",
             "subject": "demo",

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from contam_guard.core.config import load_config
+from tests.cli.conftest import LeakText, Project
+from tests.helpers import Runner
 
 CONFIG_REL = ".contam-guard/contam-guard.yaml"
 
 
 @pytest.fixture
-def fifteen(registered: Any, leak_text: Any) -> Path:
+def fifteen(registered: Project, leak_text: LeakText) -> Path:
     """A record sharing a run of exactly 15 words with lx-01's question (fails at N = 13)."""
     return registered.training("train.jsonl", [leak_text(registered.question_words(0), 2, 15)])
 
@@ -50,7 +51,7 @@ def fifteen(registered: Any, leak_text: Any) -> Path:
     ],
 )
 def test_invalid_settings_exit_2_naming_the_file_and_key(
-    registered: Any, fifteen: Path, tmp_path: Path, yaml_text: str, phrases: list[str]
+    registered: Project, fifteen: Path, tmp_path: Path, yaml_text: str, phrases: list[str]
 ) -> None:
     (tmp_path / CONFIG_REL).write_text(yaml_text)
     for command in (["scan", fifteen], ["sets"], ["verify"]):
@@ -62,7 +63,7 @@ def test_invalid_settings_exit_2_naming_the_file_and_key(
         assert "internal error" not in result.output
 
 
-def test_explicit_config_file_errors_too(registered: Any, fifteen: Path, tmp_path: Path) -> None:
+def test_explicit_config_file_errors_too(registered: Project, fifteen: Path, tmp_path: Path) -> None:
     bad = tmp_path / "elsewhere.yaml"
     bad.write_text("rules:\n  gtp3: {n: 20}\n")
     result = registered.cli("scan", fifteen, "--config", bad, "--manifest", registered.manifest)
@@ -70,19 +71,19 @@ def test_explicit_config_file_errors_too(registered: Any, fifteen: Path, tmp_pat
     assert "elsewhere.yaml" in result.err and "rules.gpt3" in result.err
 
 
-def test_missing_explicit_config_file_exits_2(registered: Any, fifteen: Path) -> None:
+def test_missing_explicit_config_file_exits_2(registered: Project, fifteen: Path) -> None:
     result = registered.cli("scan", fifteen, "--config", "nope.yaml")
     assert result.code == 2
     assert "nope.yaml" in result.err
 
 
-def test_yaml_setting_changes_the_verdict(registered: Any, fifteen: Path, tmp_path: Path) -> None:
+def test_yaml_setting_changes_the_verdict(registered: Project, fifteen: Path, tmp_path: Path) -> None:
     assert registered.cli("scan", fifteen).code == 1
     (tmp_path / CONFIG_REL).write_text("rules:\n  gpt3: {n: 20}\n")
     assert registered.cli("scan", fifteen).code == 0
 
 
-def test_pyproject_table_is_discovered(registered: Any, fifteen: Path, tmp_path: Path) -> None:
+def test_pyproject_table_is_discovered(registered: Project, fifteen: Path, tmp_path: Path) -> None:
     (tmp_path / CONFIG_REL).unlink()
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "demo"\n\n[tool.contam-guard.rules.gpt3]\nn = 20\n'
@@ -92,7 +93,7 @@ def test_pyproject_table_is_discovered(registered: Any, fifteen: Path, tmp_path:
     assert registered.cli("scan", fifteen).code == 1
 
 
-def test_pyproject_typo_is_reported(registered: Any, fifteen: Path, tmp_path: Path) -> None:
+def test_pyproject_typo_is_reported(registered: Project, fifteen: Path, tmp_path: Path) -> None:
     (tmp_path / CONFIG_REL).unlink()
     (tmp_path / "pyproject.toml").write_text("[tool.contam-guard.rules.palm]\ntreshold = 0.5\n")
     result = registered.cli("scan", fifteen)
@@ -101,7 +102,7 @@ def test_pyproject_typo_is_reported(registered: Any, fifteen: Path, tmp_path: Pa
     assert "'rules.palm.treshold'" in result.err and "'rules.palm.threshold'" in result.err
 
 
-def test_init_does_not_shadow_a_pyproject_table(cli: Any, tmp_path: Path) -> None:
+def test_init_does_not_shadow_a_pyproject_table(cli: Runner, tmp_path: Path) -> None:
     """``init`` in a project configured in pyproject.toml must not add a yaml that wins over it,
     and must put the manifest where that table says (else ``register`` cannot find it)."""
     (tmp_path / "pyproject.toml").write_text('[tool.contam-guard]\nguard_dir = "ci/guard"\n')
@@ -116,7 +117,7 @@ def test_init_does_not_shadow_a_pyproject_table(cli: Any, tmp_path: Path) -> Non
     assert cli("verify").code == 0
 
 
-def test_init_keeps_an_existing_root_yaml(cli: Any, tmp_path: Path) -> None:
+def test_init_keeps_an_existing_root_yaml(cli: Runner, tmp_path: Path) -> None:
     (tmp_path / "contam-guard.yaml").write_text("guard_dir: guard\n")
     assert cli("init").code == 0
     assert not (tmp_path / CONFIG_REL).exists()
@@ -125,7 +126,7 @@ def test_init_keeps_an_existing_root_yaml(cli: Any, tmp_path: Path) -> None:
 
 
 def test_discovery_walks_up_from_a_subfolder(
-    registered: Any, fifteen: Path, tmp_path: Path, monkeypatch: Any
+    registered: Project, fifteen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deep = tmp_path / "src" / "pkg" / "deeper"
     deep.mkdir(parents=True)
@@ -142,7 +143,7 @@ def test_discovery_walks_up_from_a_subfolder(
 
 
 def test_root_contam_guard_yaml_beats_the_one_in_the_guard_folder(
-    registered: Any, fifteen: Path, tmp_path: Path
+    registered: Project, fifteen: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "contam-guard.yaml").write_text("rules:\n  gpt3: {n: 20}\n")
     assert registered.cli("scan", fifteen).code == 0

@@ -9,14 +9,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.helpers import manifest_view
+from tests.cli.conftest import LeakText, Project
+from tests.helpers import Runner, manifest_view
 
 KEY = "k3y-" + "0123456789abcdef" * 2 + "wxyz"  # 40 characters
 OTHER_KEY = "another-secret-of-forty-characters-00000"
 GOLDEN = "golden/bench.jsonl"
 
 
-def test_init_keyed_without_the_key_exits_2_with_a_hint(cli: Any, tmp_path: Path) -> None:
+def test_init_keyed_without_the_key_exits_2_with_a_hint(cli: Runner, tmp_path: Path) -> None:
     result = cli("init", "--keyed")
     assert result.code == 2
     assert "CONTAM_GUARD_KEY" in result.err and "hint" in result.err and "secrets" in result.err
@@ -24,7 +25,9 @@ def test_init_keyed_without_the_key_exits_2_with_a_hint(cli: Any, tmp_path: Path
 
 
 @pytest.mark.parametrize("secret", ["short", "x" * 31])
-def test_init_keyed_with_a_short_key_exits_2(cli: Any, tmp_path: Path, monkeypatch: Any, secret: str) -> None:
+def test_init_keyed_with_a_short_key_exits_2(
+    cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secret: str
+) -> None:
     monkeypatch.setenv("CONTAM_GUARD_KEY", secret)
     result = cli("init", "--keyed")
     assert result.code == 2
@@ -32,7 +35,7 @@ def test_init_keyed_with_a_short_key_exits_2(cli: Any, tmp_path: Path, monkeypat
     assert not (tmp_path / ".contam-guard/manifest.json").exists()
 
 
-def test_init_keyed_honours_key_env(cli: Any, tmp_path: Path, monkeypatch: Any) -> None:
+def test_init_keyed_honours_key_env(cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_SECRET", KEY)
     result = cli("init", "--keyed", "--key-env", "MY_SECRET")
     assert result.code == 0, result.output
@@ -40,7 +43,7 @@ def test_init_keyed_honours_key_env(cli: Any, tmp_path: Path, monkeypatch: Any) 
 
 
 @pytest.fixture
-def keyed(project: Any, tmp_path: Path, monkeypatch: Any) -> Any:
+def keyed(project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The project, re-initialised keyed, with ``bench`` registered under KEY."""
     project.manifest.unlink()
     monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
@@ -52,7 +55,7 @@ def keyed(project: Any, tmp_path: Path, monkeypatch: Any) -> Any:
 
 
 @pytest.fixture
-def leaky(keyed: Any, leak_text: Any) -> Path:
+def leaky(keyed: Project, leak_text: LeakText) -> Path:
     tokens = keyed.items[1]["question"].split()
     return keyed.training("train.jsonl", [leak_text(tokens, 0, len(tokens))])
 
@@ -63,7 +66,7 @@ def hashes(manifest: Path, array: str) -> set[int]:
 
 
 def test_keyed_hashes_share_nothing_with_unkeyed_ones(
-    keyed: Any, cli: Any, tmp_path: Path, monkeypatch: Any
+    keyed: Project, cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     keyed_manifest = keyed.manifest_json()
     keyed_view = manifest_view(keyed.manifest, "bench", "question")
@@ -89,7 +92,7 @@ def test_keyed_hashes_share_nothing_with_unkeyed_ones(
 
 
 def test_a_different_key_gives_different_hashes(
-    keyed: Any, cli: Any, tmp_path: Path, monkeypatch: Any
+    keyed: Project, cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTAM_GUARD_KEY", OTHER_KEY)
     other = tmp_path / "other"
@@ -108,7 +111,7 @@ def test_a_different_key_gives_different_hashes(
     assert not other_hashes & hashes(keyed.manifest, "grams")
 
 
-def test_scan_with_the_right_key_finds_the_leak(keyed: Any, leaky: Path) -> None:
+def test_scan_with_the_right_key_finds_the_leak(keyed: Project, leaky: Path) -> None:
     result = keyed.cli("scan", leaky)
     assert result.code == 1, result.output
     assert "lx-02" in result.out
@@ -120,7 +123,7 @@ def test_scan_with_the_right_key_finds_the_leak(keyed: Any, leaky: Path) -> None
     ids=["unset", "empty", "wrong", "short"],
 )
 def test_scan_without_the_right_key_exits_2(
-    keyed: Any, leaky: Path, monkeypatch: Any, secret: str | None, phrase: str
+    keyed: Project, leaky: Path, monkeypatch: pytest.MonkeyPatch, secret: str | None, phrase: str
 ) -> None:
     if secret is None:
         monkeypatch.delenv("CONTAM_GUARD_KEY")
@@ -133,7 +136,9 @@ def test_scan_without_the_right_key_exits_2(
     assert not Path("r.md").exists()
 
 
-def test_register_into_a_keyed_manifest_needs_the_key(keyed: Any, monkeypatch: Any) -> None:
+def test_register_into_a_keyed_manifest_needs_the_key(
+    keyed: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = keyed.manifest.read_bytes()
     monkeypatch.delenv("CONTAM_GUARD_KEY")
     keyed.items[0]["question"] += " Two lanterns cracked."
@@ -146,7 +151,7 @@ def test_register_into_a_keyed_manifest_needs_the_key(keyed: Any, monkeypatch: A
     assert keyed.manifest.read_bytes() == before
 
 
-def test_verify_checks_the_key_of_a_keyed_manifest(keyed: Any, monkeypatch: Any) -> None:
+def test_verify_checks_the_key_of_a_keyed_manifest(keyed: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """Else the verify hook passes while every scan fails: no key or another key is
     exit 2, naming the variable."""
     ok = keyed.cli("verify")
@@ -160,7 +165,7 @@ def test_verify_checks_the_key_of_a_keyed_manifest(keyed: Any, monkeypatch: Any)
     assert missing.code == 2 and "CONTAM_GUARD_KEY is not set" in missing.err
 
 
-def test_the_key_never_lands_in_the_guard_folder(keyed: Any, tmp_path: Path) -> None:
+def test_the_key_never_lands_in_the_guard_folder(keyed: Project, tmp_path: Path) -> None:
     files = [path for path in (tmp_path / ".contam-guard").rglob("*") if path.is_file()]
     assert any(path.suffix == ".bin" for path in files)  # the sets' files are looked at too
     for path in files:
@@ -168,7 +173,9 @@ def test_the_key_never_lands_in_the_guard_folder(keyed: Any, tmp_path: Path) -> 
         assert KEY.encode() not in data and KEY[4:20].encode() not in data, path
 
 
-def test_the_key_can_be_changed_as_the_hint_says(keyed: Any, leaky: Path, monkeypatch: Any) -> None:
+def test_the_key_can_be_changed_as_the_hint_says(
+    keyed: Project, leaky: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CONTAM_GUARD_KEY", OTHER_KEY)
     refused = keyed.cli("scan", leaky)
     assert refused.code == 2 and "init --keyed" in refused.err and "re-register" in refused.err
@@ -178,7 +185,9 @@ def test_the_key_can_be_changed_as_the_hint_says(keyed: Any, leaky: Path, monkey
     assert keyed.cli("scan", leaky).code == 1
 
 
-def test_init_keyed_on_an_unkeyed_manifest_is_refused(project: Any, monkeypatch: Any) -> None:
+def test_init_keyed_on_an_unkeyed_manifest_is_refused(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Not "left unchanged" with exit 0: the user would believe the manifest is keyed."""
     before = project.manifest.read_bytes()
     monkeypatch.setenv("CONTAM_GUARD_KEY", KEY)
@@ -188,7 +197,7 @@ def test_init_keyed_on_an_unkeyed_manifest_is_refused(project: Any, monkeypatch:
     assert project.manifest.read_bytes() == before
 
 
-def test_plain_init_on_a_keyed_manifest_leaves_it(keyed: Any) -> None:
+def test_plain_init_on_a_keyed_manifest_leaves_it(keyed: Project) -> None:
     before = keyed.manifest.read_bytes()
     result = keyed.cli("init")
     assert result.code == 0

@@ -87,7 +87,7 @@ def test_keyed_hashes_without_a_key_check_are_refused(project: Project, leaky: P
     assert "no key_check" in result.err
 
 
-def test_a_key_check_over_unkeyed_hashes_is_refused(project: Path, leaky: Path) -> None:
+def test_a_key_check_over_unkeyed_hashes_is_refused(project: Project, leaky: Path) -> None:
     """A key check with the unkeyed hash spec (hand-edited) would hash scans with a key the
     manifest's hashes never saw: exit 2."""
     salt = new_salt()

@@ -14,16 +14,17 @@ import pytest
 
 from contam_guard.core.rules import RULES
 from contam_guard.core.scrub.rounds import loop_rounds
-from tests.cli.conftest import GOLDEN_REL, leak
+from tests.cli.conftest import GOLDEN_REL, Project, leak
+from tests.helpers import Runner
 
 
-def _train(project: Any) -> Path:
+def _train(project: Project) -> Path:
     tokens = project.items[0]["question"].split()
     return project.training("data/train.jsonl", [leak(tokens, 0, len(tokens)), "nothing here at all today"])
 
 
 def test_sweep_reads_exactly_the_files_scan_reads(
-    registered: Any, tmp_path_factory: pytest.TempPathFactory
+    registered: Project, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """The golden file inside the scanned folder is never read as training data, by either:
     `sweep .` used to scan it and report 100% in every column."""
@@ -44,7 +45,7 @@ def test_sweep_reads_exactly_the_files_scan_reads(
 
 @pytest.mark.parametrize("link", ["file", "folder"])
 def test_a_link_to_the_golden_file_inside_the_data_is_scanned(
-    registered: Any, tmp_path_factory: pytest.TempPathFactory, link: str
+    registered: Project, tmp_path_factory: pytest.TempPathFactory, link: str
 ) -> None:
     """Only the registered golden file itself is left out: a symlink in the data folder (to the
     file, or to its folder) puts the whole test set into what a pipeline reads, so it is a leak."""
@@ -67,7 +68,7 @@ def test_a_link_to_the_golden_file_inside_the_data_is_scanned(
     assert GOLDEN_REL not in json.loads((out / "all.json").read_text())["summary"]["files"]
 
 
-def test_sweep_takes_the_scan_options(registered: Any, tmp_path: Path) -> None:
+def test_sweep_takes_the_scan_options(registered: Project, tmp_path: Path) -> None:
     _train(registered)
     only = registered.cli("sweep", "data", "--field", "id", "--csv", tmp_path / "s.csv")
     assert only.code == 2, only.output  # --field id: these records have no such field
@@ -76,7 +77,7 @@ def test_sweep_takes_the_scan_options(registered: Any, tmp_path: Path) -> None:
     assert ok.code == 0, ok.output
 
 
-def test_review_takes_jobs_skip_unreadable_and_redact_pii(registered: Any) -> None:
+def test_review_takes_jobs_skip_unreadable_and_redact_pii(registered: Project) -> None:
     _train(registered)
     broken = registered.root / "data" / "broken.jsonl"
     broken.write_text('{"text": oops}\n', encoding="utf-8")
@@ -100,20 +101,20 @@ def test_review_takes_jobs_skip_unreadable_and_redact_pii(registered: Any) -> No
 
 
 @pytest.mark.parametrize("option", ["--only", "--disable", "--fail-on", "--warn-on"])
-def test_rule_choices_are_checked_and_listed(registered: Any, option: str) -> None:
+def test_rule_choices_are_checked_and_listed(registered: Project, option: str) -> None:
     _train(registered)
     done = registered.cli("scan", "data", option, "gpt5")
     assert done.code == 2
     assert "gpt5" in done.err and all(name in done.err for name in RULES)
 
 
-def test_format_choices_come_from_the_registry(registered: Any) -> None:
+def test_format_choices_come_from_the_registry(registered: Project) -> None:
     _train(registered)
     done = registered.cli("scan", "data", "--format", "yaml")
     assert done.code == 2 and "sarif" in done.err and "github" in done.err
 
 
-def test_help_shows_extras_and_no_type_placeholders(cli: Any) -> None:
+def test_help_shows_extras_and_no_type_placeholders(cli: Runner) -> None:
     text = cli("scan", "--help").out
     assert "contam-guard[spark]" in text and "local[4]" in text  # not eaten as markup
     assert "<bool>" not in text and "<path>" not in text and "<int range>" not in text
@@ -122,7 +123,7 @@ def test_help_shows_extras_and_no_type_placeholders(cli: Any) -> None:
     assert "--window N" in scrub and "default 200" in scrub  # from the settings model
 
 
-def test_dupes_with_several_views_needs_one_for_its_files(project: Any, tmp_path: Path) -> None:
+def test_dupes_with_several_views_needs_one_for_its_files(project: Project, tmp_path: Path) -> None:
     assert project.register("question", "answer").code == 0
     done = project.cli("dupes", "bench", "--review", tmp_path / "d.md")
     assert done.code == 2 and "--view" in done.err

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ PROBE = (
 )
 
 
-def probe(env: dict[str, str]) -> dict[str, object]:
+def probe(env: dict[str, str]) -> dict[str, Any]:
     argv = [sys.executable, "-c", PROBE, *sorted(DEFAULTS)]
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
     return dict(json.loads(out.stdout))
@@ -29,7 +30,7 @@ def probe(env: dict[str, str]) -> dict[str, object]:
 def test_the_defaults_are_set_before_numpy_and_pydantic_are_imported() -> None:
     env = {k: v for k, v in os.environ.items() if k not in DEFAULTS}
     got = probe(env)
-    process, numpy, pydantic = got["order"]  # type: ignore[misc]
+    process, numpy, pydantic = got["order"]
     assert process < numpy and process < pydantic
     assert got["env"] == DEFAULTS
 

@@ -6,11 +6,12 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from contam_guard.core.rules import RULES
+from tests.cli.conftest import LeakText, Project
+from tests.helpers import Runner
 
 ITEM_HEADER = (
     "set,item_id,test_index,view,words,ngrams8,sub50_windows,"
@@ -20,7 +21,7 @@ ITEM_HEADER = (
 
 
 @pytest.fixture
-def verbatim(registered: Any, leak_text: Any) -> Path:
+def verbatim(registered: Project, leak_text: LeakText) -> Path:
     """Training data with item lx-03's question copied verbatim into record 1 (line 2)."""
     tokens = registered.items[2]["question"].split()
     return registered.training(
@@ -39,7 +40,7 @@ def outputs(root: Path) -> list[str]:
     ]
 
 
-def test_clean_file_exits_0(registered: Any, leak_text: Any) -> None:
+def test_clean_file_exits_0(registered: Project, leak_text: LeakText) -> None:
     clean = registered.training("clean.jsonl", [leak_text([], 0, 0), "the quick brown fox jumps"])
     result = registered.cli("scan", clean)
     assert result.code == 0, result.output
@@ -48,7 +49,7 @@ def test_clean_file_exits_0(registered: Any, leak_text: Any) -> None:
 
 
 def test_verbatim_leak_exits_1_and_writes_every_review(
-    registered: Any, verbatim: Path, tmp_path: Path
+    registered: Project, verbatim: Path, tmp_path: Path
 ) -> None:
     result = registered.cli("scan", verbatim, *outputs(tmp_path))
     assert result.code == 1, result.output
@@ -73,7 +74,7 @@ def test_verbatim_leak_exits_1_and_writes_every_review(
 
 
 def test_items_csv_has_one_row_per_item_per_view_indexed_within_each_file(
-    project: Any, tmp_path: Path, leak_text: Any
+    project: Project, tmp_path: Path, leak_text: LeakText
 ) -> None:
     extra = tmp_path / "golden" / "extra.jsonl"
     extra.write_text(
@@ -98,7 +99,9 @@ def test_items_csv_has_one_row_per_item_per_view_indexed_within_each_file(
     assert len(rows) == 2 * 7
 
 
-def test_exit_zero_reports_the_finding_but_exits_0(registered: Any, verbatim: Path, tmp_path: Path) -> None:
+def test_exit_zero_reports_the_finding_but_exits_0(
+    registered: Project, verbatim: Path, tmp_path: Path
+) -> None:
     result = registered.cli("scan", verbatim, "--exit-zero", *outputs(tmp_path))
     assert result.code == 0, result.output
     assert "**gpt3** fail" in (tmp_path / "r.md").read_text()
@@ -107,14 +110,16 @@ def test_exit_zero_reports_the_finding_but_exits_0(registered: Any, verbatim: Pa
 
 
 @pytest.mark.parametrize("content", ["", "\n\n"], ids=["empty", "blank-lines"])
-def test_nothing_to_scan_exits_0_and_says_so(registered: Any, tmp_path: Path, content: str) -> None:
+def test_nothing_to_scan_exits_0_and_says_so(registered: Project, tmp_path: Path, content: str) -> None:
     (tmp_path / "empty.jsonl").write_text(content)
     result = registered.cli("scan", "empty.jsonl")
     assert result.code == 0, result.output
     assert "Nothing was scanned" in result.out
 
 
-def test_unknown_file_type_is_skipped_with_a_notice(registered: Any, verbatim: Path, tmp_path: Path) -> None:
+def test_unknown_file_type_is_skipped_with_a_notice(
+    registered: Project, verbatim: Path, tmp_path: Path
+) -> None:
     (tmp_path / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     alone = registered.cli("scan", "diagram.png", "--review", tmp_path / "r.md")
     assert alone.code == 0, alone.output
@@ -135,7 +140,7 @@ def test_unknown_file_type_is_skipped_with_a_notice(registered: Any, verbatim: P
     ids=["unterminated", "missing-comma", "bad-syntax"],
 )
 def test_malformed_json_line_exits_2_naming_file_and_line(
-    registered: Any, tmp_path: Path, lines: list[str], where: str
+    registered: Project, tmp_path: Path, lines: list[str], where: str
 ) -> None:
     (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
     result = registered.cli("scan", "bad.jsonl", "--review", tmp_path / "r.md")
@@ -144,26 +149,26 @@ def test_malformed_json_line_exits_2_naming_file_and_line(
     assert not (tmp_path / "r.md").exists()
 
 
-def test_missing_path_exits_2(registered: Any, verbatim: Path) -> None:
+def test_missing_path_exits_2(registered: Project, verbatim: Path) -> None:
     result = registered.cli("scan", verbatim, "no/such/file.jsonl")
     assert result.code == 2
     assert "no/such/file.jsonl" in result.err
 
 
-def test_missing_field_exits_2(registered: Any, verbatim: Path) -> None:
+def test_missing_field_exits_2(registered: Project, verbatim: Path) -> None:
     result = registered.cli("scan", verbatim, "--field", "body")
     assert result.code == 2
     assert "train.jsonl" in result.err
 
 
-def test_scan_without_a_manifest_exits_2_with_the_fix(cli: Any, tmp_path: Path) -> None:
+def test_scan_without_a_manifest_exits_2_with_the_fix(cli: Runner, tmp_path: Path) -> None:
     (tmp_path / "train.jsonl").write_text('{"text": "hello there"}\n')
     result = cli("scan", "train.jsonl")
     assert result.code == 2
     assert "manifest" in result.err and "contam-guard init" in result.err
 
 
-def test_folder_scan_walks_for_data_files(registered: Any, verbatim: Path, tmp_path: Path) -> None:
+def test_folder_scan_walks_for_data_files(registered: Project, verbatim: Path, tmp_path: Path) -> None:
     folder = tmp_path / "data" / "nested"
     folder.mkdir(parents=True)
     (folder / "copy.jsonl").write_bytes(verbatim.read_bytes())

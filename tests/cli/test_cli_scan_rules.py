@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from tests.cli.conftest import LeakText, Project
 
 
 def findings(path: Path) -> set[tuple[str, str, str]]:
@@ -15,7 +16,7 @@ def findings(path: Path) -> set[tuple[str, str, str]]:
 
 
 @pytest.fixture
-def eleven(registered: Any, leak_text: Any) -> Path:
+def eleven(registered: Project, leak_text: LeakText) -> Path:
     """A record sharing exactly 11 consecutive words (words 6..16) with lx-04's question."""
     tokens = registered.question_words(3)
     return registered.training("train.jsonl", [leak_text(tokens, 6, 11)])
@@ -33,7 +34,7 @@ def eleven(registered: Any, leak_text: Any) -> Path:
     ],
 )
 def test_n_decides_whether_an_11_word_run_fails(
-    registered: Any, eleven: Path, tmp_path: Path, n_args: list[str], code: int
+    registered: Project, eleven: Path, tmp_path: Path, n_args: list[str], code: int
 ) -> None:
     result = registered.cli("scan", eleven, *n_args, "--review-json", tmp_path / "r.json")
     assert result.code == code, result.output
@@ -44,13 +45,15 @@ def test_n_decides_whether_an_11_word_run_fails(
 
 
 @pytest.mark.parametrize("bad", ["4", "ten", "-3"])
-def test_bad_n_is_a_usage_error(registered: Any, eleven: Path, bad: str) -> None:
+def test_bad_n_is_a_usage_error(registered: Project, eleven: Path, bad: str) -> None:
     result = registered.cli("scan", eleven, "--n", bad)
     assert result.code == 2, result.output
     assert "Traceback" not in result.output
 
 
-def test_n_auto_uses_the_sets_5th_percentile_length(project: Any, tmp_path: Path, leak_text: Any) -> None:
+def test_n_auto_uses_the_sets_5th_percentile_length(
+    project: Project, tmp_path: Path, leak_text: LeakText
+) -> None:
     short = [
         "Nine crows perched along the mossy granary roof ledge",  # 9 words
         "Ten pilgrims rested beside the crumbling wayside shrine after dawn",  # 10
@@ -99,7 +102,7 @@ def test_n_auto_uses_the_sets_5th_percentile_length(project: Any, tmp_path: Path
 
 
 @pytest.fixture
-def verbatim(registered: Any, leak_text: Any) -> Path:
+def verbatim(registered: Project, leak_text: LeakText) -> Path:
     tokens = registered.items[0]["question"].split()
     return registered.training("train.jsonl", [leak_text(tokens, 0, len(tokens))])
 
@@ -119,7 +122,12 @@ def verbatim(registered: Any, leak_text: Any) -> Path:
     ],
 )
 def test_rule_switches_on_a_verbatim_leak(
-    registered: Any, verbatim: Path, tmp_path: Path, options: list[str], code: int, gpt3_action: str | None
+    registered: Project,
+    verbatim: Path,
+    tmp_path: Path,
+    options: list[str],
+    code: int,
+    gpt3_action: str | None,
 ) -> None:
     result = registered.cli("scan", verbatim, *options, "--review-json", tmp_path / "r.json")
     assert result.code == code, result.output
@@ -132,14 +140,14 @@ def test_rule_switches_on_a_verbatim_leak(
     assert {i for _, _, i in got} <= {"lx-01"}
 
 
-def test_unknown_rule_name_is_a_usage_error(registered: Any, verbatim: Path) -> None:
+def test_unknown_rule_name_is_a_usage_error(registered: Project, verbatim: Path) -> None:
     result = registered.cli("scan", verbatim, "--disable", "gtp3")
     assert result.code == 2
     assert "gtp3" in result.err
 
 
 @pytest.fixture
-def chunked(registered: Any, leak_text: Any) -> Path:
+def chunked(registered: Project, leak_text: LeakText) -> Path:
     """lx-05's question in overlapping 12-word pieces, one per record: every 8-gram is in the
     data and every word is in a run of 10+, but no record shares 13 words (GPT-3 stays quiet)."""
     tokens = registered.items[4]["question"].split()
@@ -147,7 +155,7 @@ def chunked(registered: Any, leak_text: Any) -> Path:
     return registered.training("train.jsonl", [leak_text(tokens, s, 12) for s in starts])
 
 
-def test_chunked_copy_only_warns_by_default(registered: Any, chunked: Path, tmp_path: Path) -> None:
+def test_chunked_copy_only_warns_by_default(registered: Project, chunked: Path, tmp_path: Path) -> None:
     result = registered.cli("scan", chunked, "--review-json", tmp_path / "r.json")
     assert result.code == 0, result.output
     assert findings(tmp_path / "r.json") == {
@@ -159,7 +167,9 @@ def test_chunked_copy_only_warns_by_default(registered: Any, chunked: Path, tmp_
 
 
 @pytest.mark.parametrize("rule", ["palm", "llama2", "gpt4"])
-def test_fail_on_makes_a_warning_rule_fail(registered: Any, chunked: Path, tmp_path: Path, rule: str) -> None:
+def test_fail_on_makes_a_warning_rule_fail(
+    registered: Project, chunked: Path, tmp_path: Path, rule: str
+) -> None:
     result = registered.cli("scan", chunked, "--fail-on", rule, "--review-json", tmp_path / "r.json")
     assert result.code == 1, result.output
     assert f"FAIL {rule}" in result.out

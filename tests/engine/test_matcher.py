@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from contam_guard.core.match.arrays import lex_order
 from contam_guard.core.match.index import ManifestIndex, Target
-from contam_guard.core.match.matcher import ItemTotals, match_batch
+from contam_guard.core.match.matcher import ItemTotals, PairTable, match_batch
 from contam_guard.core.match.stats import item_stats
 from contam_guard.core.register.views import hash_view
 from contam_guard.core.spec import normalise
@@ -36,7 +36,7 @@ def build_index(items: list[str]) -> ManifestIndex:
     return ManifestIndex.from_views([target], [view])
 
 
-def run_engine(items: list[str], docs: list[str]) -> tuple[ManifestIndex, ItemTotals, list]:
+def run_engine(items: list[str], docs: list[str]) -> tuple[ManifestIndex, ItemTotals, PairTable]:
     index = build_index(items)
     totals = ItemTotals.empty(index)
     table = match_batch(index, extract_features(docs), totals)
@@ -62,7 +62,7 @@ def test_runs_equal_brute_force(items: list[list[str]], docs: list[list[str]]) -
             if rows.size and longest:
                 found8 = sum(1 for r in expected if r >= 8)
                 assert table.ngrams8_found[rows[0]] == found8
-                covered = set()
+                covered: set[int] = set()
                 for i, r in enumerate(expected):
                     if r >= 10:
                         covered.update(range(i, i + r))

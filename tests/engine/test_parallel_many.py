@@ -130,7 +130,7 @@ def test_few_tasks_are_in_flight(tmp_path: Path) -> None:
     def submit(task: Task) -> Future[ScanState]:
         nonlocal most
         future: Future[ScanState] = Future()
-        future.set_result(None)  # type: ignore[arg-type]  (the recorder never reads it)
+        future.set_result(None)  # type: ignore[arg-type]  # a stand-in: the recorder never reads it
         outstanding.append(future)
         most = max(most, len(outstanding) - len(recorder.places))
         return future

@@ -1018,12 +1018,13 @@ def test_a_leak_cut_into_strings_is_found_on_both_paths(
     between values do not break it, and the pair names the fields it spans."""
     words = ITEMS_A[0].split()
     parts = [" ".join(words[k : k + 5]) for k in range(0, len(words), 5)]
-    record: dict[str, object] = {
+    layouts: dict[str, dict[str, object]] = {
         "list": {"id": 3, "sentences": parts},
         "siblings": {f"s{k}": part for k, part in enumerate(parts)},
         "nested": {"a": {"b": parts[:2]}, "c": [{"d": p} for p in parts[2:]]},
         "keys between": {f"long key number {k} of many words here": part for k, part in enumerate(parts)},
-    }[layout]
+    }
+    record = layouts[layout]
     path = write(
         tmp_path / "split.jsonl", (json.dumps({"text": "clean"}) + "\n" + json.dumps(record) + "\n").encode()
     )

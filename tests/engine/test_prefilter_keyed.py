@@ -186,7 +186,7 @@ def assert_same_findings(keyed: ScanResult, plain: ScanResult) -> None:
         np.bincount(r.index.windows.item_of(np.flatnonzero(r.totals.window_found)), minlength=r.index.items)
         for r in (keyed, plain)
     ]
-    assert np.array_equal(*per_item)
+    assert np.array_equal(per_item[0], per_item[1])
 
 
 def test_keyed_lookups_wait_in_batches_that_never_cross_lines() -> None:

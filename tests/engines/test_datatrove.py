@@ -32,11 +32,11 @@ from datatrove.pipeline.writers import JsonlWriter
 
 from contam_guard.engines.datatrove import (
     DROP_REASON,
-    FINDINGS_KEY,
     POSITION_KEY,
     ContamGuardFilter,
     adapter,
 )
+from contam_guard.engines.rank_states import FINDINGS_KEY
 
 EXAMPLES = REPO / "examples"
 

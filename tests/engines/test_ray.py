@@ -35,7 +35,8 @@ WINDOW = 16 << 10
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_session() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    # ray.init annotates logging_level as int, but takes a level name too (its default is "info").
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")  # type: ignore[arg-type]
     yield
     ray.shutdown()
 

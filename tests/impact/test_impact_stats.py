@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contam_guard.impact.analysis import analyse
+from contam_guard.impact.analysis import Impact, analyse
 from contam_guard.impact.items import read_items
 from contam_guard.impact.plot import impact_png
 from contam_guard.impact.scores import read_scores
@@ -52,6 +52,7 @@ def test_bootstrap_interval_equals_a_pure_python_reference_on_the_same_draws() -
     low, high = _reference_interval(scores.tolist(), clean.tolist(), rows)
     assert diff.low == pytest.approx(low, abs=1e-12) and diff.high == pytest.approx(high, abs=1e-12)
     assert diff.value == pytest.approx(scores[clean].mean() - scores.mean())
+    assert diff.low is not None and diff.value is not None and diff.high is not None
     assert diff.low < diff.value < diff.high
 
 
@@ -104,7 +105,7 @@ def test_sampling_z_matches_the_exact_spread_of_random_subsets(binary: bool) -> 
 
 def _impact(
     tmp_path: Path, flags: list[dict[str, str]], scores: list[float], shares: list[float] | None = None
-):
+) -> Impact:
     items = items_csv(tmp_path / "items.csv", flags, shares=shares)
     path = scores_jsonl(tmp_path / "scores.jsonl", scores)
     return analyse(read_scores(path), read_items(items), "gpt3", 4_000, 0)
@@ -119,7 +120,8 @@ def test_every_flagged_item_right_and_every_clean_one_wrong(tmp_path: Path) -> N
     assert (result.full.mean.value, result.clean.mean.value, result.flagged.mean.value) == (0.2, 0.0, 1.0)
     assert result.difference.value == pytest.approx(-0.2)
     assert result.relative.value == pytest.approx(-1.0)
-    assert result.difference.excludes_zero and result.difference.high < -0.1
+    assert result.difference.excludes_zero and result.difference.high is not None
+    assert result.difference.high < -0.1
     assert result.relative.low == result.relative.high == pytest.approx(-1.0)
 
 
@@ -130,7 +132,7 @@ def test_every_flagged_item_wrong(tmp_path: Path) -> None:
     assert (result.clean.mean.value, result.flagged.mean.value) == (1.0, 0.0)
     assert result.difference.value == pytest.approx(0.1)
     assert result.relative.value == pytest.approx(0.1 / 0.9)
-    assert result.difference.low > 0
+    assert result.difference.low is not None and result.difference.low > 0
 
 
 def test_nothing_flagged_gives_no_difference(tmp_path: Path) -> None:
@@ -145,6 +147,7 @@ def test_flags_unrelated_to_scores_give_an_interval_around_zero(tmp_path: Path) 
     gen = random.Random(5)
     flags = [{"gpt3": "1" if gen.random() < 0.3 else "0"} for _ in range(400)]
     result = _impact(tmp_path, flags, [float(gen.random() < 0.6) for _ in range(400)])
+    assert result.difference.low is not None and result.difference.high is not None
     assert result.difference.low < 0 < result.difference.high
     assert result.difference.excludes_zero is False
 

@@ -74,7 +74,7 @@ def cli(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
 def strip_payloads(data: dict[str, Any]) -> dict[str, Any]:
     """The index ``data`` with each digest replaced by a placeholder (each checked to be one), and
     each set file named by its stem (its name holds the digest of its bytes)."""
-    out = json.loads(json.dumps(data))
+    out: dict[str, Any] = json.loads(json.dumps(data))
     assert HEX32.fullmatch(out["digest"])
     out["digest"] = "<digest>"
     for golden in out["sets"].values():

@@ -20,7 +20,7 @@ def without(tmp_path: Path, module: str, *args: str | Path) -> subprocess.Comple
     """The command line in a fresh process in which ``module`` cannot be imported."""
     code = f"import sys; sys.modules[{module!r}] = None; from contam_guard.cli import run; run()"
     return subprocess.run(
-        [sys.executable, "-c", code, *map(os.fspath, args)],
+        [sys.executable, "-c", code, *(os.fspath(arg) for arg in args)],
         cwd=tmp_path,
         capture_output=True,
         text=True,

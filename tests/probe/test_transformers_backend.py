@@ -43,7 +43,8 @@ def by_hand(model: Any, ids: list[int], begin: int) -> np.ndarray:
     mu = (p * logp).sum(-1)
     sigma = (p * (logp - mu[:, None]) ** 2).sum(-1).sqrt()
     chosen = logp.gather(1, torch.tensor(ids[begin + 1 :])[:, None])[:, 0]
-    return torch.stack([chosen, mu, sigma], dim=1).numpy().reshape(-1, 3)
+    rows: np.ndarray = torch.stack([chosen, mu, sigma], dim=1).numpy().reshape(-1, 3)
+    return rows
 
 
 def test_short_texts_match_a_plain_forward_pass(folder: tuple[Path, bool]) -> None:

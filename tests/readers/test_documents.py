@@ -59,7 +59,7 @@ def records_of(rows: list[dict[str, object]], tmp_path: Path, **options: object)
 
 
 def test_group_by_joins_consecutive_records_with_the_same_value(tmp_path: Path) -> None:
-    rows = [
+    rows: list[dict[str, object]] = [
         {"doc": 1, "text": "a b", "contam_guard": "allow"},
         {"doc": 1, "text": "c d", "contam_guard": "allow"},
         {"doc": "1", "text": "e"},  # the same value as text: "1"

@@ -230,7 +230,10 @@ def test_corrupt_compression_under_utf16_names_the_line_after_the_good_ones(
     with pytest.raises(InputError) as info:
         for record in read_records(path, "a.txt.gz", ReadOptions()):
             paragraphs.append(record)
-    assert info.value.line == err.line
-    spans = [(r.line, r.last_line) for r in paragraphs]
+    assert info.value.line == err.line is not None
+    spans: list[tuple[int, int]] = []
+    for r in paragraphs:  # text lines: every record has its lines
+        assert r.line is not None and r.last_line is not None
+        spans.append((r.line, r.last_line))
     assert spans[0][0] == 1 and spans[-1][1] == err.line - 1
     assert all(after[0] == before[1] + 1 for before, after in itertools.pairwise(spans))

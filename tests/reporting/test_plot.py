@@ -4,12 +4,15 @@ one curve per set:view and each rule's share as bars (``report.plot``)."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import matplotlib.image
 import numpy as np
 import pytest
 from matplotlib.collections import PathCollection
+from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+from numpy.typing import NDArray
 
 from contam_guard.report.analysis import RULE_COLUMNS, SweepRow
 from contam_guard.report.plot import DEFAULT_THRESHOLDS, sweep_figure, sweep_png
@@ -31,6 +34,11 @@ ROWS = [
 ]
 
 
+def xs(line: Line2D) -> NDArray[Any]:
+    """A line's x values as an array (matplotlib types them as any array-like)."""
+    return np.asarray(line.get_xdata())
+
+
 def test_both_panels_have_a_log_y_axis_in_percent() -> None:
     curve, shares = sweep_figure(ROWS).axes
     assert curve.get_yscale() == "log" and shares.get_yscale() == "log"
@@ -45,7 +53,7 @@ def test_thresholds_are_drawn_and_labelled_within_the_range() -> None:
     curve, _ = sweep_figure(ROWS).axes
     labels = {text.get_text().strip(): text.get_position()[0] for text in curve.texts}
     assert labels == {"PaLM: 8-grams": 8, "Llama 2: runs of 10+": 10, "GPT-3: N = 13": 13}
-    vertical = sorted(line.get_xdata()[0] for line in curve.lines if len(set(line.get_xdata())) == 1)
+    vertical = sorted(xs(line)[0] for line in curve.lines if len(set(xs(line))) == 1)
     assert vertical == [8, 10, 13]
     # A threshold outside the swept range is not drawn; a caller's own thresholds are.
     curve, _ = sweep_figure(ROWS, [(11, "GPT-3: N = 11 (auto)"), (64, "off the axis")]).axes
@@ -55,11 +63,11 @@ def test_thresholds_are_drawn_and_labelled_within_the_range() -> None:
 
 def test_one_curve_per_set_view_with_zero_shares_left_out() -> None:
     curve, _ = sweep_figure(ROWS).axes
-    lines = {line.get_label(): line for line in curve.lines if len(set(line.get_xdata())) > 1}
+    lines = {line.get_label(): line for line in curve.lines if len(set(xs(line))) > 1}
     assert list(lines) == ["gsm8k:question", "gsm8k:answer"]
     question = lines["gsm8k:question"]
-    assert list(question.get_xdata()) == list(NS)
-    assert list(question.get_ydata()) == pytest.approx([40, 20, 5, 1.2, 0.3, 0])
+    assert list(xs(question)) == list(NS)
+    assert list(np.asarray(question.get_ydata())) == pytest.approx([40, 20, 5, 1.2, 0.3, 0])
     # The 0% point is masked on the log axis (not drawn), not clipped to the floor; the bars'
     # axis clips instead (a bar starts at 0).
     curve_y = curve.transData.transform([(50, 0.0), (50, 1.0)])[:, 1]

@@ -91,6 +91,7 @@ def test_a_code_field_gets_the_code_view_and_no_prose_features() -> None:
 
 
 def _functions(rng: random.Random, count: int) -> list[str]:
+    words: tuple[str, ...]
     words = ("return", "the", "number", "of", "vowels", "in", "a", "string", "list", "sorted")
     words += ("pairs", "closer", "than", "threshold", "given")
     out = []

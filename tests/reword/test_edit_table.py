@@ -277,7 +277,7 @@ def markdown(measured: Measured) -> str:
     lines = [f"| edit | setting | {' | '.join(RULES)} |", "| --- | --- |" + " --- |" * len(RULES)]
     for name in EDITS:
         for setting in SETTINGS:
-            row = measured.shares[setting][name]
+            row: tuple[float, ...] = measured.shares[setting][name]
             lines.append(f"| {name} | {setting} | " + " | ".join(f"{v}%" for v in row) + " |")
     for setting in SETTINGS:
         row = measured.train[setting]

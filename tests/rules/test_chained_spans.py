@@ -7,6 +7,7 @@ the rules; the kernel (``chain_runs``) is compared between its compiled and nump
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -109,7 +110,11 @@ def test_nothing_is_chained_by_default() -> None:
     assert not fires("llama2", stats, index, skip_budget=4)  # the scan did not chain: exact coverage
 
 
-def random_runs(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+RunArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""``chain_runs``' inputs before its parameters: pair, i0, i1, j0, j1, by_end."""
+
+
+def random_runs(rng: np.random.Generator) -> RunArrays:
     n = int(rng.integers(0, 40))
     item, record = np.sort(rng.integers(0, 3, n)), rng.integers(0, 2, n)
     i0, length, j0 = rng.integers(0, 60, n), rng.integers(5, 12, n), rng.integers(0, 60, n)
@@ -122,7 +127,7 @@ def random_runs(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     return pair, i0, i0 + length, j0, j0 + length, by_end
 
 
-def compiled() -> object:
+def compiled() -> ModuleType:
     try:
         return importlib.import_module("contam_guard._native")
     except ImportError:
@@ -139,7 +144,7 @@ def test_compiled_and_numpy_kernels_agree(params: tuple[int, ...]) -> None:
         arrays = random_runs(rng)
         one, two = np.empty(arrays[0].size, np.int64), np.empty(arrays[0].size, np.int64)
         setting = np.array(params, dtype=np.int64)
-        native.chain_runs(*arrays, setting, one)  # type: ignore[attr-defined]
+        native.chain_runs(*arrays, setting, one)
         pure_kernels.chain_runs(*arrays, setting, two)
         assert (one == two).all()
 
@@ -149,7 +154,7 @@ def test_both_kernels_refuse_bad_parameters(params: tuple[int, ...]) -> None:
     arrays = random_runs(np.random.default_rng(0))
     for kernels in (compiled(), pure_kernels):
         with pytest.raises(ValueError, match="params"):
-            kernels.chain_runs(*arrays, np.array(params, dtype=np.int64), np.empty(arrays[0].size, np.int64))  # type: ignore[attr-defined]
+            kernels.chain_runs(*arrays, np.array(params, dtype=np.int64), np.empty(arrays[0].size, np.int64))
 
 
 def test_both_kernels_refuse_an_index_out_of_range() -> None:
@@ -160,13 +165,19 @@ def test_both_kernels_refuse_an_index_out_of_range() -> None:
         with pytest.raises(ValueError, match="by_end"):
             kernels.chain_runs(
                 *arrays, np.array((1, 0, 1, 8, 8), dtype=np.int64), np.empty(arrays[0].size, np.int64)
-            )  # type: ignore[attr-defined]
+            )
 
 
 def test_the_worked_example_of_the_seed_article() -> None:
     """Janet's ducks: four exact runs of 5, 13, 10 and 17 words a replaced number apart."""
+    item, record, i0, i1 = (
+        np.array(v, dtype=np.int64) for v in ([0] * 4, [0] * 4, [0, 6, 20, 31], [5, 19, 30, 48])
+    )
     runs = Runs(
-        *(np.array(v, dtype=np.int64) for v in ([0] * 4, [0] * 4, [0, 6, 20, 31], [5, 19, 30, 48])),
+        item,
+        record,
+        i0,
+        i1,
         np.array([0, 6, 20, 31], dtype=np.int64),
         np.array([5, 19, 30, 48], dtype=np.int64),
     )

@@ -16,9 +16,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:  # the fixture's type only: pytest loads the conftest itself
+    from tests.scrub.conftest import Kit
 
 CUT = textwrap.dedent(
     """
@@ -56,7 +59,7 @@ def scrub_cut_before(root: Path, cut: Path | None, *args: str) -> int:
 
 
 @pytest.fixture
-def train(project: Path, kit: Any) -> Path:
+def train(project: Path, kit: Kit) -> Path:
     rows = [{"id": n, "text": kit.leaky(n % 2, 3, 20) if n % 3 == 0 else kit.filler} for n in range(30)]
     return kit.write_jsonl(project / "train.jsonl", rows)
 

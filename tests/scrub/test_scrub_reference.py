@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -192,7 +193,7 @@ def write_inputs(folder: Path, records: list[str], split: int, fmt: str) -> list
 
 def run_scrub(
     paths: list[Path], out: Path, index: ManifestIndex, p: Params
-) -> tuple[scrub.ScrubPlan, list[dict]]:
+) -> tuple[scrub.ScrubPlan, list[dict[str, Any]]]:
     out.mkdir()
     jobs = [
         scrub.Job(path, path.name, scrub.scrub_format(path, path.name), out / path.name) for path in paths

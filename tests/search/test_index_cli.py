@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,10 +25,10 @@ def _rows(tag: str, count: int = 5) -> list[dict[str, str]]:
     return [{"id": f"{tag}{n}", "text": text.format(tag=tag, n=n)} for n in range(count)]
 
 
-def _search(cli: Runner, index: Path, query: str, *extra: str) -> dict[str, object]:
+def _search(cli: Runner, index: Path, query: str, *extra: str) -> dict[str, Any]:
     result = cli("search", "--index", index, query, "--json", *extra)
     assert result.code == 0, result.err
-    answer: dict[str, object] = json.loads(result.out)
+    answer: dict[str, Any] = json.loads(result.out)
     return answer
 
 
@@ -57,14 +58,14 @@ def test_json_has_the_documented_shape_and_ids(cli: Runner, corpus: Path) -> Non
     assert first["offset"] == text.index("the quick")
     assert first["snippet"] == text.replace("the quick brown fox", "«the quick brown fox»")
     assert _search(cli, index, "brown fox jumps", "--exact", "--limit", "2")["count"] == 6
-    assert len(_search(cli, index, "brown fox jumps", "--exact", "--limit", "2")["hits"]) == 2  # type: ignore[arg-type]
+    assert len(_search(cli, index, "brown fox jumps", "--exact", "--limit", "2")["hits"]) == 2
 
 
 def test_snippets_hold_at_most_128_words_around_the_match(cli: Runner, corpus: Path) -> None:
     index = corpus / "idx"
     assert cli("index", corpus / "b.jsonl", "--index", index).code == 0
     for exact in (["--exact"], []):
-        hit = _search(cli, index, "w500 w501 w502", *exact)["hits"][0]  # type: ignore[index]
+        hit = _search(cli, index, "w500 w501 w502", *exact)["hits"][0]
         snippet = hit["snippet"]
         assert (hit["record"], hit["offset"]) == (1, LONG.index("w500"))
         assert len(words(snippet.replace("…", ""))) <= 128
@@ -75,8 +76,8 @@ def test_snippets_hold_at_most_128_words_around_the_match(cli: Runner, corpus: P
 def test_pii_is_masked_visibly_when_asked(cli: Runner, corpus: Path) -> None:
     index = corpus / "idx"
     assert cli("index", corpus / "b.jsonl", "--index", index).code == 0
-    plain = _search(cli, index, "brown fox", "--exact")["hits"][0]["snippet"]  # type: ignore[index]
-    masked = _search(cli, index, "brown fox", "--exact", "--redact-pii")["hits"][0]["snippet"]  # type: ignore[index]
+    plain = _search(cli, index, "brown fox", "--exact")["hits"][0]["snippet"]
+    masked = _search(cli, index, "brown fox", "--exact", "--redact-pii")["hits"][0]["snippet"]
     assert "jane.doe@example.com" in plain
     assert "jane.doe@example.com" not in masked and "[EMAIL]" in masked and "«brown fox»" in masked
 
@@ -100,8 +101,8 @@ def test_incremental_add_skips_indexed_files_and_replaces_changed_ones(cli: Runn
     assert _search(cli, index, "gamma record", "--exact")["count"] == 2
     assert _search(cli, index, "brown fox jumps", "--exact")["documents"] == 3
     bm25 = _search(cli, index, "alpha gamma record")
-    assert {h["file"] for h in bm25["hits"]} == {display_path(corpus / "a.jsonl")}  # type: ignore[union-attr]
-    assert all("gamma" in h["snippet"] for h in bm25["hits"])  # type: ignore[union-attr]
+    assert {h["file"] for h in bm25["hits"]} == {display_path(corpus / "a.jsonl")}
+    assert all("gamma" in h["snippet"] for h in bm25["hits"])
 
 
 def test_a_failed_build_leaves_the_old_index(cli: Runner, corpus: Path) -> None:

@@ -76,6 +76,8 @@ class Case:
     code: int
     says: tuple[str, ...] = ()
     """Phrases the output (stdout + stderr) must contain."""
+    setup: Callable[[Path], object] = lambda root: None
+    """Changes the project before ``build`` runs (where that writes no named input)."""
 
 
 def write(root: Path, name: str, data: bytes) -> str:
@@ -90,6 +92,27 @@ def parquet(root: Path, name: str, table: pa.Table) -> str:
 
 def truncated(data: bytes) -> bytes:
     return data[: len(data) // 2]
+
+
+def manifest_path(root: Path) -> Path:
+    return root / ".contam-guard" / "manifest.json"
+
+
+def truncate_manifest(root: Path) -> None:
+    data = manifest_path(root).read_bytes()
+    manifest_path(root).write_bytes(data[: len(data) // 2])
+
+
+def edit_manifest(root: Path) -> None:
+    text = manifest_path(root).read_text()
+    manifest_path(root).write_text(text.replace('"version": 1', '"version": 2', 1))
+
+
+def newer_manifest(root: Path) -> None:
+    text = manifest_path(root).read_text()
+    newer = re.sub(r'"schema_version": \d+', '"schema_version": 99', text, count=1)
+    assert newer != text
+    manifest_path(root).write_text(newer)
 
 
 CASES = [
@@ -226,21 +249,24 @@ CASES = [
     Case("a path that does not exist", lambda r: ["scan", "missing.jsonl"], 2, ("missing.jsonl",)),
     Case(
         "a symlink loop",
-        lambda r: [os.symlink("loop", r / "loop.jsonl") or "scan", "loop.jsonl"],
+        lambda r: ["scan", "loop.jsonl"],
         2,
         ("loop.jsonl",),
+        setup=lambda r: os.symlink("loop", r / "loop.jsonl"),
     ),
     Case(
         "a dangling symlink (file removed after listing)",
-        lambda r: [os.symlink("gone.jsonl", r / "d.jsonl") or "scan", "d.jsonl"],
+        lambda r: ["scan", "d.jsonl"],
         2,
         ("d.jsonl",),
+        setup=lambda r: os.symlink("gone.jsonl", r / "d.jsonl"),
     ),
     Case(
         "a directory passed to register",
-        lambda r: [(r / "dir").mkdir() or "register", "x", "dir"],
+        lambda r: ["register", "x", "dir"],
         2,
         ("dir",),
+        setup=lambda r: (r / "dir").mkdir(),
     ),
     Case("an empty golden set", lambda r: ["register", "e", write(r, "e.jsonl", b"")], 2, ("empty",)),
     Case(
@@ -293,40 +319,31 @@ CASES = [
     ),
     Case(
         "truncated manifest",
-        lambda r: [truncate_manifest(r) or "scan", "golden.jsonl"],
+        lambda r: ["scan", "golden.jsonl"],
         2,
         ("manifest.json",),
+        setup=truncate_manifest,
     ),
-    Case("hand-edited manifest", lambda r: [edit_manifest(r) or "scan", "golden.jsonl"], 2, ("digest",)),
     Case(
-        "manifest from a newer schema", lambda r: [newer_manifest(r) or "scan", "golden.jsonl"], 2, ("newer",)
+        "hand-edited manifest",
+        lambda r: ["scan", "golden.jsonl"],
+        2,
+        ("digest",),
+        setup=edit_manifest,
+    ),
+    Case(
+        "manifest from a newer schema",
+        lambda r: ["scan", "golden.jsonl"],
+        2,
+        ("newer",),
+        setup=newer_manifest,
     ),
 ]
 
 
-def manifest_path(root: Path) -> Path:
-    return root / ".contam-guard" / "manifest.json"
-
-
-def truncate_manifest(root: Path) -> None:
-    data = manifest_path(root).read_bytes()
-    manifest_path(root).write_bytes(data[: len(data) // 2])
-
-
-def edit_manifest(root: Path) -> None:
-    text = manifest_path(root).read_text()
-    manifest_path(root).write_text(text.replace('"version": 1', '"version": 2', 1))
-
-
-def newer_manifest(root: Path) -> None:
-    text = manifest_path(root).read_text()
-    newer = re.sub(r'"schema_version": \d+', '"schema_version": 99', text, count=1)
-    assert newer != text
-    manifest_path(root).write_text(newer)
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_bad_input(project: Path, case: Case) -> None:
+    case.setup(project)
     args = case.build(project)
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and not p.is_symlink()}
     done = cli(project, *args)

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,7 @@ def golden_rows(count: int, seed: str) -> str:
     )
 
 
-def run(root: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def run(root: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "contam_guard", *args],
         cwd=root,
@@ -45,7 +46,7 @@ def run(root: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess
         check=False,
         timeout=600,
         **kwargs,
-    )  # type: ignore[call-overload]
+    )
 
 
 @pytest.fixture

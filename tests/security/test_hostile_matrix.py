@@ -74,17 +74,29 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
 class Case:
     name: str
     build: Callable[[Path], list[str]]
-    """Writes the hostile input into the project and returns the CLI arguments."""
+    """Returns the CLI arguments (called after ``setup``)."""
     code: int = 2
     says: tuple[str, ...] = ()
     """Phrases the output (stdout + stderr) must contain."""
     keyed: bool = False
     env: dict[bytes, bytes] = field(default_factory=dict)
+    setup: Callable[[Path], object] = lambda root: None
+    """Writes the hostile input into the project."""
 
 
 def put(root: Path, name: str | Path, data: bytes) -> None:
     (root / name).parent.mkdir(parents=True, exist_ok=True)
     (root / name).write_bytes(data)
+
+
+def pyproject_instead(data: bytes) -> Callable[[Path], None]:
+    """The settings move from contam-guard.yaml to pyproject.toml, which holds ``data``."""
+
+    def setup(root: Path) -> None:
+        (root / CONFIG).unlink()
+        put(root, "pyproject.toml", data)
+
+    return setup
 
 
 def fifo(root: Path, name: str | Path) -> None:
@@ -160,46 +172,38 @@ CASES = [
     # -- settings (all were exit 3 or a hang) --
     Case(
         "Latin-1 byte in contam-guard.yaml (was 3)",
-        lambda r: [put(r, CONFIG, b"rules: {gpt3: {n: 13}}  # caf\xe9\n") or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: put(r, CONFIG, b"rules: {gpt3: {n: 13}}  # caf\xe9\n"),
         says=("contam-guard.yaml:1", "not UTF-8", "0xe9"),
     ),
     Case(
         "Latin-1 byte in pyproject.toml (was 3)",
-        lambda r: [
-            (r / CONFIG).unlink() or put(r, "pyproject.toml", b"[tool.contam-guard]\n# caf\xe9\n") or "scan",
-            "train.jsonl",
-        ],
+        lambda r: ["scan", "train.jsonl"],
+        setup=pyproject_instead(b"[tool.contam-guard]\n# caf\xe9\n"),
         says=("pyproject.toml:2", "not UTF-8"),
     ),
     Case(
         "YAML nested 10,000 deep (was 3)",
-        lambda r: [
-            put(r, CONFIG, b"rules: " + b"[" * 10_000 + b"]" * 10_000 + b"\n") or "scan",
-            "train.jsonl",
-        ],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: put(r, CONFIG, b"rules: " + b"[" * 10_000 + b"]" * 10_000 + b"\n"),
         says=("contam-guard.yaml:1", "nested more than"),
     ),
     Case(
         "YAML mappings nested 10,000 deep (was 3)",
-        lambda r: [
-            put(r, CONFIG, b"a: " + b"{b: " * 10_000 + b"1" + b"}" * 10_000 + b"\n") or "scan",
-            "train.jsonl",
-        ],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: put(r, CONFIG, b"a: " + b"{b: " * 10_000 + b"1" + b"}" * 10_000 + b"\n"),
         says=("contam-guard.yaml", "nested more than"),
     ),
     Case(
         "TOML nested 10,000 deep (was 3)",
-        lambda r: [
-            (r / CONFIG).unlink()
-            or put(r, "pyproject.toml", b"[tool.contam-guard]\nx = " + b"[" * 10_000 + b"]" * 10_000 + b"\n")
-            or "scan",
-            "train.jsonl",
-        ],
+        lambda r: ["scan", "train.jsonl"],
+        setup=pyproject_instead(b"[tool.contam-guard]\nx = " + b"[" * 10_000 + b"]" * 10_000 + b"\n"),
         says=("pyproject.toml", "nested too deeply"),
     ),
     Case(
         "n: 99999999999999999999999 in the config (was 3)",
-        lambda r: [put(r, CONFIG, b"rules: {gpt3: {n: 99999999999999999999999}}\n") or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: put(r, CONFIG, b"rules: {gpt3: {n: 99999999999999999999999}}\n"),
         says=("contam-guard.yaml", "rules.gpt3.n", "at most 1,000,000"),
     ),
     Case(
@@ -209,12 +213,8 @@ CASES = [
     ),
     Case(
         "a huge scrub.window in the config (was 3)",
-        lambda r: [
-            put(r, CONFIG, b"scrub: {window: 99999999999999999999999}\n") or "scrub",
-            "train.jsonl",
-            "-o",
-            "out.jsonl",
-        ],
+        lambda r: ["scrub", "train.jsonl", "-o", "out.jsonl"],
+        setup=lambda r: put(r, CONFIG, b"scrub: {window: 99999999999999999999999}\n"),
         says=("scrub.window", "less than or equal"),
     ),
     Case(
@@ -224,12 +224,14 @@ CASES = [
     ),
     Case(
         "a FIFO as --config (hung)",
-        lambda r: [fifo(r, "c.yaml") or "scan", "train.jsonl", "--config", "c.yaml"],
+        lambda r: ["scan", "train.jsonl", "--config", "c.yaml"],
+        setup=lambda r: fifo(r, "c.yaml"),
         says=("c.yaml", "FIFO"),
     ),
     Case(
         "a FIFO where the config is found (hung)",
-        lambda r: [fifo(r, CONFIG) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: fifo(r, CONFIG),
         says=("contam-guard.yaml", "not a regular file"),
     ),
     Case(
@@ -240,10 +242,16 @@ CASES = [
     # -- the manifest --
     Case(
         "a FIFO as the manifest (hung)",
-        lambda r: [fifo(r, MANIFEST) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: fifo(r, MANIFEST),
         says=("manifest.json", "FIFO"),
     ),
-    Case("a FIFO as the manifest, verify (hung)", lambda r: [fifo(r, MANIFEST) or "verify"], says=("FIFO",)),
+    Case(
+        "a FIFO as the manifest, verify (hung)",
+        lambda r: ["verify"],
+        setup=lambda r: fifo(r, MANIFEST),
+        says=("FIFO",),
+    ),
     Case(
         "/dev/zero as --manifest (hung)",
         lambda r: ["scan", "train.jsonl", "--manifest", "/dev/zero"],
@@ -252,52 +260,62 @@ CASES = [
     Case("a folder as --manifest", lambda r: ["verify", "--manifest", "."], says=("a folder",)),
     Case(
         "a manifest nested 100,000 deep (was 3)",
-        lambda r: [nested_manifest(r) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=nested_manifest,
         says=("manifest.json", "nested too deeply"),
     ),
     Case(
         "a manifest holding a 5,000-digit integer (was 3)",
-        lambda r: [huge_integer_manifest(r, 5_000) or "verify"],
+        lambda r: ["verify"],
+        setup=lambda r: huge_integer_manifest(r, 5_000),
         says=("manifest.json", "4300 digits"),
     ),
     Case(
         "a manifest holding a 4,000-digit version",
-        lambda r: [huge_integer_manifest(r, 4_000) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: huge_integer_manifest(r, 4_000),
         says=("the manifest is malformed at sets.g.history.0.version", "less than or equal"),
     ),
     Case(
         "a Latin-1 byte in the manifest",
-        lambda r: [put(r, MANIFEST, b'{"format": "caf\xe9"}') or "verify"],
+        lambda r: ["verify"],
+        setup=lambda r: put(r, MANIFEST, b'{"format": "caf\xe9"}'),
         says=("manifest.json:1", "not UTF-8"),
     ),
     Case(
         "a negative word count, digests recomputed: verify (was 0)",
-        lambda r: [reseal(r, negative_word_count) or "verify"],
+        lambda r: ["verify"],
+        setup=lambda r: reseal(r, negative_word_count),
         says=("sets/g/question.", "negative"),
     ),
     Case(
         "a negative word count, digests recomputed: scan (was 3)",
-        lambda r: [reseal(r, negative_word_count) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: reseal(r, negative_word_count),
         says=("negative",),
     ),
     Case(
         "a negative file item count, digests recomputed: scan (was 0)",
-        lambda r: [reseal_index(r, negative_file_items) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: reseal_index(r, negative_file_items),
         says=("sets.g.files.1.items", "greater than or equal to 0"),
     ),
     Case(
         "a negative set version, digests recomputed: verify (was 1)",
-        lambda r: [reseal_index(r, negative_version) or "verify"],
+        lambda r: ["verify"],
+        setup=lambda r: reseal_index(r, negative_version),
         says=("sets.g.version",),
     ),
     Case(
         "a negative file item count, index digest recomputed: verify",
-        lambda r: [reseal_index(r, negative_file_items) or "verify"],
+        lambda r: ["verify"],
+        setup=lambda r: reseal_index(r, negative_file_items),
         says=("sets.g.files.1.items", "greater than or equal to 0"),
     ),
     Case(
         "a negative set version, index digest recomputed: scan",
-        lambda r: [reseal_index(r, negative_version) or "scan", "train.jsonl"],
+        lambda r: ["scan", "train.jsonl"],
+        setup=lambda r: reseal_index(r, negative_version),
         says=("sets.g.version",),
     ),
     # -- keys --
@@ -337,7 +355,8 @@ CASES = [
     ),
     Case(
         "a non-UTF-8 CONTAM_GUARD_KEY, init --keyed (was 3)",
-        lambda r: [shutil.rmtree(r / ".contam-guard") or "init", "--keyed"],
+        lambda r: ["init", "--keyed"],
+        setup=lambda r: shutil.rmtree(r / ".contam-guard"),
         env=BAD_KEY,
         says=("CONTAM_GUARD_KEY", "not UTF-8"),
     ),
@@ -348,6 +367,7 @@ CASES = [
 def test_hostile_input(templates: dict[bool, Path], tmp_path: Path, case: Case) -> None:
     root = tmp_path / "project"
     shutil.copytree(templates[case.keyed], root)
+    case.setup(root)
     args = case.build(root)
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
     done = cli(root, *args, env=case.env)

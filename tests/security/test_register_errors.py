@@ -28,12 +28,12 @@ WORDS = ("farmer stacks", "bales of hay", "Lena walks", "every morning")
 class Row:
     name: str
     file: str
-    write: Callable[[Path], None]
+    write: Callable[[Path], object]
     args: tuple[str, ...]
     says: tuple[str, ...]
 
 
-def text(data: str) -> Callable[[Path], None]:
+def text(data: str) -> Callable[[Path], object]:
     return lambda path: path.write_text(data)
 
 

@@ -73,7 +73,8 @@ def edit_record(root: Path, change: Callable[[dict[str, Any]], None]) -> None:
 
 
 def set_file(root: Path, view: str = "question") -> Path:
-    return root / MANIFEST_DIR / json.loads((root / INDEX).read_text())["sets"]["g"]["views"][view]["file"]
+    rel: str = json.loads((root / INDEX).read_text())["sets"]["g"]["views"][view]["file"]
+    return root / MANIFEST_DIR / rel
 
 
 def replaced_by(make: Callable[[Path], None]) -> Callable[[Path], None]:

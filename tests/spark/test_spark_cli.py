@@ -32,6 +32,7 @@ def test_engine_spark_on_the_command_line(
     assert run("init") == 0
     assert run("register", "am", "golden.jsonl", "--field", "question", "--id-field", "id") == 0
     assert run("scan", "train.jsonl", "--items-csv", "local.csv") == 1
+    assert spark.sparkContext.master is not None  # a running context has one
     assert (
         run(
             "scan",

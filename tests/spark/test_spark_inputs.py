@@ -101,6 +101,7 @@ def test_spark_scan_command_exits_2_on_an_lfs_pointer(
         main(["init"])
     assert done.value.code in (0, None)
     capsys.readouterr()
+    assert spark.sparkContext.master is not None  # a running context has one
     with pytest.raises(SystemExit) as done:
         main(["scan", "data", "--engine", "spark", "--master", spark.sparkContext.master])
     err = capsys.readouterr().err
@@ -198,7 +199,7 @@ def test_spark_walks_folders_as_the_local_engine(walked: Path, monkeypatch: pyte
     sources = sources_for(["data", "s3a://bucket/more.jsonl"], excluded)
 
     local = data_files([Path("data")], excluded)
-    expected = [(os.fspath(p), p.as_posix(), None) for p in local.files]
+    expected: list[tuple[str, str, str | None]] = [(os.fspath(p), p.as_posix(), None) for p in local.files]
     expected += [(os.fspath(n.path), n.path.as_posix(), n.reason) for n in local.notices]
     expected.append(("s3a://bucket/more.jsonl", "s3a://bucket/more.jsonl", None))
     assert [(s.location, s.display, s.notice) for s in sources] == expected

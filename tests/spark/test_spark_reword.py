@@ -222,6 +222,7 @@ def test_spark_command_says_a_set_was_registered_before_the_rules(
     store.save(path, manifest.model_copy(update={"sets": {"qs": old}}))
     capsys.readouterr()
     master = spark.sparkContext.master
+    assert master is not None  # a running context has one
     assert run_cli("scan", "train.jsonl", "--manifest", path) == 1
     local = capsys.readouterr()
     assert run_cli("scan", "train.jsonl", "--manifest", path, "--engine", "spark", "--master", master) == 1

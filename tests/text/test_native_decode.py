@@ -245,8 +245,13 @@ def _check_strict(line: bytes) -> bool:
     if strings is not None:
         assert strings == readers_strings(line)  # json reads it (strictly: it raises otherwise)
     pairs_seen: list[list[tuple[str, object]]] = []
+
+    def hook(kv: list[tuple[str, object]]) -> dict[str, object]:
+        pairs_seen.append(kv)
+        return dict(kv)
+
     try:
-        json.loads(line.decode("utf-8"), object_pairs_hook=lambda kv: pairs_seen.append(kv) or dict(kv))
+        json.loads(line.decode("utf-8"), object_pairs_hook=hook)
     except (UnicodeDecodeError, ValueError, RecursionError):
         pass
     else:

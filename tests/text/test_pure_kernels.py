@@ -157,7 +157,10 @@ def test_a_long_word_and_a_special_record() -> None:
     outs = [np.zeros(16, dtype=t) for t in (np.int64, np.int64, np.int64, np.uint64)]
     both(lambda m, o: m.words_pass(cps, TABLES.cls, TABLES.lower, starts, *o), [*outs, np.zeros(3, np.bool_)])
     flagged = np.zeros(3, dtype=np.bool_)
-    count = pure_kernels.words_pass(cps, TABLES.cls, TABLES.lower, starts, *outs, flagged)
+    records, word_starts, ends, hashes = outs
+    count = pure_kernels.words_pass(
+        cps, TABLES.cls, TABLES.lower, starts, records, word_starts, ends, hashes, flagged
+    )
     assert count == 5 and flagged.tolist() == [False, True, False]
 
 

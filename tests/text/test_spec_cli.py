@@ -159,11 +159,12 @@ def v1_project(cli: Runner, tmp_path: Path) -> Path:
 
 
 def _array(text: str, dtype: str) -> list[int]:
-    return (
+    values: list[int] = (
         np.frombuffer(base64.b64decode(text), dtype=dtype)
         .astype(np.int64 if "i" in dtype else np.uint64)
         .tolist()
     )
+    return values
 
 
 def test_v1_manifest_is_what_contam_guard_wrote_before_v2(v1_project: Path) -> None:

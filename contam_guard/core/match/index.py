@@ -141,7 +141,9 @@ class Postings:
 
     def item_of(self, postings: IntArray) -> IntArray:
         """The global item of each posting."""
-        view, payload = self._payload(postings)
+        return self._item_of(*self._payload(postings))
+
+    def _item_of(self, view: IntArray, payload: IntArray) -> IntArray:
         if self.item_base is None:
             items = self.first_items[view] + payload
         else:
@@ -157,10 +159,15 @@ class Postings:
 
     def position_of(self, postings: IntArray) -> IntArray:
         """Each 5-gram posting's word position in its item."""
+        return self.item_and_position(postings)[1]
+
+    def item_and_position(self, postings: IntArray) -> tuple[IntArray, IntArray]:
+        """Each 5-gram posting's global item and word position in it (the postings decoded
+        once: with many items a scan's candidates are millions of postings)."""
         assert self.item_base is not None and self.view_base is not None
         view, payload = self._payload(postings)
-        place = self.view_base[view] + payload
-        return place - self.item_base[self.item_of(postings)]
+        item = self._item_of(view, payload)
+        return item, self.view_base[view] + payload - self.item_base[item]
 
     @cached_property
     def item(self) -> IntArray:

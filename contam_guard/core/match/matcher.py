@@ -179,7 +179,7 @@ def match_hits(
 
 def _match_grams(index: ManifestIndex, hits: Hits, totals: ItemTotals) -> dict[str, IntArray]:
     record, j = hits.record, hits.at
-    item, i = index.grams.item_of(hits.posting), index.grams.position_of(hits.posting)  # manifest 2
+    item, i = index.grams.item_and_position(hits.posting)  # manifest 2
     if index.templates.marked:
         # Template words are not shared words (``io.manifest.templates``): a 5-gram made only of them
         # is no hit, so a run is cut at them, before any sorting (a benchmark's header shared

@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.core.match.arrays import lex_order
 from contam_guard.core.reword.hashing import Grams
 from contam_guard.core.reword.index import RewordIndex, TargetWords
 from contam_guard.core.spec.hashing import GRAM_N
@@ -48,9 +49,9 @@ def runs_from_hits(
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
     up = at
-    item, ip = index.grams.item_of(posting), index.grams.position_of(posting)
+    item, ip = index.grams.item_and_position(posting)
     diagonal = up - ip
-    order = np.lexsort((up, diagonal, item, unit))
+    order = lex_order((up, diagonal, item, unit))
     u, item, diagonal, up = unit[order], item[order], diagonal[order], up[order]
     new = np.ones(u.size, dtype=np.bool_)
     new[1:] = (
@@ -64,7 +65,7 @@ def runs_from_hits(
     starts = np.flatnonzero(new)
     u, item, start = u[starts], item[starts], up[starts]
     # the longest run per (unit, item), the first in the unit among equals
-    order = np.lexsort((start, -length, item, u))
+    order = lex_order((start, -length, item, u))
     u, item, length, start = u[order], item[order], length[order], start[order]
     first = np.ones(u.size, dtype=np.bool_)
     first[1:] = (u[1:] != u[:-1]) | (item[1:] != item[:-1])

@@ -23,6 +23,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.core.match.arrays import sorted_unique
 from contam_guard.core.reword.content import ContentSpec, features_of
 from contam_guard.core.reword.numbers import mask_word
 from contam_guard.core.spec.hashing import CHAR_BASE, LEN_MIX, fmix64, power_table
@@ -136,7 +137,7 @@ class Vocabulary:
 
     def missing(self, hashes: U64) -> U64:
         """The distinct hashes among ``hashes`` that are not in the vocabulary yet."""
-        distinct = np.unique(hashes)
+        distinct = sorted_unique(hashes)  # np.unique would import numpy.ma
         return distinct[~self._found(distinct)[1]]
 
     def add(self, words: Sequence[str]) -> None:

@@ -35,7 +35,7 @@ from contam_guard.io.readers.compression import compression_of
 from contam_guard.io.readers.fields import KEY_MARK, DupObject, parse_field, record_from_object, strings_in
 from contam_guard.io.readers.jsonl import JsonLineParser
 from contam_guard.io.readers.opener import UTF8_BOM, open_binary
-from contam_guard.io.readers.paragraphs import PARAGRAPH_BYTES, paragraph_lines, text_block_end
+from contam_guard.io.readers.paragraphs import PARAGRAPH_BYTES, Counted, paragraph_lines, text_block_end
 
 FORMATS = ("jsonl", "text")
 PIECE_FIELD = "contam_guard_piece"
@@ -199,21 +199,14 @@ def open_lines(path: Path, display: str, fmt: str) -> Iterator[tuple[bool, Itera
 
         def paragraphs() -> Iterator[Line]:
             record = 0
-            read = 0
-
-            def counted() -> Iterator[bytes]:
-                nonlocal read
-                for raw in src.stream:
-                    read += 1
-                    yield raw
-
+            counted = Counted(src.stream)
             try:
-                for paragraph in paragraph_lines(counted()):
+                for paragraph in paragraph_lines(counted):
                     if paragraph is not None:
                         yield Line(paragraph.first_line + 1, paragraph.raw, record)
                         record += 1
             except StreamError as exc:
-                raise InputError(display, exc.problem, line=read + 1, hint=exc.hint) from exc
+                raise InputError(display, exc.problem, line=counted.read + 1, hint=exc.hint) from exc
 
         yield src.bom_length > 0, paragraphs() if fmt == "text" else lines()
 

@@ -14,6 +14,19 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+LOCAL_DEFAULTS = {
+    # The driver's JVM on a local master (which runs the tasks too, or only schedules them on
+    # local-cluster's executors, whose options are left alone) lives for one scan: C2's
+    # optimised code and a parallel collector never pay back their threads' work (on 2 cores,
+    # C1 alone and one GC thread halve the JVM's CPU time at start-up). defaultJavaOptions come
+    # before extraJavaOptions, so a user's extraJavaOptions (and contam-guard's own log
+    # settings) still apply; --spark-conf spark.driver.defaultJavaOptions=... replaces these.
+    "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    # Nobody looks at the web UI of a scan that contam-guard starts and stops; Jetty's start is
+    # not free. --spark-conf spark.ui.enabled=true brings it back.
+    "spark.ui.enabled": "false",
+}
+"""Settings of a session contam-guard starts on a ``local...`` master (``session``)."""
 
 
 def is_local(master: str | None) -> bool:
@@ -35,6 +48,7 @@ def session(
     A ``local-cluster`` keeps its executors' files in ``$SPARK_HOME/work`` (PySpark's package
     folder unless ``SPARK_HOME`` says otherwise).
     ``quiet``: errors only in the logs, no progress bars (contam-guard reports for itself).
+    A ``local...`` master gets ``LOCAL_DEFAULTS`` first (``conf`` overrides them).
     """
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
@@ -46,7 +60,7 @@ def session(
         builder = builder.config("spark.ui.showConsoleProgress", "false").config(
             "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
         )
-    for name, value in (conf or {}).items():
+    for name, value in {**(LOCAL_DEFAULTS if is_local(master) else {}), **(conf or {})}.items():
         builder = builder.config(name, value)
     spark = builder.getOrCreate()
     if quiet:

@@ -17,21 +17,25 @@ What leaves the task (``OUTPUT_SCHEMA``, one ``kind`` per row):
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+from numpy.typing import NDArray
 from pyspark import Broadcast, TaskContext
 from pyspark.sql import types as st
 
 from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.match.prefilter import line_format
 from contam_guard.engines.spark.failures import TaskError, TaskInputError
-from contam_guard.engines.spark.inputs import InputPlan, canonical
+from contam_guard.engines.spark.inputs import InputFile, InputPlan, canonical
 from contam_guard.engines.spark.payload import EnginePayload, scanner_of
 from contam_guard.engines.spark.records import RowReader, SplitCounter, is_blank
 from contam_guard.errors import InputError
 from contam_guard.io.readers.base import Record
+from contam_guard.io.readers.opener import UTF8_BOM
 
 STATE, SPLIT = 0, 1
 BLOCK_BYTES = 4 << 20
@@ -99,64 +103,104 @@ class PartitionScan:
         return number
 
     def scan(self, input_batches: Iterator[pa.RecordBatch]) -> None:
-        """Every row: raw JSONL lines in blocks, the rest as records in the scanner's batches."""
+        """Every row: raw JSONL lines in blocks, the rest as records in the scanner's batches.
+
+        A batch is cut into runs of rows of one split (Arrow's compute, no Python per row);
+        a run of JSONL lines goes to the compiled prefilter as it is (``_lines``)."""
         records: list[Record] = []
         chars = 0
         for batch in input_batches:
-            files, blocks = batch.column("file").to_pylist(), batch.column("block").to_pylist()
-            raws, texts = batch.column("raw").to_pylist(), batch.column("text").to_pylist()
-            rows, allows = batch.column("row").to_pylist(), batch.column("allow").to_pylist()
-            for i in range(batch.num_rows):
-                number = self._split(files[i], blocks[i])
+            for start, end, number in self._runs(batch):
                 split = self.splits[number]
                 file = self.plan.files[split.file]
                 if file.fmt == "jsonl" and self._fast_jsonl:
-                    self._line(number, raws[i])
+                    self._lines(number, batch.column("raw").slice(start, end - start))
                     continue
-                found: list[Record | None]
-                if file.fmt == "text":  # a whole file: its paragraphs
-                    found = list(self.reader.text_records(file, split, raws[i], str(number)))
-                elif file.fmt == "jsonl":
-                    found = [self.reader.line_record(file, split, raws[i], str(number))]
-                else:
-                    row = (texts[i], raws[i], rows[i], bool(allows[i]))
-                    found = [self.reader.row_record(file, split, row, str(number))]
-                for record in found:
-                    if record is not None:
-                        records.append(record)
-                        chars += record.chars
-                if chars >= self.scanner.batch_chars:
-                    self.acc.add_batch(records)
-                    records, chars = [], 0
+                for record in self._records(file, split, number, batch.slice(start, end - start)):
+                    records.append(record)
+                    chars += record.chars
+                    if chars >= self.scanner.batch_chars:
+                        self.acc.add_batch(records)
+                        records, chars = [], 0
         self.acc.add_batch(records)
         self._flush()
 
-    def _line(self, number: int, raw: bytes) -> None:
-        """Gather a raw JSONL line of split ``number`` into the pending block."""
-        if number != self._pending_split or self._pending_bytes >= BLOCK_BYTES:
+    def _runs(self, batch: pa.RecordBatch) -> Iterator[tuple[int, int, int]]:
+        """(start, end, split number) of each run of consecutive rows of one split."""
+        rows = batch.num_rows
+        if rows == 0:
+            return
+        files, blocks = batch.column("file"), batch.column("block").fill_null(-1)
+        change = np.ones(rows, dtype=bool)
+        if rows > 1:
+            head, tail = slice(0, rows - 1), slice(1, rows)
+            differs = pc.or_(pc.not_equal(files[tail], files[head]), pc.not_equal(blocks[tail], blocks[head]))
+            change[1:] = differs.to_numpy(zero_copy_only=False)
+        starts = np.flatnonzero(change).tolist()
+        for start, end in zip(starts, [*starts[1:], rows]):
+            block = blocks[start].as_py()
+            yield start, end, self._split(files[start].as_py(), None if block == -1 else block)
+
+    def _records(
+        self, file: InputFile, split: SplitCounter, number: int, rows: pa.RecordBatch
+    ) -> Iterator[Record]:
+        """The records of rows of one split that the prefilter does not read (text, Parquet, a
+        DataFrame; JSONL when the prefilter cannot read it)."""
+        raws, texts = rows.column("raw").to_pylist(), rows.column("text").to_pylist()
+        numbers, allows = rows.column("row").to_pylist(), rows.column("allow").to_pylist()
+        for raw, text, row, allow in zip(raws, texts, numbers, allows):
+            found: Iterable[Record | None]
+            if file.fmt == "text":  # a whole file: its paragraphs
+                found = self.reader.text_records(file, split, raw, str(number))
+            elif file.fmt == "jsonl":
+                found = [self.reader.line_record(file, split, raw, str(number))]
+            else:
+                found = [self.reader.row_record(file, split, (text, raw, row, bool(allow)), str(number))]
+            yield from (record for record in found if record is not None)
+
+    def _lines(self, number: int, raws: pa.Array) -> None:
+        """Gather raw JSONL lines of split ``number`` into the pending block, scanned when it
+        holds ``BLOCK_BYTES`` (whole lines; a longer line is a block of its own)."""
+        if number != self._pending_split:
             self._flush()
             self._pending_split = number
-        self._pending.append(raw)
-        self._pending_bytes += len(raw) + 1
+        ends = np.cumsum(pc.binary_length(raws).to_numpy(zero_copy_only=False) + 1, dtype=np.int64)
+        start = 0
+        while start < len(raws):
+            base = int(ends[start - 1]) if start else 0
+            fits = int(np.searchsorted(ends, base + BLOCK_BYTES - self._pending_bytes, "right"))
+            if fits == start and self._pending:  # the next line does not fit: scan the block first
+                self._flush()
+                continue
+            end = min(max(fits, start + 1), len(raws))
+            self._pending.append(raws.slice(start, end - start))
+            self._pending_bytes += int(ends[end - 1]) - base
+            start = end
+            if start < len(raws) or self._pending_bytes >= BLOCK_BYTES:  # full
+                self._flush()
 
     def _flush(self) -> None:
-        """Scan the pending block of raw JSONL lines (split-local numbers)."""
+        """Scan the pending block of raw JSONL lines (split-local numbers): counted and joined by
+        Arrow's compute, read by the compiled prefilter (``Accumulator.add_jsonl_block``)."""
         if not self._pending:
             return
-        number, pending = self._pending_split, self._pending
+        number = self._pending_split
+        raws = pa.concat_arrays(self._pending)
+        self._pending, self._pending_bytes = [], 0
         split = self.splits[number]
         counts = (split.lines, split.records, split.size, split.chars)
         first_line, first_record, first_offset = split.lines + 1, split.records, split.size
-        lines = []
-        for raw in pending:
-            text, _ = split.line(raw)  # counts lines and bytes, drops a BOM
-            split.records += 0 if is_blank(text) else 1
-            lines.append(text)
-        self._pending, self._pending_bytes = [], 0
+        block, blank, size = _joined(raws)
+        if split.lines == 0 and split.block == 0 and block.startswith(UTF8_BOM):
+            block = block[len(UTF8_BOM) :]  # as SplitCounter.line drops it
+            blank[0] = is_blank(block[: block.index(b"\n")])
+        split.lines += len(raws)
+        split.size += size
+        split.records += len(raws) - int(np.count_nonzero(blank))
         before = self.acc.state.census.chars
         try:
             self.acc.add_jsonl_block(
-                b"\n".join(lines) + b"\n",
+                block,
                 source=str(number),
                 first_line=first_line,
                 first_record=first_record,
@@ -168,7 +212,7 @@ class PartitionScan:
             # (file line, file byte offset): the row reader's.
             split.lines, split.records, split.size, split.chars = counts
             file = self.plan.files[split.file]
-            for raw in pending:
+            for raw in raws.to_pylist():
                 self.reader.line_record(file, split, raw, str(number))
             raise TaskInputError(TaskError(split.file, split.block, exc.problem, hint=exc.hint)) from None
         split.chars += self.acc.state.census.chars - before
@@ -179,6 +223,16 @@ class PartitionScan:
         yield _batch({"kind": [STATE], "state": [state]}, 1)
         if self.splits:
             yield _split_rows(self.splits, with_chars=True)
+
+
+def _joined(raws: pa.Array) -> tuple[bytes, NDArray[np.bool_], int]:
+    """Lines (without their ``\\n``) as one block, each ended by ``\\n``; which of them are blank
+    (``records.is_blank``: empty or ASCII whitespace only); their bytes with the newlines."""
+    ended = pa.concat_arrays([raws, pa.array([b""], type=raws.type)])
+    whole = pa.ListArray.from_arrays(pa.array([0, len(ended)], type=pa.int32()), ended)
+    block: bytes = pc.binary_join(whole, b"\n")[0].as_py()
+    blank = pc.or_(pc.equal(pc.binary_length(raws), 0), pc.ascii_is_space(raws.view(pa.string())))
+    return block, blank.to_numpy(zero_copy_only=False).copy(), len(block)
 
 
 def _split_rows(splits: list[SplitCounter], *, with_chars: bool) -> pa.RecordBatch:

@@ -24,7 +24,7 @@ from contam_guard.core.spec import native
 from contam_guard.errors import InputError
 from contam_guard.io.readers.base import Input, ReadOptions, Record, StreamError
 from contam_guard.io.readers.opener import Source, open_binary
-from contam_guard.io.readers.paragraphs import paragraph_lines, text_block_end
+from contam_guard.io.readers.paragraphs import Counted, paragraph_lines, text_block_end
 
 if TYPE_CHECKING:
     from contam_guard.io.readers.opener import InputStream
@@ -182,16 +182,9 @@ def _parsed_paragraphs(
     with _open(path, display, options, parser) as src:
         offset = src.first_offset + src.bom_length
         index = src.first_record
-        read = 0  # lines taken from the stream
-
-        def counted() -> Iterator[bytes]:
-            nonlocal read
-            for raw in src.stream:
-                read += 1
-                yield raw
-
+        counted = Counted(src.stream)
         try:
-            for paragraph in paragraph_lines(counted()):
+            for paragraph in paragraph_lines(counted):
                 if paragraph is not None:
                     line = src.first_line + paragraph.first_line
                     yield parser.parse(
@@ -199,7 +192,7 @@ def _parsed_paragraphs(
                     )
                     index += 1
         except StreamError as exc:
-            raise InputError(display, exc.problem, line=src.first_line + read, hint=exc.hint) from exc
+            raise InputError(display, exc.problem, line=src.first_line + counted.read, hint=exc.hint) from exc
 
 
 def read_line_blocks(

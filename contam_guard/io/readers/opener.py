@@ -168,6 +168,17 @@ def check_regular_file(path: Path, display: str) -> os.stat_result:
 
     Checked before opening because opening a FIFO would block forever.
     """
+    info = _regular_status(path, display)
+    # The last line of defence: whoever reads a file without ``io.lfs.content_of`` still never
+    # reads a pointer's three lines as data.
+    pointer = lfs.read_pointer(path, display) if info.st_size < lfs.MAX_POINTER_BYTES else None
+    if pointer is not None:
+        raise lfs.pointer_error(display, pointer, "contam-guard reads the real file only")
+    return info
+
+
+def _regular_status(path: Path, display: str) -> os.stat_result:
+    """``path``'s status, or the ``InputError`` saying why it is not a regular file."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -176,11 +187,6 @@ def check_regular_file(path: Path, display: str) -> os.stat_result:
         raise InputError(display, "is a directory, not a file")
     if not stat.S_ISREG(info.st_mode):
         raise InputError(display, "is not a regular file (a device, FIFO or socket)")
-    # The last line of defence: whoever reads a file without ``io.lfs.content_of`` still never
-    # reads a pointer's three lines as data.
-    pointer = lfs.read_pointer(path, display) if info.st_size < lfs.MAX_POINTER_BYTES else None
-    if pointer is not None:
-        raise lfs.pointer_error(display, pointer, "contam-guard reads the real file only")
     return info
 
 
@@ -335,20 +341,39 @@ def _decompressed(path: Input, display: str, window: Window | None) -> Iterator[
                     inner = Bounded(unpacked.read, display, path.limit)
             yield inner, kind, Window(0, path.size or 0, 1, 0)
         return
-    with lfs.content_of(path, display) as content, _decompressed_file(content, display, window) as found:
-        yield found
+    # One open of the file: whether it is a Git LFS pointer is read from the open file, which is
+    # then the one read (opening it again could read other bytes, if the file changed meanwhile).
+    with _opened(path, display) as (plain, info):
+        pointer = lfs.pointer_in(plain, path, info.st_size, display)
+        if pointer is None:
+            with _decompressed_file(plain, info, path, display, window) as found:
+                yield found
+            return
+    with lfs.object_of(path, display, pointer) as content, _opened(content, display) as (plain, info):
+        if lfs.pointer_in(plain, content, info.st_size, display) is not None:
+            raise lfs.pointer_error(display, pointer, "contam-guard reads the real file only")
+        with _decompressed_file(plain, info, content, display, window) as found:
+            yield found
+
+
+@contextmanager
+def _opened(path: Path, display: str) -> Iterator[tuple[io.FileIO, os.stat_result]]:
+    """``path`` open for reading (unbuffered) and its status, once it is known to be a regular
+    file (a FIFO would block the open forever)."""
+    info = _regular_status(path, display)
+    with ExitStack() as stack:
+        try:
+            handle = stack.enter_context(open(path, "rb", buffering=0))
+        except OSError as exc:
+            raise _os_error(display, exc) from exc
+        yield handle, info
 
 
 @contextmanager
 def _decompressed_file(
-    path: Path, display: str, window: Window | None
+    plain: io.FileIO, info: os.stat_result, path: Path, display: str, window: Window | None
 ) -> Iterator[tuple[ReadInto, str, Window]]:
-    info = check_regular_file(path, display)
     with ExitStack() as stack:
-        try:
-            plain = stack.enter_context(open(path, "rb", buffering=0))
-        except OSError as exc:
-            raise _os_error(display, exc) from exc
         kind = compression_of(path)
         if kind != "plain" and info.st_size == 0:
             raise empty_container(kind, display)

@@ -43,6 +43,20 @@ class Paragraph:
     offset: int
 
 
+class Counted:
+    """The lines of ``stream``, counting in ``read`` how many have been taken (the line an error
+    of the stream is reported at)."""
+
+    def __init__(self, stream: Iterable[bytes]) -> None:
+        self.stream = stream
+        self.read = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for raw in self.stream:
+            self.read += 1
+            yield raw
+
+
 def paragraph_lines(lines: Iterable[bytes]) -> Iterator[Paragraph | None]:
     """The records of a stream of lines: a ``Paragraph`` as each completes, and None for each
     blank line (so a caller can count lines). Lines still pending when ``lines`` raises are

@@ -1,0 +1,55 @@
+"""When ``--jobs`` pays: more processes only where they make a scan faster.
+
+A ``--jobs`` scan forks its workers, has the lines of every window counted before the windows
+are numbered, and merges each worker's results: a fixed cost and a cost per byte that one
+process does not pay. Below some amount of work they cost more than the other cores save, and
+one file read whole (compressed, Parquet, JSON) is read by one worker whatever ``--jobs`` says.
+Then the scan runs in one process, and the command line says so.
+"""
+
+from __future__ import annotations
+
+from contam_guard.core.scanner import Scanner
+from contam_guard.engines.local import input_bytes
+from contam_guard.io.readers import detect_format
+from contam_guard.io.readers.base import ReadOptions
+from contam_guard.io.readers.compression import compression_of
+from contam_guard.io.readers.opener import transcodes
+from contam_guard.io.sources import Source
+
+ONE_PROCESS_MB_PER_S = 60.0
+"""About how fast one process scans with the n-gram rules alone (GPT-3, PaLM, Llama 2): the
+benchmark's ``scan --only gpt3`` on a 2-core machine (benchmarks/README.md)."""
+ONE_PROCESS_MB_PER_S_EVERY_RULE = 15.0
+"""The same with GPT-4's character windows or the rewording rules (the default scan)."""
+
+
+def one_process_reason(
+    scanner: Scanner, sources: list[Source], options: ReadOptions, min_seconds: float = 0.0
+) -> str | None:
+    """Why a ``--jobs`` scan of ``sources`` would be no faster than one process, or None when
+    more processes may pay: one file that is read whole (compressed, Parquet, JSON,
+    ``--group-by``: one worker would read it while the others wait), or, with ``min_seconds``,
+    less input than one process scans in that time with the rules that run."""
+    if len(sources) == 1 and not splittable_file(sources[0], options):
+        return "one file that is read whole (not uncompressed JSONL or text)"
+    if min_seconds > 0:
+        size = input_bytes(sources)
+        heavy = scanner.windows or scanner.reword_settings is not None
+        speed = ONE_PROCESS_MB_PER_S_EVERY_RULE if heavy else ONE_PROCESS_MB_PER_S
+        if size / 1e6 / speed < min_seconds:
+            floor = min_seconds * speed
+            return f"{size / 1e6:,.1f} MB of input, under about {floor:,.0f} MB with these rules"
+    return None
+
+
+def splittable_file(source: Source, options: ReadOptions) -> bool:
+    """Whether ``source`` can be cut into windows that workers read apart."""
+    return (
+        detect_format(source.path) in ("jsonl", "text")
+        and compression_of(source.path) == "plain"
+        and not options.whole_file
+        and options.group_by is None
+        and source.path.is_file()
+        and not transcodes(source.path, options.encoding)  # UTF-16/32: bytes are not lines
+    )
