@@ -20,6 +20,7 @@ without the machinery (``ScanState``), so a worker sends back only what it found
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +29,7 @@ from numpy.typing import NDArray
 from contam_guard.core.batch import Batch
 from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.glued_lines import read_again
 from contam_guard.core.match import prefilter as line_status
 from contam_guard.core.match.pairs import run_span
 from contam_guard.core.match.prefilter import line_format
@@ -120,6 +122,7 @@ class Accumulator:
         """Scan a block of lines the prefilter read (``core.match.prefilter``); lines it left to
         the exact path are read here. If reading a line fails, what came before it in the block
         is still scanned, then the ``InputError`` goes on."""
+        block = read_again(block)  # lines holding glued words: read twice, on the exact path
         lines = block.lines
         if block.first_record == 0 or not self.state.census.fields:
             self._sample_fields(block)
@@ -214,6 +217,9 @@ class Accumulator:
                 if row >= 0:
                     numbers.update((name, float(values[row])) for name, values in family.numbers.items())
                     located = located or family.locate(row)
+            if located is not None:  # a second reading's place is shown in the text it reads
+                unit, start, end = units.original(located.unit, located.start, located.end)
+                located = replace(located, unit=unit, start=start, end=end)
             unit = int(units.first_unit[key // span]) if located is None else located.unit
             document = units.documents[unit]
             start, end = (0, len(document.text)) if located is None else (located.start, located.end)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from contam_guard.core.glued_lines import read_again
 from contam_guard.core.match import prefilter as prefilter_status
 from contam_guard.core.match.arrays import sorted_unique
 from contam_guard.core.match.matcher import NO_HITS, ItemTotals, match_hits
@@ -145,7 +146,8 @@ def _prefiltered(
     """
     scratch = ItemTotals.empty(golden.index)
     blocks = prefilter.blocks(job.path, job.display, read, line_reading)
-    for block in blocks:
+    for found in blocks:
+        block = read_again(found)  # glued words: the exact reader reads them a second time
         lines = block.lines
         hashed = (lines.status == prefilter_status.CLEAN) | (lines.status == prefilter_status.HITS)
         totals.records += int(np.count_nonzero(starts_record(lines.status)))

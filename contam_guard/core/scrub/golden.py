@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.spec import glued
 from contam_guard.core.spec.features import extract_features
 from contam_guard.core.spec.hashing import GRAM_N, HashArray, HashKey, hash_grams
 
@@ -137,11 +138,42 @@ class GoldenNgrams:
         unit_offset = (ends - lengths - 1) - np.repeat(
             (ends - lengths - 1)[first[counts > 0]], counts[counts > 0]
         )
+        unit, found, start, end = self._occurrences(texts, key)
+        again = glued.readings(texts)
+        if again:  # glued words (camelCase, U+180E for spaces) read a second time, as a scan does
+            read = list(again)
+            more, more_found, more_start, more_end = self._occurrences([again[k].text for k in read], key)
+            readings = [again[k] for k in read]
+            rows = np.unique(
+                np.stack(
+                    [
+                        np.concatenate([unit, np.asarray(read, dtype=np.int64)[more]]),
+                        np.concatenate([found, more_found]),
+                        np.concatenate([start, _originals(readings, more, more_start)]),
+                        np.concatenate([end, _originals(readings, more, more_end)]),
+                    ],
+                    axis=1,
+                ),
+                axis=0,
+            )
+            unit, found, start, end = (np.ascontiguousarray(column) for column in rows.T)
+        return Hits(
+            doc=unit_doc[unit],
+            key=found,
+            start=start + unit_offset[unit],
+            end=end + unit_offset[unit],
+        )
+
+    def _occurrences(
+        self, texts: list[str], key: HashKey | None
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+        """(text, golden n-gram, start, end) of every occurrence in ``texts``, offsets in the text."""
+        none = np.zeros(0, dtype=np.int64)
         features = extract_features(texts, key=key, windows=False, spec=self.index.spec)
         n = self.n
         positions = features.word_record.size - n + 1
         if positions <= 0:
-            return Hits.empty()
+            return none, none, none, none
         word_unit = features.word_record
         # Valid where the n words lie in one segment; gram hashes past a segment's end are padding.
         valid = word_unit[:positions] == word_unit[n - 1 :]
@@ -152,10 +184,18 @@ class GoldenNgrams:
         found = np.minimum(found, self.size - 1)
         hit = self.keys[found] == ngram[where]
         where, found = where[hit], found[hit]
-        unit = word_unit[where]
-        return Hits(
-            doc=unit_doc[unit],
-            key=found.astype(np.int64),
-            start=features.word_start[where] + unit_offset[unit],
-            end=features.word_end[where + n - 1] + unit_offset[unit],
+        return (
+            word_unit[where].astype(np.int64),
+            found.astype(np.int64),
+            features.word_start[where].astype(np.int64),
+            features.word_end[where + n - 1].astype(np.int64),
         )
+
+
+def _originals(readings: list[glued.Derived], unit: IntArray, offsets: IntArray) -> IntArray:
+    """Offsets of second readings (``unit[k]`` the reading of ``offsets[k]``) in the texts they read."""
+    out: IntArray = offsets.copy()
+    for u in np.unique(unit).tolist():
+        rows = unit == u
+        out[rows] = readings[u].originals(offsets[rows])
+    return out
