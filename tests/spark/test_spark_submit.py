@@ -25,6 +25,7 @@ import venv
 from pathlib import Path
 from typing import Any
 
+from contam_guard.core.families import COLUMNS
 from contam_guard.core.verdicts import Report
 from contam_guard.io.manifest import store
 from contam_guard.io.readers import ReadOptions
@@ -148,10 +149,8 @@ def finding_rows(report: Report) -> list[dict[str, Any]]:
                     "record": p.record,
                     "line": p.line,
                     "field": p.field,
-                    "longest_run": p.longest_run,
-                    "ngrams8_found": p.ngrams8_found,
-                    "tokens_covered_L10": p.covered_l10,
-                    "sub50_hits": p.window_hits,
+                    # every rule family's columns, as the pairs table declares them
+                    **{c.key: c.shown(p.value(c.name)) for c in COLUMNS},
                 }
                 for p in f.pairs
             ],
