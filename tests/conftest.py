@@ -17,6 +17,12 @@ from tests.helpers import Result, Runner
 # red build is the commit's, never a new random draw's. Failures print the blob that replays
 # them; each one found is then kept as an explicit ``@example``. Locally, Hypothesis draws new
 # examples on every run and keeps failures in its database, to keep finding new ones.
+# The tests of the parallel path (--jobs, its interrupts, its merge) scan files of a few MB, which
+# the command line would scan in one process ("--jobs" pays only from about 3 s of work): the
+# workers whenever a test asks for them, in this process and the ones it starts.
+# tests/cli/test_cli_jobs_policy.py unsets it to test the rule itself.
+os.environ.setdefault("CONTAM_GUARD_JOBS_MIN_SECONDS", "0")
+
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")

@@ -27,6 +27,7 @@ from contam_guard.core.opening import manifest_notices
 from contam_guard.core.scanner import FinishOptions, Scanner
 from contam_guard.core.verdicts import Report, span_digest
 from contam_guard.engines.local import scan_sources
+from contam_guard.errors import ConfigError
 from contam_guard.io.keys import key_for, unlocked
 from contam_guard.io.manifest import store
 from contam_guard.io.manifest.model import Manifest
@@ -131,9 +132,15 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
     if request.jobs > 1 and request.changes is not None:
         console.notice("--jobs applies to whole files; a --staged/--diff scan runs in one process")
     if request.jobs > 1 and request.changes is None:
-        from contam_guard.engines.policy import one_process_reason
+        from contam_guard.engines import policy
 
-        reason = one_process_reason(prepared.scanner, found, request.read)
+        try:
+            at_least = policy.min_seconds()
+        except ValueError as bad:
+            raise ConfigError(
+                f"{policy.MIN_SECONDS_ENV}={bad}: not a number of seconds (0 or more)"
+            ) from None
+        reason = policy.one_process_reason(prepared.scanner, found, request.read, min_seconds=at_least)
         if reason is None:
             from contam_guard.engines.parallel import scan_parallel  # multiprocessing: only when asked for
 

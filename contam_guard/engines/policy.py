@@ -9,6 +9,9 @@ Then the scan runs in one process, and the command line says so.
 
 from __future__ import annotations
 
+import math
+import os
+
 from contam_guard.core.scanner import Scanner
 from contam_guard.engines.local import input_bytes
 from contam_guard.io.readers import detect_format
@@ -22,6 +25,24 @@ ONE_PROCESS_MB_PER_S = 60.0
 benchmark's ``scan --only gpt3`` on a 2-core machine (benchmarks/README.md)."""
 ONE_PROCESS_MB_PER_S_EVERY_RULE = 15.0
 """The same with GPT-4's character windows or the rewording rules (the default scan)."""
+MIN_SECONDS = 3.0
+"""Below about this much one-process work, ``--jobs 2`` measured slower than one process (the
+pool's start, the windows' line counts, the merge): 0.83x on 39 MB with every rule."""
+MIN_SECONDS_ENV = "CONTAM_GUARD_JOBS_MIN_SECONDS"
+"""Overrides ``MIN_SECONDS`` (seconds; 0: the workers whenever ``--jobs`` asks for them), for a
+machine whose cores change the trade, and for tests of the parallel path on small files."""
+
+
+def min_seconds() -> float:
+    """The one-process work below which ``--jobs`` runs in one process (``MIN_SECONDS_ENV``);
+    ValueError when the variable is not a number of seconds."""
+    raw = os.environ.get(MIN_SECONDS_ENV, "").strip()
+    if not raw:
+        return MIN_SECONDS
+    value = float(raw)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(raw)
+    return value
 
 
 def one_process_reason(

@@ -1,6 +1,8 @@
 """``--jobs`` goes parallel only where it can pay: one file that is read whole (here gzip-compressed
-JSONL) is scanned in one process, with a notice saying so, and finds what one process finds.
-Before: a pool of workers was started, one of which read the file while the other waited."""
+JSONL), or less input than about 3 s of one process's work, is scanned in one process, with a
+notice saying so, and finds what one process finds. Before: a pool of workers was started, one
+of which read the file while the other waited; on 39 MB with every rule ``--jobs 2`` took 1.2x
+one process's time. (tests/conftest.py sets CONTAM_GUARD_JOBS_MIN_SECONDS=0 for the other tests.)"""
 
 from __future__ import annotations
 
@@ -41,3 +43,40 @@ def test_two_files_still_go_parallel(registered: Project, cg_proc: Run) -> None:
     assert result.code == 1, result.output
     assert "one process" not in result.err
     assert "a.jsonl.gz" in result.out and "b.jsonl.gz" in result.out
+
+
+def test_a_small_input_is_scanned_in_one_process(registered: Project, cg_proc: Run) -> None:
+    question = registered.question_words(2)
+    rows = [{"text": FILLER}, {"text": leak(question, 0, len(question))}] * 50
+    (registered.root / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (registered.root / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:2]))
+    rule = {"CONTAM_GUARD_JOBS_MIN_SECONDS": ""}  # the default: about 3 s of one-process work
+    one = cg_proc("scan", "a.jsonl", "b.jsonl", "--review-json", "one.json", cwd=registered.root, env=rule)
+    two = cg_proc(
+        "scan",
+        "a.jsonl",
+        "b.jsonl",
+        "--review-json",
+        "two.json",
+        "--jobs",
+        "2",
+        cwd=registered.root,
+        env=rule,
+    )
+    assert "notice: --jobs 2: 0.0 MB of input, under about 45 MB with these rules" in two.err, two.err
+    assert _review(registered, one, "one.json") == _review(registered, two, "two.json")
+    # 0 asks for the workers whatever the size; a value that is not seconds is a usage error.
+    workers = cg_proc(
+        "scan",
+        "a.jsonl",
+        "b.jsonl",
+        "--jobs",
+        "2",
+        cwd=registered.root,
+        env={**rule, "CONTAM_GUARD_JOBS_MIN_SECONDS": "0"},
+    )
+    assert workers.code == 1 and "one process" not in workers.err
+    bad = cg_proc(
+        "scan", "a.jsonl", "--jobs", "2", cwd=registered.root, env={"CONTAM_GUARD_JOBS_MIN_SECONDS": "-1"}
+    )
+    assert bad.code == 2 and "CONTAM_GUARD_JOBS_MIN_SECONDS=-1: not a number of seconds" in bad.err, bad.err
