@@ -134,12 +134,12 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
-            _fault("before-fsync", path)
+            fault_point("before-fsync", path)
             os.fsync(handle.fileno())
-            _fault("after-fsync", path)
-        _fault("before-replace", path)
+            fault_point("after-fsync", path)
+        fault_point("before-replace", path)
         os.replace(tmp, path)
-        _fault("after-replace", path)
+        fault_point("after-replace", path)
     except OSError as exc:
         if tmp is not None:
             tmp.unlink(missing_ok=True)
@@ -163,13 +163,14 @@ def _read_only(path: Path) -> bool:
 
 
 # --- Fault injection, for the crash tests only (tests/security/test_crash_safety.py,
-# tests/scrub/test_scrub_kill.py). CONTAM_GUARD_FAULT="STEP@NAME" kills this process with SIGKILL
-# at STEP (before-fsync, after-fsync, before-replace, after-replace) of the write of the file
-# named NAME, so a test kills exactly where it means to instead of at a moment it hopes for.
+# tests/scrub/test_scrub_kill.py; scrub's commit of its output and log calls it too).
+# CONTAM_GUARD_FAULT="STEP@NAME" kills this process with SIGKILL at STEP (before-fsync,
+# after-fsync, before-replace, after-replace) of the write of the file named NAME, so a test
+# kills exactly where it means to instead of at a moment it hopes for.
 _FAULT = os.environ.get("CONTAM_GUARD_FAULT", "")
 
 
-def _fault(step: str, path: Path) -> None:
+def fault_point(step: str, path: Path) -> None:
     if _FAULT and f"{step}@{path.name}" == _FAULT:
         os.kill(os.getpid(), signal.SIGKILL)
 

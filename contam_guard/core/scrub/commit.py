@@ -17,7 +17,6 @@ away) ``check_keepable`` refuses beforehand, naming the owner.
 from __future__ import annotations
 
 import os
-import signal
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -27,16 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from contam_guard.errors import ContamGuardError
-from contam_guard.io.atomic import destination, signals_held
-
-_FAULT = os.environ.get("CONTAM_GUARD_FAULT", "")
-"""Crash tests only (as in ``contam_guard.io.atomic``): ``STEP@NAME`` kills this process with
-SIGKILL at STEP of the write of the file named NAME."""
-
-
-def _fault(step: str, path: Path) -> None:
-    if _FAULT and f"{step}@{path.name}" == _FAULT:
-        os.kill(os.getpid(), signal.SIGKILL)
+from contam_guard.io.atomic import destination, fault_point, signals_held
 
 
 @dataclass(frozen=True)
@@ -114,9 +104,9 @@ class Together:
             with os.fdopen(fd, "wb") as handle:
                 yield handle
                 handle.flush()
-                _fault("before-fsync", target)
+                fault_point("before-fsync", target)
                 os.fsync(handle.fileno())
-                _fault("after-fsync", target)
+                fault_point("after-fsync", target)
                 _keep(handle.fileno(), info)
         except OSError as exc:  # a full disk, `ulimit -f`, an I/O error: nothing is renamed
             raise ContamGuardError(
@@ -129,7 +119,7 @@ class Together:
         done: list[Path] = []
         with signals_held():
             for staged in self.staged:
-                _fault("before-replace", staged.destination)
+                fault_point("before-replace", staged.destination)
                 try:
                     os.replace(staged.temporary, staged.destination)
                 except OSError as exc:  # every file is written in full: only a rename can fail
@@ -139,7 +129,7 @@ class Together:
                         f"({exc.strerror or exc}); replaced before it: {replaced}",
                     ) from exc
                 done.append(staged.destination)
-                _fault("after-replace", staged.destination)
+                fault_point("after-replace", staged.destination)
         self.staged.clear()
 
     def discard(self) -> None:
