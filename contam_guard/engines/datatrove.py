@@ -55,6 +55,7 @@ from contam_guard.core.accumulator import Accumulator
 from contam_guard.core.match.pairs import PairStore
 from contam_guard.core.scanner import FinishOptions, Scanner
 from contam_guard.engines.rank_states import FINDINGS_KEY, RankState, local_absolute, state_name
+from contam_guard.io.paths import display_path
 from contam_guard.io.readers import detect_format
 from contam_guard.io.readers.base import ReadOptions, Record, Segment
 from contam_guard.io.readers.fields import ALLOW_KEY, KEY_MARK, record_from_object
@@ -345,10 +346,5 @@ def _default_position(doc_id: str, path: str) -> int | None:
 
 
 def _display(path: str, relative_to: str) -> str:
-    """``path`` as the command line names it: relative to ``relative_to`` when inside it."""
-    if "://" in path:
-        return path
-    try:
-        return Path(os.path.abspath(path)).relative_to(relative_to).as_posix()
-    except ValueError:
-        return path
+    """``path`` as the command line names it (``io.paths.display_path``); a URL as given."""
+    return path if "://" in path else display_path(Path(path), Path(relative_to))

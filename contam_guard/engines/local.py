@@ -25,10 +25,11 @@ Progress = Callable[[int], None]
 
 def input_bytes(sources: Sequence[Source]) -> int:
     """The inputs' size in bytes (what ``Scanner.expect`` is told)."""
-    return sum(_size(s.path) for s in sources)
+    return sum(file_size(s.path) for s in sources)
 
 
-def _size(path: Path) -> int:
+def file_size(path: Path) -> int:
+    """``path``'s size in bytes; 0 for what is not a file or cannot be read (the scan says why)."""
     try:
         return path.stat().st_size if path.is_file() else 0
     except OSError:

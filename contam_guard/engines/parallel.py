@@ -41,7 +41,7 @@ from contam_guard.core.scanner import Scanner
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.state import Census, ScanState
-from contam_guard.engines.local import input_bytes, read_into
+from contam_guard.engines.local import file_size, input_bytes, read_into
 from contam_guard.engines.policy import splittable_file
 from contam_guard.errors import ContamGuardError, ManifestError
 from contam_guard.io.atomic import signals_held
@@ -385,7 +385,7 @@ def _tasks(chunks: Iterator[tuple[int, Chunk]], max_bytes: int) -> Iterator[tupl
                 group = []
             yield place, (chunk,)
             continue
-        grows = _size(chunk.source.path)
+        grows = file_size(chunk.source.path)
         if group and (place != first + len(group) or len(group) == TASK_FILES or size + grows > max_bytes):
             yield first, tuple(group)
             group = []
@@ -395,13 +395,6 @@ def _tasks(chunks: Iterator[tuple[int, Chunk]], max_bytes: int) -> Iterator[tupl
         size += grows
     if group:
         yield first, tuple(group)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:  # the scan says what is wrong with it
-        return 0
 
 
 def _run_tasks(

@@ -32,6 +32,7 @@ from pyspark.sql import types as st
 
 from contam_guard.errors import InputError
 from contam_guard.io import lfs
+from contam_guard.io.paths import display_path
 from contam_guard.io.readers import (
     SNIFF,
     ReadOptions,
@@ -148,21 +149,9 @@ def sources_for(paths: Iterable[str | Path], excluded: Excluded | None = None) -
             sources += [SparkSource(text, text) for text in run]
             continue
         walk = data_files([Path(canonical(text)) for text in run], excluded)
-        sources += [SparkSource(os.fspath(p), _display(p)) for p in walk.files]
-        sources += [SparkSource(os.fspath(n.path), _display(n.path), n.reason) for n in walk.notices]
+        sources += [SparkSource(os.fspath(p), display_path(p)) for p in walk.files]
+        sources += [SparkSource(os.fspath(n.path), display_path(n.path), n.reason) for n in walk.notices]
     return sources
-
-
-def _display(path: Path) -> str:
-    """``path`` relative to the current folder when inside it (POSIX style), else as given.
-
-    ``abspath``, not ``resolve``: a file reached through a symlink is named by the link, as the
-    local engine names it (``cli.commands.common.display_path``).
-    """
-    try:
-        return Path(os.path.abspath(path)).relative_to(os.path.abspath(Path.cwd())).as_posix()
-    except ValueError:
-        return os.fspath(path)
 
 
 def _local_path(source: SparkSource) -> Path:
