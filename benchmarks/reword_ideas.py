@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from benchmarks.code_lexing import Lexed, docstring_features, lex, shape_grams
 from benchmarks.reword_lab import BETA, Registered, calibrated, outcome, own_scores
 from contam_guard.core.reword import classes
-from contam_guard.core.reword.code import Lexed, docstring_features, lex, shape_grams
 from contam_guard.core.reword.words import normalised_words
 from contam_guard.core.spec.normalise import CURRENT
 

@@ -1,9 +1,9 @@
-"""The code view prototype (reword/code.py): a rename, a changed doctest value or a reworded
+"""The code view prototype (benchmarks/code_lexing.py): a rename, a changed doctest value or a reworded
 docstring leaves the features it should leave, on Python's tokenizer and on Pygments."""
 
 from __future__ import annotations
 
-from contam_guard.core.reword.code import IDENT, NUMBER, STRING, code_features, lex, prose_lines, shape_grams
+from benchmarks.code_lexing import IDENT, NUMBER, STRING, code_features, lex, prose_lines, shape_grams
 
 ORIGINAL = '''
 def has_close(numbers, threshold):
