@@ -174,3 +174,30 @@ def set_file(folder: Path, stem: str) -> Path:
     found = [path for path in folder.iterdir() if stem_of(path.name) == stem]
     assert len(found) == 1, (stem, sorted(p.name for p in folder.iterdir()))
     return found[0]
+
+
+# A small golden set of our own, with a copy whose numbers changed and two rewordings: what the
+# engines' tests scan with every rule on (tests/spark/test_spark_reword.py,
+# tests/engines/test_engines_agree.py).
+REWORD_GOLDEN = [
+    "A lighthouse keeper on Brackwater Point polishes 14 brass lamps every evening and trims 6 wicks "
+    "before the fog rolls in. How many lamps and wicks does she tend in a week?",
+    "Marisol bakes 36 cinnamon rolls for the village fair and sells them in boxes of 4. She gives "
+    "away 3 boxes to her neighbours. How many boxes does she have left to sell at the fair?",
+    "A ferry crosses the wide grey river 9 times each day, carrying 27 passengers on every crossing. "
+    "On Sundays it makes 2 extra trips. How many passengers does it carry on a Sunday?",
+    "The orchard has 120 apple trees planted in rows of 15. A storm knocks down 8 trees. How many "
+    "full rows of trees are still standing in the orchard after the storm?",
+]
+NUMBERS_CHANGED = (
+    "Marisol bakes 48 cinnamon rolls for the village fair and sells them in boxes of 6. She gives "
+    "away five boxes to her neighbours. How many boxes does she have left to sell at the fair?"
+)
+REWORDED_LAMPS = (
+    "Every evening before the fog arrives, the keeper of the Brackwater Point lighthouse trims 6 "
+    "wicks and shines 14 lamps made of brass. In a week, how many wicks and lamps does she tend?"
+)
+REWORDED_FERRY = (
+    "Each day a ferry makes 9 crossings of the broad grey river with 27 people aboard every time; "
+    "on a Sunday it adds 2 more trips. On Sundays, how many people ride the ferry?"
+)

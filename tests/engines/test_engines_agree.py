@@ -27,27 +27,11 @@ import pytest
 import contam_guard as cg
 from contam_guard.io.readers import ReadOptions
 from contam_guard.report.tables import items_csv, pairs_csv
+from tests.helpers import NUMBERS_CHANGED, REWORDED_FERRY
+from tests.helpers import REWORD_GOLDEN as GOLDEN
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]  # one Spark JVM per test run
 
-GOLDEN = [
-    "A lighthouse keeper on Brackwater Point polishes 14 brass lamps every evening and trims 6 wicks "
-    "before the fog rolls in. How many lamps and wicks does she tend in a week?",
-    "Marisol bakes 36 cinnamon rolls for the village fair and sells them in boxes of 4. She gives "
-    "away 3 boxes to her neighbours. How many boxes does she have left to sell at the fair?",
-    "A ferry crosses the wide grey river 9 times each day, carrying 27 passengers on every crossing. "
-    "On Sundays it makes 2 extra trips. How many passengers does it carry on a Sunday?",
-    "The orchard has 120 apple trees planted in rows of 15. A storm knocks down 8 trees. How many "
-    "full rows of trees are still standing in the orchard after the storm?",
-]
-NUMBERS_CHANGED = (
-    "Marisol bakes 48 cinnamon rolls for the village fair and sells them in boxes of 6. She gives "
-    "away five boxes to her neighbours. How many boxes does she have left to sell at the fair?"
-)
-REWORDED = (
-    "Each day a ferry makes 9 crossings of the broad grey river with 27 people aboard every time; "
-    "on a Sunday it adds 2 more trips. On Sundays, how many people ride the ferry?"
-)
 WORDS = ["the", "a", "garden", "river", "lamp", "table", "morning", "quiet", "bridge", "harbor", "silver"]
 WORDS += ["window", "letter", "market", "orange", "yellow", "basket", "pencil", "ladder", "kettle", "engine"]
 MAX_PAIRS = 3
@@ -71,7 +55,7 @@ def write_data(data: Path) -> None:
     small[5] = {"text": GOLDEN[0]}
     small[17] = {"text": NUMBERS_CHANGED}
     small[30] = None
-    small[41] = {"text": REWORDED + " " + filler(rng, 41)}
+    small[41] = {"text": REWORDED_FERRY + " " + filler(rng, 41)}
     small[50] = {"text": "Before the lesson: " + GOLDEN[3]}
     (data / "a.jsonl").write_text(lines(small), encoding="utf-8")
 

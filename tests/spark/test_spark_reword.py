@@ -28,6 +28,8 @@ from contam_guard.report.tables import items_csv, pairs_csv
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
 from contam_guard.engines.spark import scan_dataframe_report, scan_files_report
+from tests.helpers import NUMBERS_CHANGED, REWORDED_FERRY, REWORDED_LAMPS
+from tests.helpers import REWORD_GOLDEN as GOLDEN
 
 from .conftest import LOCAL, local_reference, on_masters
 from .conftest import cli as run_cli
@@ -35,28 +37,6 @@ from .conftest import cli as run_cli
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-GOLDEN = [
-    "A lighthouse keeper on Brackwater Point polishes 14 brass lamps every evening and trims 6 wicks "
-    "before the fog rolls in. How many lamps and wicks does she tend in a week?",
-    "Marisol bakes 36 cinnamon rolls for the village fair and sells them in boxes of 4. She gives "
-    "away 3 boxes to her neighbours. How many boxes does she have left to sell at the fair?",
-    "A ferry crosses the wide grey river 9 times each day, carrying 27 passengers on every crossing. "
-    "On Sundays it makes 2 extra trips. How many passengers does it carry on a Sunday?",
-    "The orchard has 120 apple trees planted in rows of 15. A storm knocks down 8 trees. How many "
-    "full rows of trees are still standing in the orchard after the storm?",
-]
-NUMBERS_CHANGED = (
-    "Marisol bakes 48 cinnamon rolls for the village fair and sells them in boxes of 6. She gives "
-    "away five boxes to her neighbours. How many boxes does she have left to sell at the fair?"
-)
-REWORDED_LAMPS = (
-    "Every evening before the fog arrives, the keeper of the Brackwater Point lighthouse trims 6 "
-    "wicks and shines 14 lamps made of brass. In a week, how many wicks and lamps does she tend?"
-)
-REWORDED_FERRY = (
-    "Each day a ferry makes 9 crossings of the broad grey river with 27 people aboard every time; "
-    "on a Sunday it adds 2 more trips. On Sundays, how many people ride the ferry?"
-)
 FILLER = "Notes from the allotment society, week {k}: the compost heap was turned and the shed painted."
 
 
