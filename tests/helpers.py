@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import gzip
 import importlib
+import io
 import json
 import sys
+import tarfile
+import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,3 +204,22 @@ REWORDED_FERRY = (
     "Each day a ferry makes 9 crossings of the broad grey river with 27 people aboard every time; "
     "on a Sunday it adds 2 more trips. On Sundays, how many people ride the ferry?"
 )
+
+
+# Archives in memory, for the readers' tests and the hostile rows.
+def zip_bytes(members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    sink = io.BytesIO()
+    with zipfile.ZipFile(sink, "w", compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return sink.getvalue()
+
+
+def tar_bytes(members: dict[str, bytes], mode: str = "w") -> bytes:
+    sink = io.BytesIO()
+    with tarfile.open(fileobj=sink, mode=mode) as archive:  # type: ignore[call-overload]
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return sink.getvalue()

@@ -20,6 +20,7 @@ import zstandard
 
 from contam_guard.errors import InputError
 from contam_guard.io.readers import ReadOptions, Record, notes, read_records
+from tests.helpers import tar_bytes, zip_bytes
 
 JSONL = b'{"text": "alpha beta"}\n{"text": "gamma delta"}\n'
 PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(32)
@@ -36,24 +37,6 @@ def text(record: Record) -> str:
 
 def where(found: list[Record]) -> list[tuple[str, int | None, str]]:
     return [(r.source, r.line, text(r)) for r in found]
-
-
-def zip_bytes(members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
-    sink = io.BytesIO()
-    with zipfile.ZipFile(sink, "w", compression) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return sink.getvalue()
-
-
-def tar_bytes(members: dict[str, bytes], mode: str = "w") -> bytes:
-    sink = io.BytesIO()
-    with tarfile.open(fileobj=sink, mode=mode) as archive:  # type: ignore[call-overload]
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return sink.getvalue()
 
 
 COMPRESS = {

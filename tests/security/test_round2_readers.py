@@ -17,7 +17,6 @@ import json
 import lzma
 import os
 import subprocess
-import tarfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ import pytest
 import zstandard
 from pyarrow import feather, orc
 
+from tests.helpers import tar_bytes, zip_bytes
 from tests.security.hostile import CLEAN, LONG, Row, copy_project, make_project, put, run_row
 
 JSONL = (json.dumps({"text": CLEAN}) + "\n" + json.dumps({"text": f"copied: {LONG}"}) + "\n").encode()
@@ -98,24 +98,6 @@ def _text_table() -> pa.Table:
 
 def _binary_table(kind: pa.DataType) -> pa.Table:
     return pa.table({"id": [1, 2], "blob": pa.array([CLEAN.encode(), f"copied: {LONG}".encode()], kind)})
-
-
-def _zip(members: dict[str, bytes]) -> bytes:
-    sink = io.BytesIO()
-    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return sink.getvalue()
-
-
-def _tar(members: dict[str, bytes], mode: str = "w") -> bytes:
-    sink = io.BytesIO()
-    with tarfile.open(fileobj=sink, mode=mode) as archive:  # type: ignore[call-overload]
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return sink.getvalue()
 
 
 def _datasets_folder(root: Path) -> list[str]:
@@ -211,36 +193,36 @@ ROWS = [
     Row("xz-without-inner-suffix", _file("dump.xz", lambda: lzma.compress(JSONL)), 1, 0, FAIL),
     Row(
         "zip",
-        _file("t.zip", lambda: _zip({"inner/clean.txt": CLEAN.encode(), "inner/train.jsonl": JSONL})),
+        _file("t.zip", lambda: zip_bytes({"inner/clean.txt": CLEAN.encode(), "inner/train.jsonl": JSONL})),
         1,
         0,
         ("data/t.zip:inner/train.jsonl",),
     ),
     Row(
         "tar",
-        _file("t.tar", lambda: _tar({"inner/train.jsonl": JSONL})),
+        _file("t.tar", lambda: tar_bytes({"inner/train.jsonl": JSONL})),
         1,
         0,
         ("data/t.tar:inner/train.jsonl",),
     ),
     Row(
         "tar-gz",
-        _file("t.tar.gz", lambda: _tar({"inner/train.jsonl": JSONL}, "w:gz")),
+        _file("t.tar.gz", lambda: tar_bytes({"inner/train.jsonl": JSONL}, "w:gz")),
         1,
         0,
         ("data/t.tar.gz:inner/train.jsonl",),
     ),
-    Row("tgz", _file("t.tgz", lambda: _tar({"a/b.txt": f"x\n{LONG}\n".encode()}, "w:gz")), 1, 0, FAIL),
+    Row("tgz", _file("t.tgz", lambda: tar_bytes({"a/b.txt": f"x\n{LONG}\n".encode()}, "w:gz")), 1, 0, FAIL),
     Row(
         "zip-in-tar",
-        _file("t.tar", lambda: _tar({"nested.zip": _zip({"deep/train.jsonl": JSONL})})),
+        _file("t.tar", lambda: tar_bytes({"nested.zip": zip_bytes({"deep/train.jsonl": JSONL})})),
         1,
         0,
         ("data/t.tar:nested.zip:deep/train.jsonl",),
     ),
     Row(
         "zip-member-parquet",
-        _file("t.zip", lambda: _zip({"part.parquet": _parquet(_text_table())})),
+        _file("t.zip", lambda: zip_bytes({"part.parquet": _parquet(_text_table())})),
         1,
         0,
         ("data/t.zip:part.parquet",),
@@ -300,7 +282,7 @@ ROWS = [
 def _zip_bomb() -> bytes:
     """A member whose central directory claims 1 TiB (zip64), as a crafted bomb's does: refused
     from the header, before any inflating."""
-    sink = io.BytesIO(_zip({"big.txt": b"a " * 1000}))
+    sink = io.BytesIO(zip_bytes({"big.txt": b"a " * 1000}))
     with zipfile.ZipFile(sink, "a") as archive:
         archive.filelist[0].file_size = 1 << 40
         # typeshed leaves ZipFile's private flag out: set, it writes the central directory again
@@ -309,7 +291,7 @@ def _zip_bomb() -> bytes:
 
 
 def _traversal(root: Path) -> list[str]:
-    put(root, "data/evil.tar", _tar({"../../escaped.jsonl": JSONL, "/abs/evil.jsonl": JSONL}))
+    put(root, "data/evil.tar", tar_bytes({"../../escaped.jsonl": JSONL, "/abs/evil.jsonl": JSONL}))
     return _scan("data")
 
 
@@ -322,7 +304,7 @@ def _deep(levels: int) -> bytes:
     data = JSONL
     name = "train.jsonl"
     for level in range(levels):
-        data, name = _zip({name: data}), f"level{level}.zip"
+        data, name = zip_bytes({name: data}), f"level{level}.zip"
     return data
 
 
@@ -336,7 +318,7 @@ def _xz_untouched(root: Path, done: subprocess.CompletedProcess[str]) -> None:
 
 
 def _zip_bad_member_first(root: Path) -> list[str]:
-    put(root, "data/a.zip", _zip({"a/paper.pdf": b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" + bytes(64)}))
+    put(root, "data/a.zip", zip_bytes({"a/paper.pdf": b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" + bytes(64)}))
     put(root, "data/b.jsonl", JSONL)
     return _scan("data", extra=("--skip-unreadable",))
 
@@ -345,14 +327,14 @@ def _zip_bad_member_first(root: Path) -> list[str]:
 OPTIONS = [
     Row(
         "zip-member-with-field",
-        _named("t.zip", lambda: _zip({"inner/train.jsonl": JSONL}), "--field", "text"),
+        _named("t.zip", lambda: zip_bytes({"inner/train.jsonl": JSONL}), "--field", "text"),
         1,
         0,
         ("t.zip:inner/train.jsonl",),
     ),
     Row(
         "zip-member-with-missing-field",
-        _named("t.zip", lambda: _zip({"inner/train.jsonl": JSONL}), "--field", "prompt"),
+        _named("t.zip", lambda: zip_bytes({"inner/train.jsonl": JSONL}), "--field", "prompt"),
         2,
         0,
         ("t.zip:inner/train.jsonl", "prompt"),
@@ -376,7 +358,9 @@ OPTIONS = [
         "archives-with-jobs-2",
         _file(
             "t.tar.gz",
-            lambda: _tar({"inner/train.jsonl": JSONL, "img.png": b"\x89PNG\r\n\x1a\n" + bytes(40)}, "w:gz"),
+            lambda: tar_bytes(
+                {"inner/train.jsonl": JSONL, "img.png": b"\x89PNG\r\n\x1a\n" + bytes(40)}, "w:gz"
+            ),
             "--jobs",
             "2",
         ),
@@ -403,7 +387,7 @@ HOSTILE = [
     Row("corrupt-zip", _file("bad.zip", b"PK\x03\x04" + bytes(40)), 2, 0, ("bad.zip",)),
     Row(
         "truncated-tar-gz",
-        _file("cut.tar.gz", lambda: _tar({"a.jsonl": JSONL * 50}, "w:gz")[:-40]),
+        _file("cut.tar.gz", lambda: tar_bytes({"a.jsonl": JSONL * 50}, "w:gz")[:-40]),
         2,
         0,
         ("cut.tar.gz",),
