@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -70,6 +71,27 @@ def git_env(home: Path) -> dict[str, str]:
         encoding="utf-8",
     )
     return {"GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1"}
+
+
+def snapshot(root: Path, env: dict[str, str], only: tuple[str, ...] = ()) -> Path:
+    """The files ``git ls-files`` lists in this checkout (tracked or new; ``only``: those whose
+    path starts with one of these), copied with their modes and committed in a new repository
+    at ``root``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=PROJECT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for raw in filter(None, listed):
+        rel = os.fsdecode(raw)
+        source = PROJECT / rel
+        if source.is_file() and (not only or rel.startswith(only)):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, root / rel)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return root
 
 
 class Repo:

@@ -17,29 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import PROJECT, git_env
+from .conftest import PROJECT, git_env, snapshot
 
 VERSION = re.search(r'^version = "(.+)"$', (PROJECT / "pyproject.toml").read_text(), re.M)
-
-
-def snapshot(root: Path, env: dict[str, str]) -> None:
-    """The files ``git ls-files`` lists here (tracked or new), committed in a new repository."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=PROJECT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for raw in filter(None, listed):
-        rel = raw.decode()
-        if rel.startswith((".ci/", "contam_guard/version.py", "pyproject.toml", ".pre-commit-hooks.yaml")):
-            source = PROJECT / rel
-            if source.is_file():
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_bytes(source.read_bytes())
-                (root / rel).chmod(source.stat().st_mode)
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "snapshot"]):
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 @pytest.fixture
@@ -49,7 +29,7 @@ def checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), **git_env(home)}
     root = tmp_path / "contam-guard"
     root.mkdir()
-    snapshot(root, env)
+    snapshot(root, env, (".ci/", "contam_guard/version.py", "pyproject.toml", ".pre-commit-hooks.yaml"))
     return root, env
 
 

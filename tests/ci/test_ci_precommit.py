@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .conftest import FILLER, PROJECT, VENV_BIN, Repo, git_env, jsonl, leak
+from .conftest import FILLER, PROJECT, VENV_BIN, Repo, git_env, jsonl, leak, snapshot
 
 PRE_COMMIT = VENV_BIN / "pre-commit"
 HOOKS = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
@@ -228,23 +228,8 @@ def test_plain_hook_starts_the_scan_for_any_staged_change() -> None:
 @pytest.fixture(scope="session")
 def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A committed snapshot of this working tree (pre-commit installs hooks from a commit)."""
-    snapshot = tmp_path_factory.mktemp("hooks-repo")
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=PROJECT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for raw in filter(None, listed):
-        rel = os.fsdecode(raw)
-        source = PROJECT / rel
-        if source.is_file():
-            (snapshot / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, snapshot / rel)
     env = {**os.environ, **git_env(tmp_path_factory.mktemp("git-home"))}
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "snapshot"]):
-        subprocess.run(["git", *args], cwd=snapshot, env=env, check=True, capture_output=True)
-    return snapshot
+    return snapshot(tmp_path_factory.mktemp("hooks-repo"), env)
 
 
 @pytest.mark.slow
