@@ -240,6 +240,15 @@ def _entry(path: Path, number: int, raw: object) -> Entry:
         raise ConfigError(f"{path}: entry {number}: {problems}") from None
 
 
+def allowed_by_baseline(finding: Finding, allowlist: Allowlist) -> bool:
+    """Whether ``finding`` is allowed only through an entry ``contam-guard baseline`` wrote: not
+    reviewed (``review --baseline`` walks these; scrub removes what they allow)."""
+    if not finding.allowed or finding.allowed_by != ALLOWED_BY_ALLOWLIST:
+        return False
+    entry = allowlist.entries.get(key_of(finding))
+    return entry is not None and entry.baseline is not None
+
+
 def apply(
     report: Report, allowlist: Allowlist, today: dt.date, *, check_stale: bool, root: Path | None = None
 ) -> None:

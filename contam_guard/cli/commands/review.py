@@ -30,6 +30,7 @@ from contam_guard.core.allowlist import (
     Entry,
     Key,
     PairId,
+    allowed_by_baseline,
     covered,
     entry_for,
     key_of,
@@ -81,12 +82,6 @@ def _reason(answers: Answers) -> str | None:
         console.notice("a reason is required, so that others can check the decision")
 
 
-def from_baseline(finding: Finding, allowlist: Allowlist) -> bool:
-    """Whether ``finding`` is allowed by an entry ``contam-guard baseline`` wrote (unreviewed)."""
-    entry = allowlist.entries.get(key_of(finding))
-    return finding.allowed and entry is not None and entry.baseline is not None
-
-
 def candidates(
     findings: list[Finding], include_warn: bool, allowlist: Allowlist | None = None
 ) -> list[Finding]:
@@ -99,7 +94,7 @@ def candidates(
         if finding.action != "fail" and not include_warn:
             continue
         if allowlist is not None:
-            if not from_baseline(finding, allowlist):
+            if not allowed_by_baseline(finding, allowlist):
                 continue
         elif finding.allowed or finding.confirmed:
             continue

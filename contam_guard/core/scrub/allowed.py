@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from contam_guard.core.allowlist import PairId, key_of, pairs_of
+from contam_guard.core.allowlist import PairId, allowed_by_baseline, pairs_of
 from contam_guard.core.verdicts import ALLOWED_BY_ALLOWLIST, Report
 
 
@@ -50,12 +50,10 @@ def kept_records(report: Report, n: int) -> Kept:
     allowed: set[PairId] = set()
     by_allowlist: set[PairId] = set()
     refused: set[PairId] = set()
-    entries = report.allowlist.entries if report.allowlist is not None else {}
+    listed = report.allowlist
     for finding in report.findings:
         pairs = pairs_of(finding)
-        entry = entries.get(key_of(finding))
-        by_baseline = entry is not None and entry.baseline is not None
-        if not finding.allowed or (finding.allowed_by == ALLOWED_BY_ALLOWLIST and by_baseline):
+        if not finding.allowed or (listed is not None and allowed_by_baseline(finding, listed)):
             refused |= pairs
         else:
             allowed |= pairs
