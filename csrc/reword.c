@@ -490,14 +490,19 @@ static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, const i64 *rows,
  * reaching the floor updates the unit's best score of its item. As reword.matching's
  * _through_prefixes: the same sums in the same order. */
 static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const u64 *w, Py_ssize_t d) {
-    double own = 0;
+    double own = 0, known = 0; /* known: the weight of the features some item has */
     for (Py_ssize_t j = 0; j < d; j++) {
         i64 f = feature_of(t, w[j]);
         x->known[j] = f >= 0;
         x->number_of[j] = f;
         x->weight[j] = f >= 0 ? t->weight[f] : t->unknown_weight;
         own += x->weight[j];
+        if (f >= 0) known += x->weight[j];
     }
+    /* A pair shares c <= known and c <= I, and c / (I + share (own - c)) is largest at
+     * I = c = known: a window whose own features mostly no item has reaches no item's bar
+     * (filters only: every score kept is computed exactly below). */
+    if (!(known >= t->bar * (known + t->record_share * (own - known)))) return;
     double *acc = x->acc[ti], *present = x->present[ti];
     u8 *mark = x->mark[ti];
     i64 *touched = x->touched[ti];
@@ -524,7 +529,7 @@ static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const
         double whole = t->item_weight[local];
         double bound = acc[local] + t->rest[local];
         if (whole < bound) bound = whole;
-        if (own < bound) bound = own;
+        if (known < bound) bound = known;
         /* the bound's score reaching the bar, multiplied out (a filter: the score below is exact) */
         if (!(bound >= t->bar * (whole + t->record_share * (own - bound)))) continue;
         /* c: the window's features the item has, summed in hash order (feature numbers follow
