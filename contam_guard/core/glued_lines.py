@@ -70,9 +70,11 @@ def _without(words: BlockWords, lines: list[int]) -> BlockWords:
     gone = np.asarray(lines, dtype=np.int64)
     keep_doc = ~np.isin(words.doc_line, gone)
     keep_string = ~np.isin(words.string_line, gone)
+    keep_word = np.repeat(keep_doc, words.doc_words)
     return replace(
         words,
-        hashes=words.hashes[np.repeat(keep_doc, words.doc_words)],
+        hashes=words.hashes[keep_word],
+        breaks=words.breaks[keep_word],  # per word too: the lines of the records kept
         string_words=words.string_words[keep_string],
         string_line=words.string_line[keep_string],
         doc_words=words.doc_words[keep_doc],

@@ -62,6 +62,10 @@ def training_lines() -> list[str]:
             {"text": other.upper()},
             {"text": "İstanbul " + other},  # İ lowers to two code points: the exact path's line
             {"text": "ქართული " + gold},  # a script not classified yet, the first time
+            # glued words: the line goes to the exact path and its words leave the filter's
+            {"text": "Notes: " + "".join(w[:1].upper() + w[1:] for w in other.split())},
+            # a rewording on a line of its own after a long one: scored as a line of its own
+            {"text": " ".join(rng.choice(filler) for _ in "x" * 60) + "\n" + other + "\nThe end."},
         ]
         add(shapes[k % len(shapes)])
         add(shapes[(k * 7 + 3) % len(shapes)])

@@ -81,6 +81,12 @@ class BlockWords:
     breaks: NDArray[np.uint8]
     """Per word: 1 when a newline comes before it in its string (the rewording rules' lines)."""
 
+    def __post_init__(self) -> None:
+        # Arrays per word must stay aligned when records are taken out: a misaligned one would
+        # silently move every later record's lines.
+        if self.breaks.size != self.hashes.size:
+            raise ValueError(f"BlockWords: {self.breaks.size} line marks for {self.hashes.size} words")
+
     @classmethod
     def of(cls, arrays: tuple[bytes, ...]) -> BlockWords:
         """From ``filter_jsonl``'s arrays (csrc/native.c, ``WordOut``)."""
