@@ -20,6 +20,7 @@ from contam_guard.cli.app import app
 # Each module registers its commands when imported; --help lists them in this order.
 # isort: off
 from contam_guard.cli.verbs import manifest, scan, review, jobs  # noqa: F401
+
 # isort: on
 from contam_guard.errors import ContamGuardError, ExitCode
 from contam_guard.report import console
