@@ -1025,14 +1025,14 @@ static int reserve(Buffer *b, Py_ssize_t need) {
  * words and never decodes a line again. A record that goes to the exact path takes its words
  * back (``word_marks``). */
 enum {
-    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_BREAK, W_SPELLED, W_SPELLED_END,
+    W_HASH, W_STRING_WORDS, W_STRING_LINE, W_DOC_WORDS, W_DOC_LINE, W_BREAK, W_ROW, W_SPELLED, W_SPELLED_END,
     W_SPELLED_HASH, WORD_OUTS
 };
 typedef struct {
     const RewordPass *vocab;
     Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u8 per word
-                           (a newline before it in its string: the rewording pass's lines); u32
-                           code points of the new words; per new word its end there (i64), its hash */
+                           (a newline before it in its string: the rewording pass's lines); i64 per word
+                           (its vocabulary row, -1: none yet); u32 code points of the new words; per new word its end there (i64), its hash */
     u64 *spelled_key;   /* the new words spelled so far (open addressing; used[slot] marks) */
     u8 *spelled_used;
     Py_ssize_t spelled_slots, spelled_count;
@@ -1084,7 +1084,10 @@ static int spelled_before(WordOut *o, u64 h) {
 static void word_out(WordOut *o, u64 hash, const u32 *text, Py_ssize_t start, Py_ssize_t end,
                      const u8 *cls, const u32 *lower) {
     word_push(o, W_HASH, &hash, sizeof hash);
-    if (vocab_row(o->vocab, hash) >= 0 || spelled_before(o, hash)) return;
+    /* its row too, so that the rewording pass looks each word up once (-1: not there yet) */
+    i64 row = vocab_row(o->vocab, hash);
+    word_push(o, W_ROW, &row, sizeof row);
+    if (row >= 0 || spelled_before(o, hash)) return;
     for (Py_ssize_t k = start; k < end; k++) {
         u8 kind = cls[text[k]];
         if ((u8)(kind - CLS_ALNUM) <= CLS_KEPT - CLS_ALNUM || kind == CLS_SOLO) {

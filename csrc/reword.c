@@ -412,7 +412,7 @@ static int scratch_reserve(Scratch *x, Py_ssize_t n) {
     return 0;
 }
 
-enum { RUN_OK = 0, RUN_MEMORY = 1, RUN_MISSING = 2, RUN_CORRUPT = 3 };
+enum { RUN_OK = 0, RUN_MEMORY = 1, RUN_MISSING = 2, RUN_CORRUPT = 3, RUN_BAD_ROW = 4 };
 
 /* The masked 5-grams of one unit: hits (unit, position, posting) for every posting. */
 static int unit_grams(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, Out *hits) {
@@ -657,21 +657,32 @@ static int scratch_targets(Scratch *x, const RewordPass *s) {
  * ``breaks`` (None, or a uint8 per word): the words that begin a line (see unit_scores);
  * ``kind``: the targets scored (add_target's kind, default 0). */
 static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nargs) {
-    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}, {"breaks", 0, 1}};
-    if (nargs < 4 || nargs > 6) {
-        PyErr_SetString(PyExc_TypeError, "run(word_hashes, unit_first, numbers, reworded[, breaks, kind])");
+    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}, {"breaks", 0, 1}, {"rows", 0, 8}};
+    if (nargs < 4 || nargs > 7) {
+        PyErr_SetString(PyExc_TypeError, "run(word_hashes, unit_first, numbers, reworded[, breaks, kind, rows])");
         return NULL;
     }
     int numbers = PyObject_IsTrue(objs[2]), reworded = PyObject_IsTrue(objs[3]);
-    int kind = nargs == 6 ? (int)PyLong_AsLong(objs[5]) : 0;
+    int kind = nargs >= 6 ? (int)PyLong_AsLong(objs[5]) : 0;
     if (numbers < 0 || reworded < 0 || PyErr_Occurred()) return NULL;
-    int with_breaks = nargs >= 5 && objs[4] != Py_None;
-    PyObject *taken[3] = {objs[0], objs[1], with_breaks ? objs[4] : NULL};
+    int with_breaks = nargs >= 5 && objs[4] != Py_None, with_rows = nargs == 7 && objs[6] != Py_None;
+    /* the optional buffers are taken in a's order; an absent one is left out (count - 1) */
+    PyObject *taken[4] = {objs[0], objs[1], with_breaks ? objs[4] : NULL, NULL};
     Py_ssize_t held = with_breaks ? 3 : 2;
+    if (with_rows) {
+        if (!with_breaks) a[2] = a[3];
+        taken[held++] = objs[6];
+    }
     if (take("run", taken, held, a, held) < 0) return NULL;
     const u64 *hashes = PTR(a[0], u64);
     const i64 *first = PTR(a[1], i64);
     const u8 *breaks = with_breaks ? PTR(a[2], u8) : NULL;
+    const i64 *known_rows = with_rows ? PTR(a[held - 1], i64) : NULL;
+    if (with_rows && COUNT(a[held - 1]) != COUNT(a[0])) {
+        PyErr_SetString(PyExc_ValueError, "run: rows must hold one item per word hash");
+        release(a, held);
+        return NULL;
+    }
     Py_ssize_t units = COUNT(a[1]) - 1;
     if (units < 0 || check_offsets("run", "unit_first", first, units + 1, COUNT(a[0])) < 0) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "run: unit_first must hold units + 1 items");
@@ -704,8 +715,12 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
         /* a unit's content features: up to 3 per word, and the numbers inside each word */
         Py_ssize_t most = 3 * n + 1;
         for (Py_ssize_t i = 0; i < n && status == RUN_OK; i++) {
-            i64 r = x.rows[i] = vocab_row(s, hashes[first[u] + i]);
-            if (r < 0) status = RUN_MISSING;
+            /* a row the prefilter found is kept (rows are never moved); -1: looked up now */
+            i64 r = known_rows != NULL ? known_rows[first[u] + i] : -1;
+            if (r >= s->rows || r < -1) status = RUN_BAD_ROW;
+            else if (r < 0) r = vocab_row(s, hashes[first[u] + i]);
+            x.rows[i] = r;
+            if (status == RUN_OK && r < 0) status = RUN_MISSING;
             else most += s->inside_first[r + 1] - s->inside_first[r];
         }
         if (status != RUN_OK || scratch_reserve(&x, most) < 0) {
@@ -726,6 +741,10 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
         free(pairs.data);
         if (status == RUN_MEMORY) return PyErr_NoMemory();
         if (status == RUN_CORRUPT) return corrupt_chain("run");
+        if (status == RUN_BAD_ROW) {
+            PyErr_SetString(PyExc_ValueError, "run: a row is out of range (rows: -1 or a row of this pass)");
+            return NULL;
+        }
         PyErr_SetString(PyExc_KeyError, "run: a word hash has no row (call missing and add_words first)");
         return NULL;
     }

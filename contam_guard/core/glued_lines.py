@@ -75,6 +75,7 @@ def _without(words: BlockWords, lines: list[int]) -> BlockWords:
         words,
         hashes=words.hashes[keep_word],
         breaks=words.breaks[keep_word],  # per word too: the lines of the records kept
+        rows=words.rows[keep_word],
         string_words=words.string_words[keep_string],
         string_line=words.string_line[keep_string],
         doc_words=words.doc_words[keep_doc],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from contam_guard.cli import main
@@ -28,6 +29,8 @@ VOCAB = [
     *("baked", "cookies", "eggs", "dozen", "three", "17", "16", "2", "25%", "$4.50", "farmer"),
     *("market", "train", "bus", "miles", "hour", "minutes", "the", "a", "of", "and", "10-foot"),
 ]
+OTHER = ["zebra", "quartz", "violin", "harbour", "lantern", "1887", "orbit", "meadow", "cobalt"]
+"""Words no item holds: windows mostly of them are too light for any item (skipped unwalked)."""
 KEY = "0123456789abcdef0123456789abcdef-stage"
 
 
@@ -78,6 +81,15 @@ def test_compiled_and_numpy_stages_agree(
     numpy_stage = NumpyStage(index, key, numbers=True, floor=floor)  # type: ignore[arg-type]
     for batch in range(3):  # the vocabulary grows across batches
         texts = [text(rng, 0, 40) for _ in range(120)] + [text(rng, 90, 220) for _ in range(8)]
+        # words no item has, a few or most of a unit's, around some of the item's own
+        texts += [
+            " ".join(
+                rng.choice(OTHER) if rng.random() < share else rng.choice(VOCAB)
+                for _ in range(rng.randint(3, 120))
+            )
+            for share in (0.2, 0.5, 0.8, 0.95)
+            for _ in range(20)
+        ]
         # golden items with their numbers changed, inside other text: masked runs
         texts += [
             f"{text(rng, 0, 9)} {g.replace('17', '23').replace('three', '9')} {text(rng, 0, 9)}"
@@ -86,3 +98,25 @@ def test_compiled_and_numpy_stages_agree(
         got, want = triples(fed(compiled, texts)), triples(fed(numpy_stage, texts))
         assert got == want, batch
         assert len(want[0]) > 50 and len(want[1]) > 0  # the texts do overlap
+
+
+def test_rows_given_by_the_prefilter_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run``'s rows (each word's vocabulary row where the prefilter found it, -1: look it up)
+    give what the hashes alone give; a row the pass does not have, or a row count that is not
+    one per word, is refused rather than read."""
+    rng = random.Random(5)
+    index, key = project(tmp_path, False, monkeypatch, [text(rng, 4, 30) for _ in range(20)])
+    stage = CompiledStage(index, key, numbers=True, floor=0.2)  # type: ignore[arg-type]
+    texts = [text(rng, 5, 60) for _ in range(40)]
+    words = extract_features(texts, windows=False)
+    stage.add(spell(texts, words, stage.missing(words.word_hash), CURRENT))
+    unknown = np.full(words.word_hash.size, -1, dtype=np.int64)
+    assert triples(stage.run(words.word_hash, words.record_words, rows=unknown)) == triples(
+        stage.run(words.word_hash, words.record_words)
+    )
+    too_far = unknown.copy()
+    too_far[3] = len(VOCAB) * 10
+    with pytest.raises(ValueError, match="out of range"):
+        stage.run(words.word_hash, words.record_words, rows=too_far)
+    with pytest.raises(ValueError, match="one item per word"):
+        stage.run(words.word_hash, words.record_words, rows=unknown[:-1])

@@ -201,9 +201,11 @@ class RewordFamily:
             if not np.array_equal(word_hashes(words.new_words), words.new_hashes):
                 return None
             self.stage.add(words.new_words)
-        runs = self.stage.run(words.hashes, _first(words.doc_words), numbers=True, reworded=False)
+        rows = words.rows
+        runs = self.stage.run(words.hashes, _first(words.doc_words), numbers=True, reworded=False, rows=rows)
+        strings = _first(words.string_words)
         scores = self.stage.run(
-            words.hashes, _first(words.string_words), numbers=False, reworded=True, breaks=words.breaks
+            words.hashes, strings, numbers=False, reworded=True, breaks=words.breaks, rows=rows
         )
         doc, item, run, _ = runs_from_hits(runs.gram_unit, runs.gram_at, runs.gram_posting, self.reword_index)
         np.maximum.at(totals.numbers_run, item, run)

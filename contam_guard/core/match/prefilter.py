@@ -80,17 +80,23 @@ class BlockWords:
     new_hashes: NDArray[np.uint64]
     breaks: NDArray[np.uint8]
     """Per word: 1 when a newline comes before it in its string (the rewording rules' lines)."""
+    rows: IntArray
+    """Per word: its row in the rewording pass's vocabulary when the filter read it (-1: a new
+    word), so that the pass looks each word up once."""
 
     def __post_init__(self) -> None:
         # Arrays per word must stay aligned when records are taken out: a misaligned one would
         # silently move every later record's lines.
-        if self.breaks.size != self.hashes.size:
-            raise ValueError(f"BlockWords: {self.breaks.size} line marks for {self.hashes.size} words")
+        if not self.breaks.size == self.rows.size == self.hashes.size:
+            sizes = f"{self.breaks.size} line marks and {self.rows.size} rows for {self.hashes.size} words"
+            raise ValueError(f"BlockWords: {sizes}")
 
     @classmethod
     def of(cls, arrays: tuple[bytes, ...]) -> BlockWords:
         """From ``filter_jsonl``'s arrays (csrc/native.c, ``WordOut``)."""
-        hashes, string_words, string_line, doc_words, doc_line, breaks, spelled, ends, spelled_hash = arrays
+        hashes, string_words, string_line, doc_words, doc_line, breaks, rows, spelled, ends, spelled_hash = (
+            arrays
+        )
 
         def ints(raw: bytes) -> IntArray:
             return np.frombuffer(raw, dtype=np.int64)
@@ -106,6 +112,7 @@ class BlockWords:
             tuple(text[a:b] for a, b in itertools.pairwise(bounds)),  # each once (spelled_before)
             np.frombuffer(spelled_hash, dtype=np.uint64),
             np.frombuffer(breaks, dtype=np.uint8),
+            ints(rows),
         )
 
     def before(self, limit: int) -> BlockWords:
@@ -122,6 +129,7 @@ class BlockWords:
             self.new_words,
             self.new_hashes,
             self.breaks[:words],
+            self.rows[:words],
         )
 
 

@@ -85,6 +85,7 @@ class Stage(Protocol):
         reworded: bool | None = None,
         breaks: U8 | None = None,
         kind: int = PROSE,
+        rows: I64 | None = None,
     ) -> StageResult: ...
 
 
@@ -126,11 +127,14 @@ class NumpyStage:
         reworded: bool | None = None,
         breaks: U8 | None = None,
         kind: int = PROSE,
+        rows: I64 | None = None,
     ) -> StageResult:
         """The masked 5-grams found (``numbers``, default: if the stage finds them) and the
         pairs scored (``reworded``, default: if it scores them) of the units of ``word_hashes``
         against the targets of ``kind``. ``breaks`` (a flag per word): the words that begin a
-        line; each line of a unit of several is scored as a unit too, the unit's best kept."""
+        line; each line of a unit of several is scored as a unit too, the unit's best kept.
+        ``rows`` (the compiled pass's vocabulary rows) are not this stage's: it looks words up
+        in its own vocabulary."""
         rows = self.vocab.rows(word_hashes)
         gram = _NO_INTS, _NO_INTS, _NO_INTS
         if self.numbers and numbers is not False:
@@ -287,7 +291,10 @@ class CompiledStage:
         reworded: bool | None = None,
         breaks: U8 | None = None,
         kind: int = PROSE,
+        rows: I64 | None = None,
     ) -> StageResult:
+        """As ``NumpyStage.run``; ``rows``: each word's row in this pass's vocabulary where the
+        prefilter found it (-1: looked up here), so that a word is looked up once."""
         raw_hits, raw_pairs = self._pass.run(
             native.need(word_hashes, np.uint64),
             native.need(unit_first, np.int64),
@@ -295,6 +302,7 @@ class CompiledStage:
             self.floor is not None and reworded is not False,
             None if breaks is None else native.need(breaks, np.uint8),
             kind,
+            None if rows is None else native.need(rows, np.int64),
         )
         hits = np.frombuffer(raw_hits, dtype=np.int64).reshape(-1, 3)
         pairs = np.frombuffer(raw_pairs, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")])
