@@ -970,6 +970,7 @@ def test_text_paragraphs_filter_equals_the_exact_engine(
     paragraphs = {k: text[: len(text) - (2 if text.endswith("\r\n") else 1)] for k, text in joined.items()}
     for spec in SPECS:
         index = build_index([("text", [" ".join(item) for item in items])], spec)
+        known = tables_for(spec).cls.copy()  # before the filter classifies what it meets
         out = Prefilter(index, windows=True).filter(b"".join(raw), TEXT_LINES)
         assert [s == BLANK for s in out.status.tolist()] == blank
         assert [k for k, s in enumerate(out.status.tolist()) if s not in (BLANK, MORE)] == firsts
@@ -978,7 +979,12 @@ def test_text_paragraphs_filter_equals_the_exact_engine(
             if any(is_special(ch, spec) for ch in hashed):
                 assert out.status[k] == EXACT
         decided = [k for k in firsts if out.status[k] != EXACT]
-        assert 0 in decided
+        # The copy is decided unless it holds a code point the tables met for the first time in
+        # this block (its line then goes exact, unless the block brought many: hashed again).
+        copy_unseen = any(known[ord(ch)] == 0 for ch in paragraphs[0] + markup.rewrite(paragraphs[0]))
+        if 0 not in decided:
+            assert copy_unseen
+            continue
         expected_grams, expected_windows = exact_hits(
             index, [[Segment("", paragraphs[k])] for k in decided], decided
         )
