@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 import typer.main
+from typer.core import TyperGroup
 
 from contam_guard.cli import app
 from tests.helpers import REPO
@@ -113,7 +114,7 @@ def code(text: str) -> list[str]:
     return [re.sub(r"\s#\s.*$", "", line) for line in out]
 
 
-def unknown_options(text: str, group: typer.main.TyperGroup) -> list[str]:
+def unknown_options(text: str, group: TyperGroup) -> list[str]:
     """``contam-guard COMMAND [SUBCOMMAND] --option`` shown in ``text`` that the app lacks."""
     wrong: list[str] = []
     for line in code(text):
@@ -136,7 +137,7 @@ def unknown_options(text: str, group: typer.main.TyperGroup) -> list[str]:
 
 def test_every_command_and_option_the_docs_show_exists() -> None:
     group = typer.main.get_command(app)
-    assert isinstance(group, typer.main.TyperGroup)
+    assert isinstance(group, TyperGroup)
     wrong = [
         f"{page.relative_to(REPO).as_posix()}: {found}"
         for page in sorted((REPO / "docs").rglob("*.md"))
@@ -147,7 +148,7 @@ def test_every_command_and_option_the_docs_show_exists() -> None:
 
 def test_an_option_that_is_gone_is_reported() -> None:
     group = typer.main.get_command(app)
-    assert isinstance(group, typer.main.TyperGroup)
+    assert isinstance(group, TyperGroup)
     page = (
         "```\ncontam-guard scan data/ --review r.md --no-such-option   # exit 1\n```\n"
         "Run `contam-guard convert --to siphash`, or `contam-guard scan data/ -q`.\n"
