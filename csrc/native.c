@@ -19,7 +19,8 @@
  *    and matches as before. The filter may only err towards handing a line back.
  *
  * 3. line_ends and count_lines: where each line of a block ends (scrub's later passes), and
- *    how many lines and blank lines a block has (the parallel planner).
+ *    how many lines and blank lines a block has (the parallel planner); glued_candidates: where
+ *    a block may hold glued words (core/spec/glued.py, the scan's second reading).
  *
  * Buffers come in through the buffer protocol (numpy arrays, bytes). Every function checks what
  * it is given before it touches memory -- item sizes and integer formats, lengths, capacities,
@@ -2090,6 +2091,148 @@ static PyObject *count_lines(PyObject *self, PyObject *const *objs, Py_ssize_t n
     return Py_BuildValue("nn", lines, blank);
 }
 
+/* glued_candidates(data, min_joins, max_punct, max_gap) -> bytes: core/spec/glued.py's
+ * ``candidates`` in one pass over the bytes: the same int64 offsets in the same order (the tests
+ * compare the two on random bytes). A join is an ASCII capital after a lowercase letter or a digit,
+ * a digit after a letter (either looked for back across up to ``max_punct`` + 1 bytes of
+ * punctuation, any byte not a letter, digit or space; more of it counts as a letter), a capital
+ * after a capital when a lowercase letter follows, or the first byte of U+180E; at offset 0 only
+ * U+180E's. A run of joins is cut by a space, or a JSON escape \n \t \r whose backslash is not
+ * after another, between two of them, or by more than ``max_gap`` bytes; the offset of the first
+ * join of every run of ``min_joins`` or more is returned. The constants are glued.py's.
+ *
+ * Each 64 bytes become bit masks of their classes (16 bytes at a time with SSE2; 8 at a time for
+ * the last bytes, or without SSE2), the joins are found with shifts of those, and only the joins
+ * (and the capitals and digits after punctuation, looked back at) are visited one by one: few
+ * bytes of most text. */
+static PyObject *glued_candidates(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
+    enum { S, LOW, UP, DIG, P };                                         /* byte classes */
+    enum { M_LOW, M_UP, M_DIG, M_SPACE, M_SLASH, M_NTR, M_LEAD, MASKS }; /* their bit masks */
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "glued_candidates: expected (data, min_joins, max_punct, max_gap)");
+        return NULL;
+    }
+    Py_ssize_t min_joins = PyLong_AsSsize_t(objs[1]), max_punct = PyLong_AsSsize_t(objs[2]),
+               max_gap = PyLong_AsSsize_t(objs[3]);
+    if (PyErr_Occurred()) return NULL;
+    if (min_joins < 1 || max_punct < 0 || max_punct >= PY_SSIZE_T_MAX || max_gap < 0) {
+        PyErr_SetString(PyExc_ValueError, "glued_candidates: min_joins must be 1 or more, the others 0 or more");
+        return NULL;
+    }
+    Arg a[] = {{"data", 0, 1}};
+    if (take("glued_candidates", objs, nargs, a, 1) < 0) return NULL;
+    const u8 *p = PTR(a[0], u8);
+    Py_ssize_t n = COUNT(a[0]);
+    Out out = {NULL, 0, 0};
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    u8 cls[256], bits[256];
+    memset(cls, P, sizeof cls);
+    memset(cls + 'a', LOW, 26);
+    memset(cls + 'A', UP, 26);
+    memset(cls + '0', DIG, 10);
+    cls[' '] = cls['\t'] = cls['\n'] = cls['\r'] = cls['\v'] = cls['\f'] = S;
+    for (int b = 0; b < 256; b++) {
+        int c = cls[b];
+        bits[b] = (u8)((c == LOW) << M_LOW | (c == UP) << M_UP | (c == DIG) << M_DIG | (c == S) << M_SPACE |
+                       (b == '\\') << M_SLASH | (b == 'n' || b == 't' || b == 'r') << M_NTR | (b == 0xE1) << M_LEAD);
+    }
+    u64 last[MASKS] = {0}; /* the previous 64 bytes' masks: nothing before offset 0 (a space) */
+    Py_ssize_t prev = 0, run = 0; /* the last join, and how many joins its run holds so far */
+    i64 run_start = 0;
+    int spaced = 0; /* a space since the last join */
+    for (Py_ssize_t base = 0; base < n && !failed; base += 64) {
+        const u8 *q = p + base;
+        Py_ssize_t len = n - base < 64 ? n - base : 64;
+        u64 m[MASKS] = {0};
+#ifdef __SSE2__
+        if (len == 64) {
+            /* x in [lo, lo + count) as a signed comparison after moving lo to -128 */
+#define GLUED_RANGE(x, lo, count) \
+    _mm_cmplt_epi8(_mm_add_epi8((x), _mm_set1_epi8((char)(0x80 - (lo)))), _mm_set1_epi8((char)(-128 + (count))))
+#define GLUED_BYTE(x, b) _mm_cmpeq_epi8((x), _mm_set1_epi8((char)(b)))
+            for (int h = 0; h < 4; h++) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(q + 16 * h));
+                __m128i v[MASKS] = {
+                    GLUED_RANGE(x, 'a', 26),
+                    GLUED_RANGE(x, 'A', 26),
+                    GLUED_RANGE(x, '0', 10),
+                    _mm_or_si128(GLUED_RANGE(x, '\t', 5), GLUED_BYTE(x, ' ')),
+                    GLUED_BYTE(x, '\\'),
+                    _mm_or_si128(_mm_or_si128(GLUED_BYTE(x, 'n'), GLUED_BYTE(x, 't')), GLUED_BYTE(x, 'r')),
+                    GLUED_BYTE(x, 0xE1),
+                };
+                for (int k = 0; k < MASKS; k++) m[k] |= (u64)(unsigned)_mm_movemask_epi8(v[k]) << (16 * h);
+            }
+#undef GLUED_RANGE
+#undef GLUED_BYTE
+        } else
+#endif
+        {
+            /* eight bytes' flags in a word, then each flag's eight bits gathered by a multiply (the
+             * bits 8k move to 56 + k, no two products overlapping); the last bytes padded with NUL */
+            u8 pad[64] = {0};
+            const u8 *r = len == 64 ? q : memcpy(pad, q, (size_t)len);
+            for (int g = 0; g < 8; g++) {
+                u64 w = 0;
+                for (int k = 0; k < 8; k++) w |= (u64)bits[r[8 * g + k]] << (8 * k);
+                for (int c = 0; c < MASKS; c++) m[c] |= ((w >> c & ONES) * 0x0102040810204080ULL) >> 56 << (8 * g);
+            }
+        }
+        u64 prev_low = m[M_LOW] << 1 | last[M_LOW] >> 63, prev_up = m[M_UP] << 1 | last[M_UP] >> 63,
+            prev_dig = m[M_DIG] << 1 | last[M_DIG] >> 63,
+            prev_space = m[M_SPACE] << 1 | last[M_SPACE] >> 63,
+            prev_slash = m[M_SLASH] << 1 | last[M_SLASH] >> 63,
+            prev2_slash = m[M_SLASH] << 2 | last[M_SLASH] >> 62;
+        /* offset 0 has no byte before it: it is none of these, so neither a join nor looked back from */
+        u64 prev_punct = ~(prev_low | prev_up | prev_dig | prev_space) & ~(base == 0 ? (u64)1 : 0);
+        u64 next_low = m[M_LOW] >> 1 | (u64)(base + 64 < n && cls[q[64]] == LOW) << 63;
+        u64 joins = (m[M_UP] & (prev_low | prev_dig | (prev_up & next_low))) | (m[M_DIG] & (prev_low | prev_up));
+        u64 cuts = m[M_SPACE] | (m[M_NTR] & prev_slash & ~prev2_slash);
+        for (u64 look = (m[M_UP] | m[M_DIG]) & prev_punct; look; look &= look - 1) {
+            int b = __builtin_ctzll(look);
+            Py_ssize_t i = base + b;
+            u8 before = LOW; /* back across the punctuation: to the start (a space) or past it (a letter) */
+            for (Py_ssize_t j = i - 2; j >= i - 1 - max_punct; j--) {
+                if (j < 0 || cls[p[j]] != P) {
+                    before = j < 0 ? S : cls[p[j]];
+                    break;
+                }
+            }
+            if (cls[q[b]] == UP ? before == LOW || before == DIG : before == LOW || before == UP) joins |= (u64)1 << b;
+        }
+        for (u64 lead = m[M_LEAD]; lead; lead &= lead - 1) {
+            int b = __builtin_ctzll(lead);
+            if (base + b + 2 < n && q[b + 1] == 0xA0 && q[b + 2] == 0x8E) joins |= (u64)1 << b; /* U+180E */
+        }
+        for (; joins; joins &= joins - 1) {
+            int b = __builtin_ctzll(joins);
+            Py_ssize_t i = base + b;
+            spaced |= (cuts & (((u64)1 << b) - 1)) != 0;
+            cuts &= ~(((u64)2 << b) - 1); /* b = 63: all of them */
+            if (run > 0 && !spaced && i - prev <= max_gap) {
+                run++;
+            } else {
+                if (run >= min_joins) failed |= out_push(&out, &run_start, 8) < 0;
+                run_start = i;
+                run = 1;
+            }
+            prev = i;
+            spaced = 0;
+        }
+        spaced |= cuts != 0;
+        memcpy(last, m, sizeof last);
+    }
+    if (!failed && run >= min_joins) failed = out_push(&out, &run_start, 8) < 0;
+    Py_END_ALLOW_THREADS
+    release(a, 1);
+    if (failed) {
+        free(out.data);
+        return PyErr_NoMemory();
+    }
+    return out_bytes(&out);
+}
+
 /* The rewording rules' pass: a type of its own, in its own file (it uses the helpers above). */
 #include "reword.c"
 
@@ -2204,6 +2347,7 @@ static PyMethodDef methods[] = {
     {"count_lines", (PyCFunction)(void (*)(void))count_lines, METH_FASTCALL, "Newlines and blank lines."},
     {"decode_segments", (PyCFunction)(void (*)(void))decode_segments, METH_FASTCALL, "The filter's segments of one line (tests)."},
     {"may_repeat_keys", (PyCFunction)(void (*)(void))may_repeat_keys, METH_FASTCALL, "Whether a JSON line may repeat a key."},
+    {"glued_candidates", (PyCFunction)(void (*)(void))glued_candidates, METH_FASTCALL, "Where glued tokens may be (core/spec/glued.py)."},
     {"chain_runs", (PyCFunction)(void (*)(void))chain_runs, METH_FASTCALL, "Chain a pair's runs across small gaps."},
     {NULL, NULL, 0, NULL},
 };

@@ -192,13 +192,18 @@ static int target_tables(RewordTarget *t) {
         t->map_key[slot] = t->distinct[f];
         t->map_f[slot] = f + 1;
     }
+    t->item_feature = calloc((size_t)t->key_count + 1, sizeof(i64));
+    if (t->item_feature == NULL) return -1;
     i64 span = t->features > 0 ? t->features : 1;
-    Py_ssize_t k = 0;
+    Py_ssize_t k = 0, kept = 0;
     for (i64 item = 0; item < t->items; item++) {
-        t->item_first[item] = k;
-        while (k < t->key_count && t->keys[k] / span == item) k++;
+        t->item_first[item] = kept;
+        for (; k < t->key_count && t->keys[k] / span == item; k++) {
+            if (k > 0 && t->keys[k] == t->keys[k - 1]) continue;
+            t->item_feature[kept++] = t->keys[k] - item * span;
+        }
     }
-    t->item_first[t->items] = k;
+    t->item_first[t->items] = kept;
     return 0;
 }
 
@@ -389,6 +394,7 @@ typedef struct {
     Py_ssize_t capacity;
     /* per target item scratch */
     double **acc, **best;
+    double **present; /* per feature of the target: its weight while a window holding it is scored, else 0 */
     u8 **mark, **kept;
     i64 **touched, **found;
     Py_ssize_t *touched_n, *found_n;
@@ -492,13 +498,14 @@ static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const
         x->weight[j] = f >= 0 ? t->weight[f] : t->unknown_weight;
         own += x->weight[j];
     }
-    double *acc = x->acc[ti];
+    double *acc = x->acc[ti], *present = x->present[ti];
     u8 *mark = x->mark[ti];
     i64 *touched = x->touched[ti];
     Py_ssize_t touched_n = 0;
     for (Py_ssize_t j = 0; j < d; j++) {
         if (!x->known[j]) continue;
         i64 f = x->number_of[j];
+        present[f] = x->weight[j];
         for (i64 e = t->starts[f]; e < t->starts[f + 1]; e++) {
             i64 local = t->prefix_item[e] - t->first_item;
             if (!mark[local]) {
@@ -509,7 +516,6 @@ static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const
             acc[local] += t->prefix_weight[e];
         }
     }
-    i64 span = t->features > 0 ? t->features : 1;
     double *best = x->best[ti];
     u8 *kept = x->kept[ti];
     for (Py_ssize_t k = 0; k < touched_n; k++) {
@@ -519,16 +525,14 @@ static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const
         double bound = acc[local] + t->rest[local];
         if (whole < bound) bound = whole;
         if (own < bound) bound = own;
-        if (!(bound / (whole + t->record_share * (own - bound)) >= t->bar)) continue;
-        /* c: the window's features the item has, summed in hash order (feature numbers
-         * follow hash order, and so do the item's keys): a merge of the two sorted lists */
+        /* the bound's score reaching the bar, multiplied out (a filter: the score below is exact) */
+        if (!(bound >= t->bar * (whole + t->record_share * (own - bound)))) continue;
+        /* c: the window's features the item has, summed in hash order (feature numbers follow
+         * hash order, and so do the item's keys); a feature the window lacks adds 0, which
+         * leaves the sum as it is */
         double shared = 0;
-        i64 k = t->item_first[local], k_end = t->item_first[local + 1];
-        for (Py_ssize_t j = 0; j < d && k < k_end; j++) {
-            if (!x->known[j]) continue;
-            i64 want = local * span + x->number_of[j];
-            while (k < k_end && t->keys[k] < want) k++;
-            if (k < k_end && t->keys[k] == want) shared += x->weight[j];
+        for (i64 k = t->item_first[local], k_end = t->item_first[local + 1]; k < k_end; k++) {
+            shared += present[t->item_feature[k]];
         }
         double score = shared / (whole + t->record_share * (own - shared));
         if (!(score >= t->floor)) continue;
@@ -539,6 +543,9 @@ static void score_window(const RewordTarget *t, Scratch *x, Py_ssize_t ti, const
         } else if (score > best[local]) {
             best[local] = score;
         }
+    }
+    for (Py_ssize_t j = 0; j < d; j++) {
+        if (x->known[j]) present[x->number_of[j]] = 0;
     }
 }
 
@@ -575,8 +582,9 @@ static int unit_scores(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, 
         Py_ssize_t b = a + 1;
         while (b < n && !breaks[b]) b++;
         content_scores(s, x, unit_content(s, x, x->rows + a, b - a), kind);
-        /* the unit without its first line: a question's choices without its stem */
-        if (a == 0) content_scores(s, x, unit_content(s, x, x->rows + b, n - b), kind);
+        /* the unit without its first line: a question's choices without its stem (with two
+         * lines, that is the second line, scored next) */
+        if (a == 0 && lines > 2) content_scores(s, x, unit_content(s, x, x->rows + b, n - b), kind);
         a = b;
     }
     for (Py_ssize_t ti = 0; ti < s->target_count; ti++) {
@@ -598,12 +606,13 @@ static void scratch_free(Scratch *x, Py_ssize_t targets) {
     for (Py_ssize_t t = 0; t < targets; t++) {
         if (x->acc) free(x->acc[t]);
         if (x->best) free(x->best[t]);
+        if (x->present) free(x->present[t]);
         if (x->mark) free(x->mark[t]);
         if (x->kept) free(x->kept[t]);
         if (x->touched) free(x->touched[t]);
         if (x->found) free(x->found[t]);
     }
-    free(x->acc); free(x->best); free(x->mark); free(x->kept); free(x->touched); free(x->found);
+    free(x->acc); free(x->best); free(x->present); free(x->mark); free(x->kept); free(x->touched); free(x->found);
     free(x->touched_n); free(x->found_n);
 }
 
@@ -611,24 +620,26 @@ static int scratch_targets(Scratch *x, const RewordPass *s) {
     Py_ssize_t n = s->target_count;
     x->acc = calloc((size_t)n + 1, sizeof(double *));
     x->best = calloc((size_t)n + 1, sizeof(double *));
+    x->present = calloc((size_t)n + 1, sizeof(double *));
     x->mark = calloc((size_t)n + 1, sizeof(u8 *));
     x->kept = calloc((size_t)n + 1, sizeof(u8 *));
     x->touched = calloc((size_t)n + 1, sizeof(i64 *));
     x->found = calloc((size_t)n + 1, sizeof(i64 *));
     x->touched_n = calloc((size_t)n + 1, sizeof(Py_ssize_t));
     x->found_n = calloc((size_t)n + 1, sizeof(Py_ssize_t));
-    if (!x->acc || !x->best || !x->mark || !x->kept || !x->touched || !x->found || !x->touched_n || !x->found_n) {
+    if (!x->acc || !x->best || !x->present || !x->mark || !x->kept || !x->touched || !x->found || !x->touched_n || !x->found_n) {
         return -1;
     }
     for (Py_ssize_t t = 0; t < n; t++) {
         size_t items = (size_t)s->targets[t].items + 1;
         x->acc[t] = calloc(items, sizeof(double));
         x->best[t] = calloc(items, sizeof(double));
+        x->present[t] = calloc((size_t)s->targets[t].features + 1, sizeof(double));
         x->mark[t] = calloc(items, 1);
         x->kept[t] = calloc(items, 1);
         x->touched[t] = calloc(items, sizeof(i64));
         x->found[t] = calloc(items, sizeof(i64));
-        if (!x->acc[t] || !x->best[t] || !x->mark[t] || !x->kept[t] || !x->touched[t] || !x->found[t]) return -1;
+        if (!x->acc[t] || !x->best[t] || !x->present[t] || !x->mark[t] || !x->kept[t] || !x->touched[t] || !x->found[t]) return -1;
     }
     return 0;
 }
@@ -758,6 +769,7 @@ static void reword_dealloc(RewordPass *s) {
     for (Py_ssize_t t = 0; t < s->target_count; t++) {
         release_held(s->targets[t].held, 8);
         free(s->targets[t].item_first);
+        free(s->targets[t].item_feature);
         free(s->targets[t].map_key);
         free(s->targets[t].map_f);
     }

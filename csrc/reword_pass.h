@@ -20,6 +20,7 @@ typedef struct {
     const double *rest, *item_weight;
     const i64 *keys; Py_ssize_t key_count;
     i64 *item_first;          /* item i's keys are keys[item_first[i]:item_first[i + 1]] */
+    i64 *item_feature;        /* the feature number of each of those keys (a key met twice once) */
     u64 *map_key; i64 *map_f; /* open addressing: feature hash -> feature number + 1 */
     u64 map_mask;
     Py_buffer held[REWORD_TARGET_BUFFERS];

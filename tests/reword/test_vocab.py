@@ -17,6 +17,7 @@ WORDS = [
     *("janet", "eggs", "egg", "16", "274", "34ths", "2nd", "three", "twentyfive", "half", "twice"),
     *("the", "of", "a", "x", "10foot", "foot", "dozen", "hundred", "0", "007", "bakes", "baking"),
     *("dont", "ab", "café", "鸡", "蛋", "is", "sells", "dollars", "12", "1", "second", "thirds"),
+    *("٣٤", "²", "0012", "00"),  # digits outside ASCII take the general path, not the plain-number one
 ]
 
 

@@ -239,7 +239,8 @@ _VALUES = {
 _DIGITS = re.compile(r"\d+")
 
 
-def _number(digits: str) -> str:
+def number_feature(digits: str) -> str:
+    """A number's value feature: ``#`` and its digits without leading zeros."""
     return PLACEHOLDER + (digits.lstrip("0") or "0")
 
 
@@ -248,8 +249,8 @@ def features_of(word: str) -> tuple[bool, str | None, tuple[str, ...], str | Non
     """Whether a word is a number, its value feature, the numbers inside it, and its stem."""
     if mask_word(word) == PLACEHOLDER:
         value = word if word.isdigit() else _VALUES.get(word)
-        return True, (_number(value) if value is not None else None), (), None
-    inside = tuple(_number(d) for d in _DIGITS.findall(word))
+        return True, (number_feature(value) if value is not None else None), (), None
+    inside = tuple(number_feature(d) for d in _DIGITS.findall(word))
     bare = _DIGITS.sub("", word)
     if len(bare) < 2 or bare in STOPWORDS:
         return False, None, inside, None

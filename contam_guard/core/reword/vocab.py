@@ -24,8 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contam_guard.core.match.arrays import sorted_unique
-from contam_guard.core.reword.content import ContentSpec, features_of
-from contam_guard.core.reword.numbers import mask_word
+from contam_guard.core.reword.content import ContentSpec, features_of, number_feature
+from contam_guard.core.reword.numbers import PLACEHOLDER, mask_word
 from contam_guard.core.spec.hashing import CHAR_BASE, LEN_MIX, fmix64, power_table
 from contam_guard.core.spec.normalise import TextSpec
 
@@ -85,6 +85,15 @@ class Entries:
         inside_first: list[int] = [0]
         inside: list[str] = []
         for word in words:
+            if word.isascii() and word.isdigit():
+                # most distinct words of a numeric corpus are plain numbers: what
+                # features_of and mask_word give them, without their caches' lookups
+                masked.append(PLACEHOLDER)
+                number.append(True)
+                value.append(number_feature(word))
+                stem.append("")
+                inside_first.append(len(inside))
+                continue
             is_number, value_feature, numbers_inside, word_stem = features_of(word)
             masked.append(mask_word(word))
             number.append(is_number)

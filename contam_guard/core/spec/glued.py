@@ -25,11 +25,11 @@ runs and ``WORDLIKE`` of its pieces or more word-like (base64 fails both). Ident
 rarely reach ``MIN_JOINS`` (``getElementsByTagName`` has four), so code is seldom read twice.
 
 Two tests, one cheap: ``candidates`` works on the UTF-8 bytes of a block of JSON Lines or text
-(or of documents: ``may_hold``), in numpy, and flags every whitespace-free stretch holding such a
-run of joins in a looser sense (any byte of a multi-byte character or of an escape sequence
-passes as punctuation, and an escape's own letters and digits can only add joins), so that every
-glued token lies in a flagged stretch, JSON escapes included; ``joins`` then reads the decoded
-text of the flagged documents exactly.
+(or of documents: ``may_hold``), in one compiled pass (numpy with the numpy kernels), and flags
+every whitespace-free stretch holding such a run of joins in a looser sense (any byte of a
+multi-byte character or of an escape sequence passes as punctuation, and an escape's own letters
+and digits can only add joins), so that every glued token lies in a flagged stretch, JSON escapes
+included; ``joins`` then reads the decoded text of the flagged documents exactly.
 """
 
 from __future__ import annotations
@@ -37,9 +37,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import islice, pairwise
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
+
+from contam_guard.core.spec import native
 
 IntArray = NDArray[np.int64]
 
@@ -80,10 +83,23 @@ MAX_GAP = 40
 _MAX_GAP_BYTES = 12 * MAX_GAP + 12  # a character as a JSON surrogate pair: 12 bytes
 
 
-def candidates(data: bytes | memoryview) -> IntArray:
+def candidates(data: bytes | memoryview, kernels: ModuleType | None = None) -> IntArray:
     """Byte offsets in ``data`` (UTF-8, or JSON Lines) of a join in each whitespace-free stretch
-    that may hold a glued token: a superset, to be read exactly (``joins``). Whole-array numpy
-    over the bytes only to find the capitals, digits, spaces and U+180E; the rest works on those."""
+    that may hold a glued token: a superset, to be read exactly (``joins``). The compiled kernels
+    (``kernels``, by default ``native.module()``) find them in one pass over the bytes
+    (``glued_candidates``: the scan calls this on every block, where whole-array numpy took longer
+    than the prefilter itself); the numpy kernels, in numpy, with the same offsets."""
+    kernels = native.module() if kernels is None else kernels
+    if not hasattr(kernels, "glued_candidates"):
+        return _numpy_candidates(data)
+    found = kernels.glued_candidates(data, MIN_JOINS, _MAX_PUNCT, _MAX_GAP_BYTES)
+    flagged: IntArray = np.frombuffer(found, dtype=np.int64)
+    return flagged
+
+
+def _numpy_candidates(data: bytes | memoryview) -> IntArray:
+    """``candidates`` in whole-array numpy: over the bytes only to find the capitals, digits,
+    spaces and U+180E; the rest works on those."""
     raw = np.frombuffer(data, dtype=np.uint8)
     none = np.zeros(0, dtype=np.int64)
     if raw.size < MIN_JOINS:
