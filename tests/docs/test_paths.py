@@ -30,11 +30,6 @@ OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 PLACEHOLDER = "<*{["
 """A path followed by one of these is a pattern (``tests/security/test_round2_<area>.py``)."""
 
-PENDING = {
-    "explanation/development.md": {"reporting/outputs.py", "engine/scanner.py", "engine/batching.py"},
-}
-"""Stale paths on a page that is being rewritten elsewhere; drop an entry once that page is fixed."""
-
 
 def tree_files(root: Path) -> set[str]:
     """The files under the repository's own folders, as paths relative to ``root``."""
@@ -76,7 +71,6 @@ def test_every_path_the_docs_name_exists(reference: ModuleType) -> None:
         f"docs/{page}: {path}"
         for page, text in sorted(pages.items())
         for path in missing_paths(text, REPO, files)
-        if path not in PENDING.get(page, set())
     ]
     assert not wrong, "paths that do not exist:\n" + "\n".join(wrong)
 
