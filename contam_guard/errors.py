@@ -2,7 +2,8 @@
 
 Every error the library raises on purpose is a ``ContamGuardError``: its ``str()`` is a
 complete, user-readable sentence that names the file (and line, where there is one) and,
-where we know it, the fix. ``cli.py`` maps these to exit codes in one place.
+where we know it, the fix. The command line (``contam_guard/cli``) maps these to exit codes in
+one place.
 """
 
 from __future__ import annotations

@@ -14,12 +14,13 @@ lines, so a leak in the real file would pass: every file contam-guard reads goes
 exports through ``resolve_export``, and a pointer becomes the object's content or an error.
 
 Where the object is: git-lfs keeps objects at ``LocalMediaDir/oid[0:2]/oid[2:4]/oid``, and
-``git lfs env`` names that folder (it follows ``io.lfs.storage`` and linked worktrees). The object is
-read in place, under the file's own name (a symlink in a temporary folder), so the format and
-compression are still known from the name. ``git lfs smudge`` is not used: without the object it
-downloads (network access from a commit hook), and with ``GIT_LFS_SKIP_SMUDGE`` it prints the
-pointer even when the object is present (git-lfs 3.3). Objects are written by git-lfs only after
-it has checked their hash; the size is checked against the pointer here.
+``git lfs env`` names that folder (it follows git's ``lfs.storage`` setting and linked
+worktrees). The object is read in place, under the file's own name (a symlink in a temporary
+folder), so the format and compression are still known from the name. ``git lfs smudge`` is not
+used: without the object it downloads (network access from a commit hook), and with
+``GIT_LFS_SKIP_SMUDGE`` it prints the pointer even when the object is present (git-lfs 3.3).
+Objects are written by git-lfs only after it has checked their hash; the size is checked against
+the pointer here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spec 4: markup read as a reader sees it (step m, ``text/markup.py``) and every
+"""Spec 4: markup read as a reader sees it (step m, ``core/spec/markup.py``) and every
 default-ignorable code point removed (step b), through every path that hashes text: the
 reference functions, the reference path with offsets (``located``), the vectorised path
 (compiled, or numpy under ``CONTAM_GUARD_PURE=1``) and the scan's prefilter; and specs 1 to 3

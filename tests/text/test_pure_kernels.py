@@ -100,7 +100,7 @@ def test_feature_passes_equal_compiled(texts: list[str], seed: int) -> None:
     )
 
 
-# Spec v4's markup (text/markup.py): references, tags, comments, autolinks, links, and their parts.
+# Spec v4's markup (core/spec/markup.py): references, tags, comments, autolinks, links, and their parts.
 MARKUP = st.sampled_from(
     [
         *("&amp;", "&nbsp;", "&#101;", "&#x65;", "&#X1F600;", "&acE;", "&#0;", "&#128;", "&#55296;"),

@@ -25,7 +25,8 @@ under, each only when the set is registered for the rule that reads it (``regist
 
 Every hash goes through the manifest's key when it is keyed. Derived views are left out of the
 set's content digest (they are a function of the views it covers) and out of the n-gram
-engine's index; ``contam-guard upgrade`` and re-registering rebuild them.
+engine's index; re-registering rebuilds them, as does ``contam-guard upgrade`` of a manifest of an
+older spec.
 """
 
 from __future__ import annotations

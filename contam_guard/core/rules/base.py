@@ -119,7 +119,7 @@ class Rule(Generic[S]):
     """Decided per (item, record) pair (``RuleResult.pair_bar``), not per item over everything
     scanned: each such finding names one record."""
     pair_value: Callable[[Any], float] | None = None
-    """For a per-pair rule: the number of a ``engine.scanner.PairRow`` that must reach the bar (None: its
+    """For a per-pair rule: the number of a ``core.pairs.Pair`` that must reach the bar (None: its
     longest shared run, GPT-3's; such a rule also sums the pairs beyond the cap)."""
     pair_detail: Callable[[float, float], str] = _run_detail
     """A per-pair finding's sentence, from the pair's value and the bar."""

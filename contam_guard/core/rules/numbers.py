@@ -10,8 +10,8 @@ such a copy shares the whole item.
 Here: fires when the longest run of masked words shared with one record is at least ``n``
 (default 13, as GPT-3's). Computed from the manifest alone, from the ``FIELD~numbers-v1``
 derived view (its masked 5-gram hashes, keyed like every other hash); items of a set
-registered before it have no such view and cannot fire until it is registered again or
-upgraded.
+registered before it have no such view and cannot fire until it is registered again (or, in a
+manifest of an older spec, upgraded).
 
 Worked example (the seed article's test item 0, "Janet's ducks lay 16 eggs per day. She eats
 three for breakfast ...", 52 words, against its copy with 16, three, four and $2 changed): GPT-3's

@@ -2,7 +2,7 @@
 
 A batch is joined into one string with a newline after each record (a newline is whitespace,
 so no word crosses records), decoded to a numpy array of code points, and classified with the
-spec's code point tables (``text/tables.py``). Everything after that is compiled or whole-array
+spec's code point tables (``core/spec/tables.py``). Everything after that is compiled or whole-array
 numpy, arranged so that only a few passes touch every character.
 
 Positions are kept so that a match can be pointed at in the original text: each word knows the

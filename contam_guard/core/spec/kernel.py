@@ -5,7 +5,7 @@ words, and memory traffic, not arithmetic, set the speed; these loops make one p
 compute exactly what ``hashing.hash_words`` and ``hashing.hash_windows`` define (the tests
 compare them with the spec's reference words on random Unicode), so the hashes in a manifest
 do not depend on which path made them. They know no Unicode and no spec version: every
-normalisation decision arrives in the per code point tables of ``text/tables.py``.
+normalisation decision arrives in the per code point tables of ``core/spec/tables.py``.
 
 The loops are C rather than a JIT: a JIT's import and first-call start-up cost more than a
 whole pre-commit scan of a small file should take. Where the C module is not built (or
@@ -88,7 +88,7 @@ def alnum_pass(
 def markup_pass(
     codepoints: NDArray[np.uint32], record_start: NDArray[np.int64], out: NDArray[np.uint32]
 ) -> int:
-    """Spec v4's step m (``text/markup.py``) on each record: ``out`` receives ``codepoints``
+    """Spec v4's step m (``core/spec/markup.py``) on each record: ``out`` receives ``codepoints``
     with each record's markup rewritten (the same length); returns how many code points changed.
     A record is ``codepoints[record_start[r]:record_start[r + 1]]``: markup never spans two."""
     return int(

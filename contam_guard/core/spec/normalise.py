@@ -53,7 +53,7 @@ Spec ``words-v3`` is ``words-v2`` with one more step, after step 3 and before st
 
 f. each word is cut so that every letter or digit of a script written without spaces (Han,
    Hiragana, Katakana, Thai, Lao, Khmer, Myanmar, Tibetan and the other scripts of
-   ``text/scripts.py``: ``scripts.is_solo``) is a word on its own, together with the
+   ``core/spec/scripts.py``: ``scripts.is_solo``) is a word on its own, together with the
    characters that are neither letters nor digits right after it (its combining marks: a Thai
    tone mark stays with its consonant); a letter or digit after those starts the next word.
    The letters and digits of other scripts keep forming whitespace words:
@@ -74,12 +74,12 @@ g. the view is put in NFC (``unicodedata.normalize("NFC", view)``): removing wha
 
 ``alnum-v2`` stays as it was, not idempotent on such text, because manifests of spec 2 were
 hashed with it: changing it would change their hashes without a version to say so (only their
-``upgrade`` to spec 3 moves them to ``alnum-v3``).
+``upgrade`` to the current spec moves them on).
 
 Spec ``words-v4`` / ``alnum-v4`` (version 4) changes two things and adds nothing else:
 
 m. before anything else, HTML and Markdown markup is read as its reader sees it:
-   ``text/markup.py`` (``markup.rewrite``) says how, rule by rule. Character references are
+   ``core/spec/markup.py`` (``markup.rewrite``) says how, rule by rule. Character references are
    decoded (``&nbsp;``, ``&amp;``, ``&#101;``, ``&#x65;``, from ``html.entities.html5``), HTML
    tags and comments are word boundaries (``<span>``, ``</b>``, ``<br/>``, ``<a href="...">``),
    and a Markdown link (``[text](url)``, ``[text][ref]``) keeps its text with a word boundary on
@@ -106,7 +106,7 @@ b, c, the alnum characters, g for the alnum view), applied to the rewritten text
 A manifest records the spec names it was hashed with (``io.manifest.model.Spec``); text is always
 hashed with the manifest's spec, and new manifests use version 4. The functions ``words`` and
 ``alnum`` below *are* the spec: slow, obvious, used by tests and compared with the vectorised
-path (``features.py``, through the code point tables of ``text/tables.py``).
+path (``features.py``, through the code point tables of ``core/spec/tables.py``).
 
 What no normalisation catches (homoglyphs across scripts, rewording, changed numbers):
 docs/explanation/rules.md, "What no n-gram rule can catch".

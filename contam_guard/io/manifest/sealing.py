@@ -2,7 +2,7 @@
 versions, item totals and file sizes is sealed with AES-256-GCM.
 
 The key is derived from the secret (``CONTAM_GUARD_KEY``) with HKDF-SHA-256 and a random salt
-recorded in the index (drawn once, by ``init --keyed`` or ``upgrade``), independently of the
+recorded in the index (drawn once, by ``init --keyed``), independently of the
 keys the hashes are keyed with. Every data file and each set's metadata (golden file paths,
 fields, id field, rules) is sealed with associated data naming what it is (its path in the
 manifest and its content digest), so a sealed file moved to another place, or left from another

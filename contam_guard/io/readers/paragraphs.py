@@ -12,7 +12,7 @@ one document per line, a log) is then read in records of about that size rather 
 record the size of the file. A run that crosses such a cut is read as two (at most one cut per
 ``PARAGRAPH_BYTES`` of text without a blank line). The size also bounds what one uncommon code
 point costs: a record holding one the compiled kernels leave to the reference path
-(``text/located.py``) goes through that path whole (at 1 MiB, GSM8K's questions one per line
+(``core/spec/located.py``) goes through that path whole (at 1 MiB, GSM8K's questions one per line
 without a blank line took 28 s to scan instead of 2).
 
 The rule depends only on the bytes from the start of a record, so every reader applies it the
