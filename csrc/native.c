@@ -255,7 +255,7 @@ static int check_codepoints(const char *func, const u32 *cps, Py_ssize_t size) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Feature passes over a batch of records joined with a separator (see text/features.py).     */
+/* Feature passes over a batch of records joined with a separator (see core/spec/features.py). */
 
 static PyObject *count_tokens(PyObject *self, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"codepoints", 0, 4}, {"classes", 0, 1}};
@@ -709,7 +709,7 @@ static PyObject *windows_pass(PyObject *self, PyObject *const *objs, Py_ssize_t 
 }
 
 /* siphash24(key, hashes, out): out[i] = SipHash-2-4 of hashes[i] under key = (k0, k1), two
- * uint64 items. ``out`` may be ``hashes`` itself. The exact path's keyed hashes (text/hashing.py
+ * uint64 items. ``out`` may be ``hashes`` itself. The exact path's keyed hashes (core/spec/hashing.py
  * HashKey.apply); the prefilter keys its hashes with the same function (Pending). */
 static PyObject *siphash24_with(SiphashBatch batch, PyObject *const *objs, Py_ssize_t nargs) {
     Arg a[] = {{"key", 0, 8}, {"hashes", 0, 8}, {"out", 1, 8}};

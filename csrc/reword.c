@@ -5,7 +5,7 @@
  *
  * It computes exactly what the numpy path computes (contam_guard/core/reword/vocab.py for the
  * streams, contam_guard/core/reword/matching.py for the runs' hits and the scores, summing the same
- * doubles in the same order); tests/reword/test_compiled_pass.py compares the two on random
+ * doubles in the same order); tests/reword/test_stage.py compares the two on random
  * units, keyed and unkeyed. This file is compiled as part of native.c (included there), whose
  * buffer checks, hash table and SipHash it uses.
  *
