@@ -48,22 +48,36 @@ def train_sentences(gsm8k: Path = GSM8K) -> list[str]:
     return list(seen)
 
 
+WORDS = ("as-written", "shuffled", "drawn")
+"""How an item's sentences are written (``write_sets``' ``words``)."""
+
+
 def _shuffled(sentence: str, rng: random.Random) -> str:
     words = sentence.split()
     rng.shuffle(words)
     return " ".join(words)
 
 
+def _drawn(sentence: str, pool: list[str], rng: random.Random) -> str:
+    return " ".join(rng.choice(pool) for _ in sentence.split())
+
+
 def write_sets(
-    folder: Path, items: int = 100_000, sets: int = 20, *, seed: int = SEED, shuffle: bool = False
+    folder: Path, items: int = 100_000, sets: int = 20, *, seed: int = SEED, words: str = "as-written"
 ) -> GoldenSets:
     """``sets`` golden files of ``items // sets`` generated items each, in ``folder``.
 
-    ``shuffle``: each sentence's words in a seeded random order, so that the items keep GSM8K's
-    vocabulary and lengths but share few 5-grams with GSM8K train (a corpus made of GSM8K train
-    is then mostly clean against them, as a training corpus is against its benchmarks; with the
-    sentences as written, every train record is a finding of dozens of items)."""
+    ``words``: "as-written", the sentences as GSM8K train has them (every train record is then a
+    finding of dozens of items); "shuffled", each sentence's words in a seeded random order (few
+    shared 5-grams, but the same bags of words: the rewording rule finds every record's
+    sentences in them); "drawn", each word drawn from all of GSM8K train's words, as often as
+    they occur there (GSM8K's vocabulary and lengths, no record's words: a corpus made of GSM8K
+    train is then mostly clean against them for every rule, as a training corpus is against its
+    benchmarks)."""
+    if words not in WORDS:
+        raise ValueError(f"words: one of {', '.join(WORDS)}")
     sentences = train_sentences()
+    pool = [word for sentence in sentences for word in sentence.split()] if words == "drawn" else []
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
@@ -74,7 +88,11 @@ def write_sets(
         lines = []
         for n in range(per_set):
             picked = [rng.choice(sentences) for _ in range(SENTENCES_PER_ITEM)]
-            text = " ".join(_shuffled(p, rng) if shuffle else p for p in picked)
+            if words == "shuffled":
+                picked = [_shuffled(p, rng) for p in picked]
+            elif words == "drawn":
+                picked = [_drawn(p, pool, rng) for p in picked]
+            text = " ".join(picked)
             chars += len(text)
             lines.append(json.dumps({"id": f"{number:02d}-{n}", "question": text}) + "\n")
         path.write_text("".join(lines), encoding="utf-8")

@@ -42,6 +42,12 @@ ENV.pop("CONTAM_GUARD_KEY", None)
 ITEMS = 100_000
 SETS = 20
 PLANTED = (7, 1234)  # (set, item): the item planted verbatim in the one-record file
+ITEM_WORDS = {
+    "drawn": "each word drawn from GSM8K train's words",
+    "shuffled": "each sentence's words shuffled (the rewording rule's bags unchanged)",
+    "as-written": "the sentences as written",
+}
+"""How the corpus scan's items are written (``golden_sets.write_sets``' ``words``)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,13 @@ def _corpus_scan(python: str, project: Path, corpus: Path, runs: int) -> Sample:
 
 
 def measure(
-    python: str, label: str, work: Path, golden: GoldenSets, runs: int, corpus: Path | None = None
+    python: str,
+    label: str,
+    work: Path,
+    golden: GoldenSets,
+    runs: int,
+    corpus: Path | None = None,
+    corpus_items: str = "drawn",
 ) -> Result:
     print(f"{label}: registering {golden.items:,} items in {len(golden.files)} sets ...", file=sys.stderr)
     project = work / label / "project"
@@ -161,12 +173,13 @@ def measure(
     gsm8k_startup, gsm8k_cpu, gsm8k_rss, _ = _startup(python, alone, record, runs, None)
     scans: tuple[Sample | None, Sample | None] = (None, None)
     if corpus is not None:
-        print(f"  {label}: default scan of {corpus.name}, {golden.items:,} shuffled items", file=sys.stderr)
-        shuffled = write_sets(work / label / "shuffled-golden", golden.items, SETS, shuffle=True)
-        many = work / label / "shuffled"
+        what = f"{golden.items:,} {corpus_items} items"
+        print(f"  {label}: default scan of {corpus.name}, {what}", file=sys.stderr)
+        clean = write_sets(work / label / f"{corpus_items}-golden", golden.items, SETS, words=corpus_items)
+        many = work / label / corpus_items
         many.mkdir()
         _checked(python, ["init"], many, many / "register.log")
-        for path in shuffled.files:
+        for path in clean.files:
             args = ["register", path.stem, str(path), "--field", "question", "--id-field", "id"]
             _checked(python, args, many, many / "register.log")
         scans = (_corpus_scan(python, many, corpus, runs), _corpus_scan(python, alone, corpus, runs))
@@ -202,7 +215,13 @@ def _scan_ratio(r: Result) -> str:
     return f"{big.seconds / small.seconds:.2f} / {big.cpu / small.cpu:.2f}"
 
 
-def table(results: list[Result], golden: GoldenSets, runs: int, corpus: Path | None = None) -> str:
+def table(
+    results: list[Result],
+    golden: GoldenSets,
+    runs: int,
+    corpus: Path | None = None,
+    corpus_items: str = "drawn",
+) -> str:
     def mib(n: int) -> str:
         return f"{n / (1 << 20):,.1f} MiB"
 
@@ -234,7 +253,7 @@ def table(results: list[Result], golden: GoldenSets, runs: int, corpus: Path | N
         size = f"{corpus.stat().st_size / 1e6:,.1f} MB" if corpus.exists() else "the corpus"
         rows += [
             (
-                f"default scan of `{corpus.name}` ({size}), as many items, each sentence's words shuffled "
+                f"default scan of `{corpus.name}` ({size}), as many items, {ITEM_WORDS[corpus_items]} "
                 "(wall s / CPU s / peak RSS)",
                 [_scan_cell(r.corpus_scan) for r in results],
             ),
@@ -255,16 +274,23 @@ def table(results: list[Result], golden: GoldenSets, runs: int, corpus: Path | N
 
 
 def run(
-    python: str, before: str | None, work: Path, runs: int, items: int = ITEMS, corpus: Path | None = None
+    python: str,
+    before: str | None,
+    work: Path,
+    runs: int,
+    items: int = ITEMS,
+    corpus: Path | None = None,
+    corpus_items: str = "drawn",
 ) -> str:
     """Build the sets in ``work``, measure this tree (and ``before``), return the table. With
     ``corpus``, also the default scan of it against all the items and against GSM8K test alone."""
     golden = write_sets(work / "golden", items, SETS)
     results = []
     if before is not None:
-        results.append(measure(before, "before", work, golden, runs, corpus))
-    results.append(measure(python, "after" if before else "this tree", work, golden, runs, corpus))
-    return table(results, golden, runs, corpus)
+        results.append(measure(before, "before", work, golden, runs, corpus, corpus_items))
+    label = "after" if before else "this tree"
+    results.append(measure(python, label, work, golden, runs, corpus, corpus_items))
+    return table(results, golden, runs, corpus, corpus_items)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -282,10 +308,17 @@ def main(argv: list[str] | None = None) -> None:
         help="also scan this JSONL file (field text; e.g. the benchmark corpus) with every rule against "
         "all the items and against GSM8K test alone",
     )
+    parser.add_argument(
+        "--corpus-items",
+        choices=sorted(ITEM_WORDS),
+        default="drawn",
+        help="how the corpus scan's items are written: drawn (clean against a GSM8K corpus, the default), "
+        "shuffled (the rewording rule finds every record in them), as-written",
+    )
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="cg-manifest-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(run(args.python, args.before, work, args.runs, args.items, args.corpus))
+    print(run(args.python, args.before, work, args.runs, args.items, args.corpus, args.corpus_items))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Reads ../shared/data/gsm8k (never copied into the project); skips with a reason 
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -35,3 +36,28 @@ def test_items_are_three_train_sentences_of_about_fifty_words(tmp_path: Path) ->
     sentences = set(golden_sets.train_sentences())
     first = rows[0]["question"]
     assert any(first.startswith(s) for s in sentences)  # made of GSM8K train's own sentences
+
+
+def test_drawn_items_have_trains_words_but_no_records_text(tmp_path: Path) -> None:
+    """``drawn`` (the corpus scan's items): GSM8K train's words at its lengths, but no train
+    sentence's text, so a GSM8K corpus is mostly clean against them; as written, nearly every
+    word pair of an item is a train sentence's."""
+
+    def pairs(text: str) -> set[tuple[str, str]]:
+        words = text.split()
+        return set(itertools.pairwise(words))
+
+    sentences = golden_sets.train_sentences()
+    vocabulary = {word for s in sentences for word in s.split()}
+    train_pairs = set().union(*(pairs(s) for s in sentences))
+
+    def shares(words: str) -> list[float]:
+        sets = golden_sets.write_sets(tmp_path / words, 200, 2, words=words)
+        rows = [json.loads(line)["question"] for path in sets.files for line in path.read_text().splitlines()]
+        if words == "drawn":
+            assert all(set(q.split()) <= vocabulary for q in rows)
+            assert 40 <= sum(len(q.split()) for q in rows) / len(rows) <= 60
+        return [len(pairs(q) & train_pairs) / len(pairs(q)) for q in rows]
+
+    assert min(shares("as-written")) >= 0.9
+    assert max(shares("drawn")) < 0.5
