@@ -93,6 +93,9 @@ def run_step(
     argv: Sequence[str], run_dir: Path, env: Mapping[str, str] | None, log: Path
 ) -> tuple[int, Sample]:
     adopted = _adopt_orphans()
+    # Children this process already had (multiprocessing's resource tracker, once --scale-gb
+    # built its file in a spawned process) are not the run's: waiting for them would never end.
+    before = _children()
     with log.open("ab") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=run_dir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
@@ -100,13 +103,26 @@ def run_step(
         seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4; tell Popen so
     cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss
-    while adopted:  # the child's orphans (runs are one at a time: no other child is running)
-        try:
-            _, _, left = os.wait4(-1, 0)
-        except ChildProcessError:
-            break
-        cpu, peak = cpu + left.ru_utime + left.ru_stime, max(peak, left.ru_maxrss)
+    while adopted and (orphans := _children() - before):  # the child's orphans, until none is left
+        for pid in orphans:
+            try:
+                _, _, left = os.wait4(pid, 0)
+            except ChildProcessError:
+                continue
+            cpu, peak = cpu + left.ru_utime + left.ru_stime, max(peak, left.ru_maxrss)
     return proc.returncode, Sample(seconds, cpu, peak / 1024)
+
+
+def _children() -> set[int]:
+    """The process ids of this process's children (Linux's ``/proc``; empty elsewhere)."""
+    found: set[int] = set()
+    tasks = Path(f"/proc/{os.getpid()}/task")
+    for task in tasks.iterdir() if tasks.is_dir() else ():
+        try:
+            found.update(int(pid) for pid in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
 
 
 def run_once(job: Job, run_dir: Path) -> Sample | str:
