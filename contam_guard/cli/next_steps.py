@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from contam_guard.cli.overlap_guard import registered_golden_files
 from contam_guard.core.config import with_rule_overrides
 from contam_guard.core.rules import RULES
-from contam_guard.core.scrub.lines import pandas_reader, scrub_format
 from contam_guard.errors import ExitCode, InputError
 from contam_guard.io.paths import display_path
 from contam_guard.report import console
@@ -82,6 +81,9 @@ def scrub_steps(sources: list[str]) -> list[str]:
     to JSONL (with pandas) before scrub, as commands that run as shown."""
     if not sources:
         return []
+    # scrub's package is imported only here: a scan with nothing to scrub never needs it
+    from contam_guard.core.scrub.lines import pandas_reader, scrub_format
+
     fine: list[str] = []
     refused: dict[str, list[tuple[str, InputError]]] = {}
     for source in sources:
