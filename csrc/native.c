@@ -1031,7 +1031,7 @@ enum {
 typedef struct {
     const RewordPass *vocab;
     Out out[WORD_OUTS]; /* u64 per word; i64 x 2 per string; i64 x 2 per document; u8 per word
-                           (a newline before it in its string: the rewording pass's lines); i64 per word
+                           (a newline before it in its string: the rewording pass's lines); i32 per word
                            (its vocabulary row, -1: none yet); u32 code points of the new words; per new word its end there (i64), its hash */
     u64 *spelled_key;   /* the new words spelled so far (open addressing; used[slot] marks) */
     u8 *spelled_used;
@@ -1084,9 +1084,11 @@ static int spelled_before(WordOut *o, u64 h) {
 static void word_out(WordOut *o, u64 hash, const u32 *text, Py_ssize_t start, Py_ssize_t end,
                      const u8 *cls, const u32 *lower) {
     word_push(o, W_HASH, &hash, sizeof hash);
-    /* its row too, so that the rewording pass looks each word up once (-1: not there yet) */
+    /* its row too, so that the rewording pass looks each word up once (-1: not there yet, or
+     * past what 32 bits hold: looked up again then) */
     i64 row = vocab_row(o->vocab, hash);
-    word_push(o, W_ROW, &row, sizeof row);
+    int32_t small = row >= 0 && row <= INT32_MAX ? (int32_t)row : -1;
+    word_push(o, W_ROW, &small, sizeof small);
     if (row >= 0 || spelled_before(o, hash)) return;
     for (Py_ssize_t k = start; k < end; k++) {
         u8 kind = cls[text[k]];

@@ -657,7 +657,7 @@ static int scratch_targets(Scratch *x, const RewordPass *s) {
  * ``breaks`` (None, or a uint8 per word): the words that begin a line (see unit_scores);
  * ``kind``: the targets scored (add_target's kind, default 0). */
 static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nargs) {
-    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}, {"breaks", 0, 1}, {"rows", 0, 8}};
+    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}, {"breaks", 0, 1}, {"rows", 0, 4}};
     if (nargs < 4 || nargs > 7) {
         PyErr_SetString(PyExc_TypeError, "run(word_hashes, unit_first, numbers, reworded[, breaks, kind, rows])");
         return NULL;
@@ -677,7 +677,7 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
     const u64 *hashes = PTR(a[0], u64);
     const i64 *first = PTR(a[1], i64);
     const u8 *breaks = with_breaks ? PTR(a[2], u8) : NULL;
-    const i64 *known_rows = with_rows ? PTR(a[held - 1], i64) : NULL;
+    const int32_t *known_rows = with_rows ? PTR(a[held - 1], int32_t) : NULL;
     if (with_rows && COUNT(a[held - 1]) != COUNT(a[0])) {
         PyErr_SetString(PyExc_ValueError, "run: rows must hold one item per word hash");
         release(a, held);

@@ -110,7 +110,7 @@ def test_rows_given_by_the_prefilter_are_checked(tmp_path: Path, monkeypatch: py
     texts = [text(rng, 5, 60) for _ in range(40)]
     words = extract_features(texts, windows=False)
     stage.add(spell(texts, words, stage.missing(words.word_hash), CURRENT))
-    unknown = np.full(words.word_hash.size, -1, dtype=np.int64)
+    unknown = np.full(words.word_hash.size, -1, dtype=np.int32)
     assert triples(stage.run(words.word_hash, words.record_words, rows=unknown)) == triples(
         stage.run(words.word_hash, words.record_words)
     )

@@ -80,7 +80,7 @@ class BlockWords:
     new_hashes: NDArray[np.uint64]
     breaks: NDArray[np.uint8]
     """Per word: 1 when a newline comes before it in its string (the rewording rules' lines)."""
-    rows: IntArray
+    rows: NDArray[np.int32]
     """Per word: its row in the rewording pass's vocabulary when the filter read it (-1: a new
     word), so that the pass looks each word up once."""
 
@@ -112,7 +112,7 @@ class BlockWords:
             tuple(text[a:b] for a, b in itertools.pairwise(bounds)),  # each once (spelled_before)
             np.frombuffer(spelled_hash, dtype=np.uint64),
             np.frombuffer(breaks, dtype=np.uint8),
-            ints(rows),
+            np.frombuffer(rows, dtype=np.int32),
         )
 
     def before(self, limit: int) -> BlockWords:

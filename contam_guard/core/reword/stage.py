@@ -40,6 +40,7 @@ from contam_guard.core.spec.hashing import GRAM_N, HashKey, hash_grams
 U64 = NDArray[np.uint64]
 U8 = NDArray[np.uint8]
 I64 = NDArray[np.int64]
+I32 = NDArray[np.int32]
 F64 = NDArray[np.float64]
 
 PROSE = 0
@@ -85,7 +86,7 @@ class Stage(Protocol):
         reworded: bool | None = None,
         breaks: U8 | None = None,
         kind: int = PROSE,
-        rows: I64 | None = None,
+        rows: I32 | None = None,
     ) -> StageResult: ...
 
 
@@ -127,7 +128,7 @@ class NumpyStage:
         reworded: bool | None = None,
         breaks: U8 | None = None,
         kind: int = PROSE,
-        rows: I64 | None = None,
+        rows: I32 | None = None,
     ) -> StageResult:
         """The masked 5-grams found (``numbers``, default: if the stage finds them) and the
         pairs scored (``reworded``, default: if it scores them) of the units of ``word_hashes``
@@ -135,18 +136,18 @@ class NumpyStage:
         line; each line of a unit of several is scored as a unit too, the unit's best kept.
         ``rows`` (the compiled pass's vocabulary rows) are not this stage's: it looks words up
         in its own vocabulary."""
-        rows = self.vocab.rows(word_hashes)
+        own = self.vocab.rows(word_hashes)
         gram = _NO_INTS, _NO_INTS, _NO_INTS
         if self.numbers and numbers is not False:
-            gram = self._gram_hits(masked_stream(self.vocab, rows, unit_first))
+            gram = self._gram_hits(masked_stream(self.vocab, own, unit_first))
         pairs = _NO_INTS, _NO_INTS, np.zeros(0, dtype=np.float64)
         scorers = self.scorers[kind]
         if scorers and reworded is not False:
-            unit, item, score = self._scores(content_stream(self.vocab, rows, unit_first), scorers)
+            unit, item, score = self._scores(content_stream(self.vocab, own, unit_first), scorers)
             if breaks is not None:
                 words, line_first, owner = line_units(unit_first, breaks)
                 if owner.size:
-                    more = self._scores(content_stream(self.vocab, rows[words], line_first), scorers)
+                    more = self._scores(content_stream(self.vocab, own[words], line_first), scorers)
                     unit = np.concatenate([unit, owner[more[0]]])
                     item = np.concatenate([item, more[1]])
                     score = np.concatenate([score, more[2]])
@@ -291,7 +292,7 @@ class CompiledStage:
         reworded: bool | None = None,
         breaks: U8 | None = None,
         kind: int = PROSE,
-        rows: I64 | None = None,
+        rows: I32 | None = None,
     ) -> StageResult:
         """As ``NumpyStage.run``; ``rows``: each word's row in this pass's vocabulary where the
         prefilter found it (-1: looked up here), so that a word is looked up once."""
@@ -302,7 +303,7 @@ class CompiledStage:
             self.floor is not None and reworded is not False,
             None if breaks is None else native.need(breaks, np.uint8),
             kind,
-            None if rows is None else native.need(rows, np.int64),
+            None if rows is None else native.need(rows, np.int32),
         )
         hits = np.frombuffer(raw_hits, dtype=np.int64).reshape(-1, 3)
         pairs = np.frombuffer(raw_pairs, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")])
