@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -257,6 +258,10 @@ def test_a_parquet_leak_gets_next_steps_that_work(repo: Repo) -> None:
     python = shlex.split(commands[0])
     assert python[0] == "python"
     converted = subprocess.run([sys.executable, *python[1:]], cwd=repo.root, check=False)
+    if converted.returncode == -signal.SIGABRT:
+        # pyarrow's thread pool sometimes aborts at interpreter exit after read_parquet, its work
+        # done (apache/arrow#34314, open): once more, as a user would run it again
+        converted = subprocess.run([sys.executable, *python[1:]], cwd=repo.root, check=False)
     assert converted.returncode == 0
     scrub = shlex.split(commands[1])
     assert scrub[0] == "contam-guard"
