@@ -48,8 +48,12 @@ def train_sentences(gsm8k: Path = GSM8K) -> list[str]:
     return list(seen)
 
 
-WORDS = ("as-written", "shuffled", "drawn")
-"""How an item's sentences are written (``write_sets``' ``words``)."""
+WORDS = {
+    "as-written": "the sentences as written",
+    "shuffled": "each sentence's words shuffled (the rewording rule's bags unchanged)",
+    "drawn": "each word drawn from GSM8K train's words",
+}
+"""How an item's sentences are written (``write_sets``' ``words``), each as a table says it."""
 
 
 def _shuffled(sentence: str, rng: random.Random) -> str:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from benchmarks.corpus import GSM8K
 from benchmarks.envs import child_env
-from benchmarks.golden_sets import GoldenSets, write_sets
+from benchmarks.golden_sets import WORDS, GoldenSets, write_sets
 from benchmarks.measure import Sample, run_step
 
 ENV = child_env(COLUMNS="200", NO_COLOR="1")
@@ -42,12 +42,6 @@ ENV.pop("CONTAM_GUARD_KEY", None)
 ITEMS = 100_000
 SETS = 20
 PLANTED = (7, 1234)  # (set, item): the item planted verbatim in the one-record file
-ITEM_WORDS = {
-    "drawn": "each word drawn from GSM8K train's words",
-    "shuffled": "each sentence's words shuffled (the rewording rule's bags unchanged)",
-    "as-written": "the sentences as written",
-}
-"""How the corpus scan's items are written (``golden_sets.write_sets``' ``words``)."""
 
 
 @dataclass(frozen=True)
@@ -253,7 +247,7 @@ def table(
         size = f"{corpus.stat().st_size / 1e6:,.1f} MB" if corpus.exists() else "the corpus"
         rows += [
             (
-                f"default scan of `{corpus.name}` ({size}), as many items, {ITEM_WORDS[corpus_items]} "
+                f"default scan of `{corpus.name}` ({size}), as many items, {WORDS[corpus_items]} "
                 "(wall s / CPU s / peak RSS)",
                 [_scan_cell(r.corpus_scan) for r in results],
             ),
@@ -310,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--corpus-items",
-        choices=sorted(ITEM_WORDS),
+        choices=sorted(WORDS),
         default="drawn",
         help="how the corpus scan's items are written: drawn (clean against a GSM8K corpus, the default), "
         "shuffled (the rewording rule finds every record in them), as-written",
