@@ -657,7 +657,7 @@ static int scratch_targets(Scratch *x, const RewordPass *s) {
  * ``breaks`` (None, or a uint8 per word): the words that begin a line (see unit_scores);
  * ``kind``: the targets scored (add_target's kind, default 0). */
 static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nargs) {
-    Arg a[] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}, {"breaks", 0, 1}, {"rows", 0, 4}};
+    Arg a[4] = {{"word_hashes", 0, 8}, {"unit_first", 0, 8}};
     if (nargs < 4 || nargs > 7) {
         PyErr_SetString(PyExc_TypeError, "run(word_hashes, unit_first, numbers, reworded[, breaks, kind, rows])");
         return NULL;
@@ -666,19 +666,25 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
     int kind = nargs >= 6 ? (int)PyLong_AsLong(objs[5]) : 0;
     if (numbers < 0 || reworded < 0 || PyErr_Occurred()) return NULL;
     int with_breaks = nargs >= 5 && objs[4] != Py_None, with_rows = nargs == 7 && objs[6] != Py_None;
-    /* the optional buffers are taken in a's order; an absent one is left out (count - 1) */
-    PyObject *taken[4] = {objs[0], objs[1], with_breaks ? objs[4] : NULL, NULL};
-    Py_ssize_t held = with_breaks ? 3 : 2;
+    /* the buffers given, in order: an absent optional one takes no place */
+    PyObject *taken[4] = {objs[0], objs[1]};
+    Py_ssize_t held = 2, at_breaks = -1, at_rows = -1;
+    if (with_breaks) {
+        at_breaks = held;
+        a[held] = (Arg){"breaks", 0, 1};
+        taken[held++] = objs[4];
+    }
     if (with_rows) {
-        if (!with_breaks) a[2] = a[3];
+        at_rows = held;
+        a[held] = (Arg){"rows", 0, 4};
         taken[held++] = objs[6];
     }
     if (take("run", taken, held, a, held) < 0) return NULL;
     const u64 *hashes = PTR(a[0], u64);
     const i64 *first = PTR(a[1], i64);
-    const u8 *breaks = with_breaks ? PTR(a[2], u8) : NULL;
-    const int32_t *known_rows = with_rows ? PTR(a[held - 1], int32_t) : NULL;
-    if (with_rows && COUNT(a[held - 1]) != COUNT(a[0])) {
+    const u8 *breaks = with_breaks ? PTR(a[at_breaks], u8) : NULL;
+    const int32_t *known_rows = with_rows ? PTR(a[at_rows], int32_t) : NULL;
+    if (with_rows && COUNT(a[at_rows]) != COUNT(a[0])) {
         PyErr_SetString(PyExc_ValueError, "run: rows must hold one item per word hash");
         release(a, held);
         return NULL;
@@ -689,7 +695,7 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
         release(a, held);
         return NULL;
     }
-    if (with_breaks && COUNT(a[2]) != COUNT(a[0])) {
+    if (with_breaks && COUNT(a[at_breaks]) != COUNT(a[0])) {
         PyErr_SetString(PyExc_ValueError, "run: breaks must hold one item per word hash");
         release(a, held);
         return NULL;
