@@ -275,7 +275,7 @@ static PyObject *reword_add_target(RewordPass *s, PyObject *const *objs, Py_ssiz
     Arg a[] = {{"distinct", 0, 8},     {"weight", 0, 8},   {"starts", 0, 8},
                {"prefix_item", 0, 8},  {"prefix_weight", 0, 8}, {"rest", 0, 8},
                {"item_weight", 0, 8},  {"keys", 0, 8}};
-    const Py_ssize_t n = 8;
+    const Py_ssize_t n = REWORD_TARGET_BUFFERS;
     if (nargs != n + 5 && nargs != n + 6) {
         PyErr_SetString(PyExc_TypeError, "add_target: expected 8 buffers, first_item, unknown_weight, floor, bar, record_share[, kind]");
         return NULL;
@@ -797,7 +797,7 @@ static void reword_dealloc(RewordPass *s) {
     free(s->value_len); free(s->stem_len); free(s->inside_first); free(s->number); free(s->inside);
     if (s->has_grams) release_held(s->gram_held, 4);
     for (Py_ssize_t t = 0; t < s->target_count; t++) {
-        release_held(s->targets[t].held, 8);
+        release_held(s->targets[t].held, REWORD_TARGET_BUFFERS);
         free(s->targets[t].item_first);
         free(s->targets[t].item_feature);
         free(s->targets[t].map_key);

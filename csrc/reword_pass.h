@@ -6,7 +6,7 @@
 
 #define REWORD_WINDOW 80 /* content features per window (reword.matching.WINDOW_WORDS) */
 #define REWORD_STEP (REWORD_WINDOW / 2)
-#define REWORD_TARGET_BUFFERS 9
+#define REWORD_TARGET_BUFFERS 8 /* add_target's buffers, kept for as long as the pass lives */
 
 typedef struct {
     i64 first_item, items;
