@@ -25,6 +25,7 @@ from contam_guard.core.match.chains import ChainSettings
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.match.matcher import Hits
 from contam_guard.core.match.pairs import PairStore
+from contam_guard.core.reword.stage import CompiledStage
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.state import Census, ScanState
@@ -74,6 +75,8 @@ class ScanPass:
         self.large = False
         """Inputs large against the manifest: build the in-memory tables (the compiled prefilter,
         the compiled rewording stage) before scanning (``expect``)."""
+        self.threads = 1
+        """Threads the compiled rewording stage may cut a large batch between (``use_threads``)."""
 
     def expect(self, input_bytes: int) -> None:
         """Say how much input is coming (bytes, about): large inputs build the in-memory tables
@@ -82,6 +85,17 @@ class ScanPass:
             self.large = True
             self.__dict__.pop("reword", None)  # built again, compiled
             self.__dict__.pop("prefilter", None)  # built, with the compiled pass's vocabulary
+
+    def use_threads(self, threads: int) -> None:
+        """Let the compiled rewording stage run a large batch on up to ``threads`` threads (the
+        result is the same; 1: this thread only). A ``--jobs`` worker, a Spark or Ray task
+        keeps 1: their engine already gives each core a part."""
+        if threads < 1:
+            raise ValueError(f"threads must be 1 or more, not {threads}")
+        self.threads = threads
+        reword = self.__dict__.get("reword")
+        if isinstance(reword, RewordFamily) and isinstance(reword.stage, CompiledStage):
+            reword.stage.threads = threads
 
     # --- the families ---------------------------------------------------------------------
 
@@ -101,7 +115,14 @@ class ScanPass:
         from contam_guard.core.reword.index import RewordIndex  # noqa: PLC0415
 
         reword_index = RewordIndex.build(self.manifest, self.index)
-        return RewordFamily(self.index, self.key, reword_index, self.reword_settings, compiled=self.large)
+        return RewordFamily(
+            self.index,
+            self.key,
+            reword_index,
+            self.reword_settings,
+            compiled=self.large,
+            threads=self.threads,
+        )
 
     def reword_notices(self) -> list[str]:
         """The rewording rules' notices (sets registered before them)."""

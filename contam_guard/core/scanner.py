@@ -43,14 +43,21 @@ class Scanner(ScanPass):
         config: str | os.PathLike[str] | None = None,
         rules: Mapping[str, Mapping[str, object]] | None = None,
         max_pairs: int | None = None,
+        threads: int = 1,
     ) -> Scanner:
         """Open the manifest at ``manifest`` (the guard folder or its ``manifest.json``), with the
         settings found as the command line finds them (from the manifest's project, or the file
         ``config``), ``rules`` overriding some (``{"gpt3": {"n": 10}}``), and the key from the
-        environment variable the settings name (``CONTAM_GUARD_KEY``) for a keyed manifest."""
+        environment variable the settings name (``CONTAM_GUARD_KEY``) for a keyed manifest.
+        ``threads``: how many threads the rewording rules may use on a large input (the result is
+        the same; keep 1 where your own pipeline already runs a scan per core)."""
         from contam_guard.core.opening import open_scanner  # noqa: PLC0415 (manifest and config I/O)
 
-        return open_scanner(cls, Path(manifest), None if config is None else Path(config), rules, max_pairs)
+        scanner = open_scanner(
+            cls, Path(manifest), None if config is None else Path(config), rules, max_pairs
+        )
+        scanner.use_threads(threads)
+        return scanner
 
     # --- scanning -------------------------------------------------------------------------
 

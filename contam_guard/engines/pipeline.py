@@ -128,12 +128,12 @@ def prepare(loaded: LoadedConfig, request: ScanRequest) -> Prepared:
 
 def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) -> Accumulator:
     """The local engine: one process, or ``--jobs`` worker processes (step 3)."""
+    from contam_guard.engines import policy
+
     check_readable(found)
     if request.jobs > 1 and request.changes is not None:
         console.notice("--jobs applies to whole files; a --staged/--diff scan runs in one process")
     if request.jobs > 1 and request.changes is None:
-        from contam_guard.engines import policy
-
         try:
             at_least = policy.min_seconds()
         except ValueError as bad:
@@ -149,6 +149,10 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
                 prepared.scanner, found, request.read, jobs=request.jobs, skip_unreadable=skip
             )
         console.notice(f"--jobs {request.jobs}: {reason}; scanned in one process (as fast, or faster)")
+    try:
+        prepared.scanner.use_threads(policy.threads())
+    except ValueError as bad:
+        raise ConfigError(f"{policy.THREADS_ENV}={bad}: not a number of threads (1 or more)") from None
     from contam_guard.io.readers import meter, totals  # a bar in bytes, with a total(file sizes)
 
     with console.progress(totals.input_bytes(s.path for s in found), meter.bytes_read) as advance:

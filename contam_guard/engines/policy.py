@@ -5,6 +5,10 @@ are numbered, and merges each worker's results: a fixed cost and a cost per byte
 process does not pay. Below some amount of work they cost more than the other cores save, and
 one file read whole (compressed, Parquet, JSON) is read by one worker whatever ``--jobs`` says.
 Then the scan runs in one process, and the command line says so.
+
+A scan in one process gives the rewording rules, its costliest part, the cores it may run on
+(``threads``): the compiled stage cuts each large block between threads that share its tables, so
+it needs neither a fork nor a merge.
 """
 
 from __future__ import annotations
@@ -31,6 +35,24 @@ pool's start, the windows' line counts, the merge): 0.83x on 39 MB with every ru
 MIN_SECONDS_ENV = "CONTAM_GUARD_JOBS_MIN_SECONDS"
 """Overrides ``MIN_SECONDS`` (seconds; 0: the workers whenever ``--jobs`` asks for them), for a
 machine whose cores change the trade, and for tests of the parallel path on small files."""
+
+
+THREADS_ENV = "CONTAM_GUARD_THREADS"
+"""Overrides how many threads a one-process scan gives the rewording rules (``threads``)."""
+MAX_THREADS = 8
+
+
+def threads() -> int:
+    """The threads a one-process scan gives the rewording rules: ``THREADS_ENV`` when set, else
+    the cores this process may run on (at most ``MAX_THREADS``); ValueError when the variable is
+    not a whole number from 1."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if raw:
+        if not raw.isdigit() or int(raw) < 1:
+            raise ValueError(raw)
+        return int(raw)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_THREADS))
 
 
 def min_seconds() -> float:

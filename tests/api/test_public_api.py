@@ -132,6 +132,9 @@ def test_strings_and_errors(project: Path) -> None:
     with pytest.raises(cg.ContamGuardError) as missing:
         cg.Scanner.open("no-such-folder")
     assert missing.value.exit_code == cg.ExitCode.USAGE
+    with pytest.raises(ValueError, match="threads must be 1 or more, not 0"):
+        cg.Scanner.open(".contam-guard", threads=0)
+    assert cg.Scanner.open(".contam-guard", threads=2).threads == 2
 
 
 def readme_snippet() -> str:

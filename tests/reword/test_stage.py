@@ -5,6 +5,7 @@ rules' own functions give on the texts' word lists (``longest_runs`` and ``rewor
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from contam_guard.cli import main
 from contam_guard.core.match.index import ManifestIndex
+from contam_guard.core.reword import stage as stage_module
 from contam_guard.core.reword.index import RewordIndex
 from contam_guard.core.reword.stage import CompiledStage, NumpyStage, StageResult, has_compiled_stage
 from contam_guard.core.reword.vocab import spell
@@ -120,3 +122,70 @@ def test_rows_given_by_the_prefilter_are_checked(tmp_path: Path, monkeypatch: py
         stage.run(words.word_hash, words.record_words, rows=too_far)
     with pytest.raises(ValueError, match="one item per word"):
         stage.run(words.word_hash, words.record_words, rows=unknown[:-1])
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_a_batch_cut_between_threads_gives_what_one_thread_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """A large batch run on several threads (each a run of consecutive units) gives the very
+    arrays, in the same order, that one thread gives: hits, pairs, units numbered in the batch,
+    line breaks and the prefilter's rows cut with their words."""
+    rng = random.Random(threads)
+    golden = [text(rng, 4, 30) for _ in range(40)]
+    index, key = project(tmp_path, False, monkeypatch, golden)
+    one = CompiledStage(index, key, numbers=True, floor=0.2)  # type: ignore[arg-type]
+    many = CompiledStage(index, key, numbers=True, floor=0.2, threads=threads)  # type: ignore[arg-type]
+    texts = [text(rng, 0, 60) for _ in range(150)] + [f"{text(rng, 0, 5)} {g}" for g in golden]
+    rng.shuffle(texts)
+    words = extract_features(texts, windows=False)
+    for stage in (one, many):
+        stage.add(spell(texts, words, stage.missing(words.word_hash), CURRENT))
+    breaks = (np.arange(words.word_hash.size) % 7 == 3).astype(np.uint8)
+    rows = np.full(words.word_hash.size, -1, dtype=np.int32)
+    monkeypatch.setattr(stage_module, "SPLIT_WORDS", 1)
+    cuts = stage_module.thread_cuts(words.record_words, threads)
+    assert len(cuts) == threads + 1  # the batch is cut: the threads do run
+    for kwargs in ({}, {"breaks": breaks, "rows": rows}):
+        want = one.run(words.word_hash, words.record_words, **kwargs)
+        got = many.run(words.word_hash, words.record_words, **kwargs)
+        for name in StageResult.__dataclass_fields__:
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
+        assert want.pair_unit.size > 0 and want.gram_unit.size > 0
+        assert int(want.pair_unit.max()) >= cuts[-2]  # the last thread's units are numbered in the batch
+
+
+@pytest.mark.parametrize(
+    ("sizes", "threads", "words_at_least"),
+    [
+        ([5] * 100, 2, 1),
+        ([1, 1, 1, 400, 1, 1], 3, 1),
+        ([0, 0, 10, 0, 10, 0], 4, 1),
+        ([3] * 10, 4, 10_000),  # a small batch: one run
+        ([50], 4, 1),  # one unit: one run
+    ],
+)
+def test_thread_cuts_cover_every_unit_once_in_order(
+    monkeypatch: pytest.MonkeyPatch, sizes: list[int], threads: int, words_at_least: int
+) -> None:
+    monkeypatch.setattr(stage_module, "SPLIT_WORDS", words_at_least)
+    first = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    cuts = stage_module.thread_cuts(first, threads)
+    assert cuts[0] == 0 and cuts[-1] == len(sizes)
+    assert all(a < b for a, b in itertools.pairwise(cuts)) and len(cuts) - 1 <= threads
+    if sum(sizes) < words_at_least or len(sizes) < 2:
+        assert cuts == [0, len(sizes)]
+    elif sizes == [5] * 100:
+        assert cuts == [0, 50, 100]  # as many words each
+
+
+def test_a_batch_whose_offsets_do_not_cover_its_words_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(3)
+    index, key = project(tmp_path, False, monkeypatch, [text(rng, 4, 30) for _ in range(5)])
+    stage = CompiledStage(index, key, numbers=True, floor=0.2, threads=2)  # type: ignore[arg-type]
+    hashes = np.arange(10, dtype=np.uint64)
+    for first in ([0, 4, 9], [1, 4, 10], []):
+        with pytest.raises(ValueError, match="unit_first"):
+            stage.run(hashes, np.array(first, dtype=np.int64))

@@ -132,16 +132,20 @@ class RewordFamily:
         settings: RewordSettings,
         *,
         compiled: bool,
+        threads: int = 1,
     ) -> None:
-        """``compiled``: use the compiled stage (builds in-memory tables: for large inputs);
-        otherwise numpy, which scores a small batch without decoding whole views."""
+        """``compiled``: use the compiled stage (builds in-memory tables: for large inputs),
+        which cuts a large batch between ``threads`` threads; otherwise numpy, which scores a
+        small batch without decoding whole views."""
         self.index = index
         self.reword_index = manifest_index
         self.settings = settings
         self.spec = index.spec
-        make = CompiledStage if compiled and has_compiled_stage() else NumpyStage
-        self.stage: Stage = make(
-            manifest_index, key, numbers=settings.numbers is not None, floor=settings.floor
+        numbers, floor = settings.numbers is not None, settings.floor
+        self.stage: Stage = (
+            CompiledStage(manifest_index, key, numbers=numbers, floor=floor, threads=threads)
+            if compiled and has_compiled_stage()
+            else NumpyStage(manifest_index, key, numbers=numbers, floor=floor)
         )
 
     def observe(self, batch: Batch, totals: RewordTotals | None) -> FamilyRows:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from itertools import pairwise
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +37,9 @@ from contam_guard.core.reword.vocab import Entries, Vocabulary, content_stream, 
 from contam_guard.core.reword.weights import idf
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import GRAM_N, HashKey, hash_grams
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 U64 = NDArray[np.uint64]
 U8 = NDArray[np.uint8]
@@ -232,11 +236,21 @@ class CompiledStage:
     """The stage in the compiled kernel (see the module's docstring)."""
 
     def __init__(
-        self, index: RewordIndex, key: HashKey | None, *, numbers: bool, floor: float | None
+        self,
+        index: RewordIndex,
+        key: HashKey | None,
+        *,
+        numbers: bool,
+        floor: float | None,
+        threads: int = 1,
     ) -> None:
+        """``threads``: how many threads a large ``run`` may use (``thread_cuts``)."""
         self.index = index
         self.numbers = numbers
         self.floor = floor
+        self.threads = threads
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_size = 0
         kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
         self.content = index.content
         self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
@@ -295,26 +309,77 @@ class CompiledStage:
         rows: I32 | None = None,
     ) -> StageResult:
         """As ``NumpyStage.run``; ``rows``: each word's row in this pass's vocabulary where the
-        prefilter found it (-1: looked up here), so that a word is looked up once."""
-        raw_hits, raw_pairs = self._pass.run(
-            native.need(word_hashes, np.uint64),
-            native.need(unit_first, np.int64),
-            self.numbers and numbers is not False,
-            self.floor is not None and reworded is not False,
-            None if breaks is None else native.need(breaks, np.uint8),
-            kind,
-            None if rows is None else native.need(rows, np.int32),
-        )
-        hits = np.frombuffer(raw_hits, dtype=np.int64).reshape(-1, 3)
-        pairs = np.frombuffer(raw_pairs, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")])
-        return StageResult(
-            hits[:, 0].copy(),
-            hits[:, 1].copy(),
-            hits[:, 2].copy(),
-            pairs["unit"].astype(np.int64),
-            pairs["item"].astype(np.int64),
-            pairs["score"].astype(np.float64),
-        )
+        prefilter found it (-1: looked up here), so that a word is looked up once. A batch of at
+        least ``SPLIT_WORDS`` words is cut into ``threads`` runs of consecutive units, run at once
+        (the kernel reads the pass without the GIL) and joined in unit order: the same result."""
+        hashes = native.need(word_hashes, np.uint64)
+        first = native.need(unit_first, np.int64)
+        if first.size == 0 or int(first[0]) != 0 or int(first[-1]) != hashes.size:
+            raise ValueError("run: unit_first must run from 0 to the number of word hashes")
+        flags = (self.numbers and numbers is not False, self.floor is not None and reworded is not False)
+        lines = None if breaks is None else native.need(breaks, np.uint8)
+        known = None if rows is None else native.need(rows, np.int32)
+        cuts = thread_cuts(first, self.threads)
+
+        def part(a: int, b: int) -> tuple[bytes, bytes]:
+            lo, hi = int(first[a]), int(first[b])
+            return self._pass.run(  # type: ignore[no-any-return]
+                hashes[lo:hi],
+                first[a : b + 1] - lo,
+                *flags,
+                None if lines is None else lines[lo:hi],
+                kind,
+                None if known is None else known[lo:hi],
+            )
+
+        (here, *elsewhere) = pairwise(cuts)
+        pool = self._threads_for(len(elsewhere)) if elsewhere else None
+        others = [pool.submit(part, a, b) for a, b in elsewhere] if pool else []
+        parts = [part(*here)] + [f.result() for f in others]
+        return _result(parts, cuts[:-1])
+
+    def _threads_for(self, runs: int) -> ThreadPoolExecutor:
+        """A pool of ``runs`` threads beside this one (kept for the next batch)."""
+        if self._pool is None or self._pool_size != runs:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 (large batches only)
+
+            if self._pool is not None:
+                self._pool.shutdown(wait=False)
+            self._pool = ThreadPoolExecutor(runs, thread_name_prefix="contam-guard-reword")
+            self._pool_size = runs
+        return self._pool
+
+
+SPLIT_WORDS = 1 << 16
+"""The fewest words a batch must hold for ``CompiledStage.run`` to cut it between threads: under
+it, starting the threads costs about what they save."""
+
+
+def thread_cuts(unit_first: I64, threads: int) -> list[int]:
+    """Where to cut units ``unit_first`` between ``threads`` runs: unit numbers from 0 to the
+    number of units, each run holding about as many words (only one run for a small batch)."""
+    units, words = unit_first.size - 1, int(unit_first[-1])
+    if threads < 2 or words < SPLIT_WORDS or units < 2:
+        return [0, units]
+    targets = np.arange(1, threads, dtype=np.int64) * words // threads
+    inner = np.searchsorted(unit_first, targets).tolist()
+    return sorted({0, units, *(int(u) for u in inner if 0 < u < units)})
+
+
+def _result(parts: list[tuple[bytes, bytes]], starts: list[int]) -> StageResult:
+    """The runs' outputs (each numbering its units from 0) as one result: units moved to where
+    each run's first unit is in the whole batch."""
+    hits = [np.frombuffer(h, dtype=np.int64).reshape(-1, 3) for h, _ in parts]
+    pairs = [np.frombuffer(p, dtype=[("unit", "<i8"), ("item", "<i8"), ("score", "<f8")]) for _, p in parts]
+    shift = [np.int64(start) for start in starts]
+    return StageResult(
+        np.concatenate([h[:, 0] + s for h, s in zip(hits, shift, strict=True)]),
+        np.concatenate([h[:, 1] for h in hits]),
+        np.concatenate([h[:, 2] for h in hits]),
+        np.concatenate([p["unit"].astype(np.int64) + s for p, s in zip(pairs, shift, strict=True)]),
+        np.concatenate([p["item"].astype(np.int64) for p in pairs]),
+        np.concatenate([p["score"].astype(np.float64) for p in pairs]),
+    )
 
 
 def has_compiled_stage() -> bool:
