@@ -6,6 +6,7 @@ rules' own functions give on the texts' word lists (``longest_runs`` and ``rewor
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import random
 from pathlib import Path
 
@@ -189,3 +190,29 @@ def test_a_batch_whose_offsets_do_not_cover_its_words_is_refused(
     for first in ([0, 4, 9], [1, 4, 10], []):
         with pytest.raises(ValueError, match="unit_first"):
             stage.run(hashes, np.array(first, dtype=np.int64))
+
+
+def test_a_forked_process_runs_its_own_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process forked after the stage made its threads has none of them: it makes its own
+    rather than wait for threads that are not there."""
+    rng = random.Random(9)
+    index, key = project(tmp_path, False, monkeypatch, [text(rng, 4, 30) for _ in range(20)])
+    stage = CompiledStage(index, key, numbers=True, floor=0.2, threads=2)  # type: ignore[arg-type]
+    texts = [text(rng, 5, 60) for _ in range(80)]
+    words = extract_features(texts, windows=False)
+    stage.add(spell(texts, words, stage.missing(words.word_hash), CURRENT))
+    monkeypatch.setattr(stage_module, "SPLIT_WORDS", 1)
+    want = triples(stage.run(words.word_hash, words.record_words))  # the pool is made here
+    results: multiprocessing.SimpleQueue[object] = multiprocessing.get_context("fork").SimpleQueue()
+
+    def child() -> None:
+        results.put(triples(stage.run(words.word_hash, words.record_words)))
+
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(timeout=60)
+    if process.is_alive():
+        process.kill()
+        pytest.fail("the forked process waited for threads it does not have")
+    assert process.exitcode == 0
+    assert results.get() == want

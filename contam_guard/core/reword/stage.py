@@ -15,6 +15,7 @@ new ones (the normalised word of each hash), so that only new words are ever mas
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -250,7 +251,7 @@ class CompiledStage:
         self.floor = floor
         self.threads = threads
         self._pool: ThreadPoolExecutor | None = None
-        self._pool_size = 0
+        self._pool_key = (0, 0)  # (threads, process) the pool was made for
         kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
         self.content = index.content
         self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
@@ -339,14 +340,15 @@ class CompiledStage:
         return _result(parts, cuts[:-1])
 
     def _threads_for(self, runs: int) -> ThreadPoolExecutor:
-        """A pool of ``runs`` threads beside this one (kept for the next batch)."""
-        if self._pool is None or self._pool_size != runs:
+        """A pool of ``runs`` threads beside this one (kept for the next batch). A process forked
+        since the pool was made has none of its threads: it makes its own."""
+        if self._pool is None or self._pool_key != (runs, os.getpid()):
             from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 (large batches only)
 
-            if self._pool is not None:
+            if self._pool is not None and self._pool_key[1] == os.getpid():
                 self._pool.shutdown(wait=False)
             self._pool = ThreadPoolExecutor(runs, thread_name_prefix="contam-guard-reword")
-            self._pool_size = runs
+            self._pool_key = (runs, os.getpid())
         return self._pool
 
 
