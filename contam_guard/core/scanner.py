@@ -105,8 +105,8 @@ class Scanner(ScanPass):
         return finish(self, state, options or FinishOptions())
 
     def with_rules(self, rules: Any) -> Scanner:
-        """This scanner with other rule settings (a ``core.config.Rules``)."""
-        return Scanner(
+        """This scanner with other rule settings (a ``core.config.Rules``), on as many threads."""
+        other = Scanner(
             self.manifest,
             self.config.model_copy(update={"rules": rules}),
             self.key,
@@ -116,6 +116,8 @@ class Scanner(ScanPass):
             allowlist_path=self.allowlist_path,
             notices=self.notices,
         )
+        other.use_threads(self.threads)
+        return other
 
 
 __all__ = ["FinishOptions", "Scanner"]

@@ -134,7 +134,8 @@ def test_strings_and_errors(project: Path) -> None:
     assert missing.value.exit_code == cg.ExitCode.USAGE
     with pytest.raises(ValueError, match="threads must be 1 or more, not 0"):
         cg.Scanner.open(".contam-guard", threads=0)
-    assert cg.Scanner.open(".contam-guard", threads=2).threads == 2
+    two = cg.Scanner.open(".contam-guard", threads=2)
+    assert two.threads == 2 and two.with_rules(two.rules).threads == 2
 
 
 def readme_snippet() -> str:
