@@ -76,7 +76,7 @@ class ScanPass:
         """Inputs large against the manifest: build the in-memory tables (the compiled prefilter,
         the compiled rewording stage) before scanning (``expect``)."""
         self.threads = 1
-        """Threads the compiled rewording stage may cut a large batch between (``use_threads``)."""
+        """Threads the compiled passes may cut a large block between (``use_threads``)."""
 
     def expect(self, input_bytes: int) -> None:
         """Say how much input is coming (bytes, about): large inputs build the in-memory tables
@@ -87,15 +87,19 @@ class ScanPass:
             self.__dict__.pop("prefilter", None)  # built, with the compiled pass's vocabulary
 
     def use_threads(self, threads: int) -> None:
-        """Let the compiled rewording stage run a large batch on up to ``threads`` threads (the
-        result is the same; 1: this thread only). A ``--jobs`` worker, a Spark or Ray task
-        keeps 1: their engine already gives each core a part."""
+        """Let the compiled passes run a large block on up to ``threads`` threads: the prefilter
+        two parts of it at once, the rewording stage as many runs of its records (the result is
+        the same; 1: this thread only). A ``--jobs`` worker, a Spark or Ray task keeps 1: their
+        engine already gives each core a part."""
         if threads < 1:
             raise ValueError(f"threads must be 1 or more, not {threads}")
         self.threads = threads
         reword = self.__dict__.get("reword")
         if isinstance(reword, RewordFamily) and isinstance(reword.stage, CompiledStage):
             reword.stage.threads = threads
+        prefilter = self.__dict__.get("prefilter")
+        if prefilter is not None:
+            prefilter.threads = threads
 
     # --- the families ---------------------------------------------------------------------
 
@@ -148,7 +152,7 @@ class ScanPass:
         if not self.large or not native.has_prefilter():
             return None
         words = None if self.reword is None else self.reword.stage.kernel
-        return Prefilter(self.index, windows=self.windows, key=self.key, words=words)
+        return Prefilter(self.index, windows=self.windows, key=self.key, words=words, threads=self.threads)
 
     def observe_block(self, block: Any, limit: int, read: NDArray[np.bool_], state: ScanState) -> IntArray:
         """Accumulate the totals of a filtered block's lines before ``limit`` (``read``: the lines

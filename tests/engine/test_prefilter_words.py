@@ -23,7 +23,9 @@ import contam_guard.engines.local as local_engine
 from contam_guard import Scanner
 from contam_guard.cli import main
 from contam_guard.core.families.reword import RewordFamily
+from contam_guard.core.match import prefilter as prefilter_module
 from contam_guard.core.result import ScanResult
+from contam_guard.core.reword import stage as stage_module
 from contam_guard.core.spec import native
 from contam_guard.engines.local import scan_sources
 from contam_guard.io.readers import blocks as block_reader
@@ -102,19 +104,23 @@ def project(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
             os.environ["CONTAM_GUARD_KEY"] = old_key
 
 
-def scanned(root: Path) -> ScanResult:
-    scanner = Scanner.open(root / ".contam-guard")
+def scanned(root: Path, threads: int = 1) -> ScanResult:
+    scanner = Scanner.open(root / ".contam-guard", threads=threads)
     scanner.expect(1 << 40)  # a large scan: the prefilter and the compiled pass
     acc = scan_sources(scanner, [Source(root / "train.jsonl", "train.jsonl")], ReadOptions())
     return scanner.finish(acc).result  # type: ignore[no-any-return]
 
 
+@pytest.mark.parametrize("threads", [1, 2], ids=["one-thread", "threads"])
 @pytest.mark.parametrize("block_bytes", [3000, None], ids=["small-blocks", "one-block"])
 def test_rewording_rules_on_the_filters_words_equal_the_exact_path(
-    project: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int | None
+    project: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int | None, threads: int
 ) -> None:
+    """With threads, every block is filtered in two parts and its rewording pass cut in runs."""
     if block_bytes is not None:
         monkeypatch.setattr(block_reader, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(prefilter_module, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(stage_module, "SPLIT_WORDS", 1)
     read_words: list[int] = []
     original = RewordFamily.observe_words
 
@@ -124,7 +130,7 @@ def test_rewording_rules_on_the_filters_words_equal_the_exact_path(
         return found
 
     monkeypatch.setattr(RewordFamily, "observe_words", spying)
-    filtered = scanned(project)
+    filtered = scanned(project, threads)
     with monkeypatch.context() as m:
         m.setattr(local_engine, "line_format", lambda fmt, options: None)
         exact = scanned(project)
@@ -142,3 +148,42 @@ def test_rewording_rules_on_the_filters_words_equal_the_exact_path(
     assert (exact.reword.numbers_run >= 5).sum() >= 10
     assert (exact.reword.reworded >= 0.32).sum() >= 10
     assert any(p.numbers["reworded"] >= 0.32 and p.numbers["numbers_run"] == 0 for p in exact.pairs)
+
+
+def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(project: Path) -> None:
+    """Cut anywhere at a line's end, the two parts filtered at once and joined give every array
+    the whole block gives: each line's end, status and characters, the hits (lines numbered on
+    from the first part), the words, their lines and rows, each new word spelled once."""
+    scanner = Scanner.open(project / ".contam-guard")
+    scanner.expect(1 << 40)
+    prefilter = scanner.prefilter
+    lines = local_engine.line_format("jsonl", ReadOptions())
+    assert prefilter is not None and lines is not None
+    data = (project / "train.jsonl").read_bytes()
+    block = data[: data.rfind(b"\n", 0, 60_000) + 1]
+    prefilter.filter(block, lines)  # the code points never seen before are classified once
+    whole = prefilter.filter(block, lines)
+    prefilter.threads = 2
+    assert (
+        whole.words is not None and whole.words.new_words and (whole.status == prefilter_module.EXACT).any()
+    )
+    for size in (3_000, 17_000, len(block)):  # parts of every shape, the cut at other lines
+        part = block[: block.rfind(b"\n", 0, size) + 1]
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(prefilter_module, "SPLIT_BYTES", 1)
+            assert prefilter._cut(part, lines) > 0  # the block is cut
+            split = prefilter.filter(part, lines)
+        prefilter.threads = 1
+        one = prefilter.filter(part, lines)
+        prefilter.threads = 2
+        for name in ("end", "status", "chars"):
+            assert np.array_equal(getattr(split, name), getattr(one, name)), name
+        for hits in ("grams", "windows"):
+            for field in ("record", "at", "posting"):
+                got, want = getattr(getattr(split, hits), field), getattr(getattr(one, hits), field)
+                assert np.array_equal(got, want), (hits, field)
+        assert split.words is not None and one.words is not None
+        for name in one.words.__dataclass_fields__:
+            got, want = getattr(split.words, name), getattr(one.words, name)
+            assert (got == want) if isinstance(want, tuple) else np.array_equal(got, want), name
+    assert one.grams.record.size > 0 and one.windows.record.size > 0  # the block does hit

@@ -35,6 +35,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,6 +45,7 @@ from contam_guard.core.match.matcher import Hits
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.spec.tables import tables_for
+from contam_guard.core.thread_pool import SparePool
 from contam_guard.io.readers.base import ReadOptions
 from contam_guard.io.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.io.readers.jsonl import JsonLineParser
@@ -60,6 +62,9 @@ _UNKNOWN_CAPACITY = 4096
 _RERUN_UNKNOWN = 32
 """More distinct new code points than this in a block: hash it again once they are classified."""
 _FIRST_HIT_CAPACITY = 1 << 16
+SPLIT_BYTES = 1 << 20
+"""The smallest block the filter cuts in two when it has a thread to spare (a smaller one costs
+about as much to hand over as it saves)."""
 
 IntArray = NDArray[np.int64]
 
@@ -115,6 +120,23 @@ class BlockWords:
             np.frombuffer(rows, dtype=np.int32),
         )
 
+    def followed_by(self, other: BlockWords, lines: int) -> BlockWords:
+        """These words, then ``other``'s, whose lines are numbered after this part's ``lines``: a
+        block filtered in two parts as if in one (a word new to both parts spelled once)."""
+        again = np.isin(other.new_hashes, self.new_hashes)
+        unseen = tuple(word for word, seen in zip(other.new_words, again.tolist(), strict=True) if not seen)
+        return BlockWords(
+            np.concatenate([self.hashes, other.hashes]),
+            np.concatenate([self.string_words, other.string_words]),
+            np.concatenate([self.string_line, other.string_line + lines]),
+            np.concatenate([self.doc_words, other.doc_words]),
+            np.concatenate([self.doc_line, other.doc_line + lines]),
+            self.new_words + unseen,
+            np.concatenate([self.new_hashes, other.new_hashes[~again]]),
+            np.concatenate([self.breaks, other.breaks]),
+            np.concatenate([self.rows, other.rows]),
+        )
+
     def before(self, limit: int) -> BlockWords:
         """The words of the records before line ``limit``."""
         docs = int(np.searchsorted(self.doc_line, limit))
@@ -159,6 +181,29 @@ class FilteredBlock:
             return Hits(record_of_line[hits.record[keep]], hits.at[keep], hits.posting[keep])
 
         return lines, renumber(self.grams), renumber(self.windows)
+
+    def followed_by(self, other: FilteredBlock, cut: int) -> FilteredBlock:
+        """This block's lines, then those of ``other``, the block's part from byte ``cut`` on."""
+        lines = int(self.end.size)
+
+        def hits(a: Hits, b: Hits) -> Hits:
+            return Hits(
+                np.concatenate([a.record, b.record + lines]),
+                np.concatenate([a.at, b.at]),
+                np.concatenate([a.posting, b.posting]),
+            )
+
+        words = None
+        if self.words is not None and other.words is not None:
+            words = self.words.followed_by(other.words, lines)
+        return FilteredBlock(
+            np.concatenate([self.end, other.end + cut]),
+            np.concatenate([self.status, other.status]),
+            np.concatenate([self.chars, other.chars]),
+            hits(self.grams, other.grams),
+            hits(self.windows, other.windows),
+            words,
+        )
 
 
 @dataclass(frozen=True)
@@ -208,6 +253,30 @@ def line_format(fmt: str | None, options: ReadOptions) -> LineFormat | None:
 _NO_POSTINGS = Postings.build(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
 
 
+def _line_end_before(block: memoryview, at: int) -> int:
+    """Just past the last newline in ``block[:at]`` (0: none), read back from ``at`` 64 KiB at a
+    time (lines are short; one may be as long as the block)."""
+    high = at
+    while high > 0:
+        low = max(0, high - (1 << 16))
+        found = bytes(block[low:high]).rfind(b"\n")
+        if found >= 0:
+            return low + found + 1
+        high = low
+    return 0
+
+
+class _Outputs:
+    """What one call of the filter writes into besides its result: per line, the gram and window
+    hits, the code points never seen before."""
+
+    def __init__(self) -> None:
+        self.unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
+        self.grams = _HitArrays()
+        self.windows = _HitArrays()
+        self.lines: tuple[IntArray, NDArray[np.uint8], IntArray] | None = None
+
+
 class _HitArrays:
     """Output arrays for one kind of hit, grown (doubled) when a block overflows them."""
 
@@ -230,11 +299,18 @@ _UNKEYED = np.zeros(0, dtype=np.uint64)
 
 class Prefilter:
     def __init__(
-        self, index: ManifestIndex, *, windows: bool, key: HashKey | None = None, words: object = None
+        self,
+        index: ManifestIndex,
+        *,
+        windows: bool,
+        key: HashKey | None = None,
+        words: object = None,
+        threads: int = 1,
     ) -> None:
         """A filter over ``index``'s hashes (keyed with ``key``, when the manifest is keyed);
         ``words``: the compiled rewording pass (``core.reword.stage.CompiledStage.kernel``), for
-        blocks that hand out their records' words (``FilteredBlock.words``), or None."""
+        blocks that hand out their records' words (``FilteredBlock.words``), or None;
+        ``threads``: with 2 or more, a large block of JSON Lines is filtered in two parts at once."""
         self.key = key
         self._words = words
         """The manifest's key: the lines the filter leaves to the exact path are hashed with it."""
@@ -248,11 +324,11 @@ class Prefilter:
         # code point (spec v2: fullwidth "Ａ" gives "A") is SPECIAL: its line goes exact.
         self._tables = tables_for(index.spec)
         self._classes = self._tables.cls_raw_alnum if windows else self._tables.cls
-        self._unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
-        self._gram_hits = _HitArrays()
-        self._window_hits = _HitArrays()
+        self._parts = (_Outputs(), _Outputs())
         self._line_bytes = 64
         """Per-line arrays get a slot per this many bytes of a block (fewer: run it again)."""
+        self.threads = threads
+        self._spare = SparePool()
 
     def blocks(
         self, path: Path, display: str, options: ReadOptions, lines: LineFormat
@@ -263,13 +339,49 @@ class Prefilter:
 
     def filter(self, block: bytes | memoryview, lines: LineFormat) -> FilteredBlock:
         """The status of every line of ``block`` (whole lines; the last may lack its newline),
-        read as ``lines`` says."""
-        end, status, chars = self._line_arrays(len(block))
+        read as ``lines`` says. With threads, a large block of JSON Lines is cut at a line's end
+        near its middle and its two parts filtered at once (the compiled pass runs without the
+        GIL and only reads the tables and the vocabulary), then joined: the same result."""
+        cut = self._cut(block, lines)
+        parts = [block] if cut == 0 else [block[:cut], block[cut:]]
+        while True:
+            calls = [functools.partial(self._call, part, lines, out) for part, out in zip(parts, self._parts)]
+            elsewhere = self._spare.of(1).submit(calls[1]) if len(calls) == 2 else None
+            done = [calls[0]()] + ([] if elsewhere is None else [elsewhere.result()])
+            # What the calls found is acted on only now that none runs: classifying new code
+            # points changes the tables they read.
+            unknown = [out.unknown[: d[1]] for d, out in zip(done, self._parts) if d[1]]
+            # Code points never seen before: classify them, so later blocks hash their lines. The
+            # lines holding them went to the exact path, which is correct but slower; when there
+            # are many (a new alphabet), hash this block again instead.
+            if unknown and self._tables.ensure(np.concatenate(unknown)) > _RERUN_UNKNOWN:
+                continue
+            overflow = functools.reduce(lambda a, d: a | d[4], done, 0)
+            if overflow & _LINES_OVERFLOW:  # lines shorter than assumed
+                self._line_bytes = max(1, self._line_bytes // 8)
+            elif overflow & _HITS_OVERFLOW:
+                for out in self._parts:
+                    for arrays in (out.grams, out.windows):
+                        arrays.grow(2 * arrays.line.size)
+            else:
+                found = [self._result(d, out) for d, out in zip(done, self._parts)]
+                return found[0] if cut == 0 else found[0].followed_by(found[1], cut)
+
+    def _cut(self, block: bytes | memoryview, lines: LineFormat) -> int:
+        """Where to cut ``block`` in two (0: filter it whole): JSON Lines only (a plain-text
+        paragraph may hold many lines), a large block, and only with a thread to spare."""
+        if self.threads < 2 or lines.mode == _native.READ_TEXT or len(block) < SPLIT_BYTES:
+            return 0
+        return _line_end_before(memoryview(block), len(block) // 2)
+
+    def _call(self, block: bytes | memoryview, lines: LineFormat, out: _Outputs) -> tuple[Any, ...]:
+        """One call of the compiled filter over ``block``, written into ``out``."""
+        out.lines = end, status, chars = self._line_arrays(len(block))
         tables = self._tables
         g, w = self._grams, self._windows
-        gh, wh = self._gram_hits, self._window_hits
-        while True:
-            count, unknown, gram_hits, window_hits, overflow, words = _native.filter_jsonl(
+        gh, wh = out.grams, out.windows
+        return (  # type: ignore[no-any-return]
+            _native.filter_jsonl(
                 block,
                 lines.packed_keys,
                 self._classes,
@@ -292,32 +404,27 @@ class Prefilter:
                 end,
                 status,
                 chars,
-                self._unknown,
+                out.unknown,
                 self._key,
                 self.windows,
                 lines.mode,
                 self._words,
             )
-            # Code points never seen before: classify them, so later blocks hash their lines. The
-            # lines holding them went to the exact path, which is correct but slower; when there
-            # are many (a new alphabet), hash this block again instead.
-            if unknown and tables.ensure(self._unknown[:unknown]) > _RERUN_UNKNOWN:
-                continue
-            if overflow & _LINES_OVERFLOW:  # lines shorter than assumed
-                self._line_bytes = max(1, self._line_bytes // 8)
-                end, status, chars = self._line_arrays(len(block))
-            elif overflow & _HITS_OVERFLOW:
-                for arrays in (gh, wh):
-                    arrays.grow(2 * arrays.line.size)
-            else:
-                return FilteredBlock(
-                    end=end[:count],
-                    status=status[:count],
-                    chars=chars[:count],
-                    grams=gh.hits(gram_hits),
-                    windows=wh.hits(window_hits),
-                    words=None if words is None else BlockWords.of(words),
-                )
+        )
+
+    @staticmethod
+    def _result(done: tuple[Any, ...], out: _Outputs) -> FilteredBlock:
+        count, _, gram_hits, window_hits, _, words = done
+        assert out.lines is not None
+        end, status, chars = out.lines
+        return FilteredBlock(
+            end=end[:count],
+            status=status[:count],
+            chars=chars[:count],
+            grams=out.grams.hits(gram_hits),
+            windows=out.windows.hits(window_hits),
+            words=None if words is None else BlockWords.of(words),
+        )
 
     def _line_arrays(self, size: int) -> tuple[IntArray, NDArray[np.uint8], IntArray]:
         capacity = size // self._line_bytes + 64

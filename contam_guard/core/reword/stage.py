@@ -15,11 +15,10 @@ new ones (the normalised word of each hash), so that only new words are ever mas
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,9 +37,7 @@ from contam_guard.core.reword.vocab import Entries, Vocabulary, content_stream, 
 from contam_guard.core.reword.weights import idf
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import GRAM_N, HashKey, hash_grams
-
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+from contam_guard.core.thread_pool import SparePool
 
 U64 = NDArray[np.uint64]
 U8 = NDArray[np.uint8]
@@ -250,8 +247,7 @@ class CompiledStage:
         self.numbers = numbers
         self.floor = floor
         self.threads = threads
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_key = (0, 0)  # (threads, process) the pool was made for
+        self._spare = SparePool()
         kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
         self.content = index.content
         self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
@@ -334,22 +330,10 @@ class CompiledStage:
             )
 
         (here, *elsewhere) = pairwise(cuts)
-        pool = self._threads_for(len(elsewhere)) if elsewhere else None
+        pool = self._spare.of(len(elsewhere)) if elsewhere else None
         others = [pool.submit(part, a, b) for a, b in elsewhere] if pool else []
         parts = [part(*here)] + [f.result() for f in others]
         return _result(parts, cuts[:-1])
-
-    def _threads_for(self, runs: int) -> ThreadPoolExecutor:
-        """A pool of ``runs`` threads beside this one (kept for the next batch). A process forked
-        since the pool was made has none of its threads: it makes its own."""
-        if self._pool is None or self._pool_key != (runs, os.getpid()):
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 (large batches only)
-
-            if self._pool is not None and self._pool_key[1] == os.getpid():
-                self._pool.shutdown(wait=False)
-            self._pool = ThreadPoolExecutor(runs, thread_name_prefix="contam-guard-reword")
-            self._pool_key = (runs, os.getpid())
-        return self._pool
 
 
 SPLIT_WORDS = 1 << 16
