@@ -49,7 +49,7 @@ class Scanner(ScanPass):
         settings found as the command line finds them (from the manifest's project, or the file
         ``config``), ``rules`` overriding some (``{"gpt3": {"n": 10}}``), and the key from the
         environment variable the settings name (``CONTAM_GUARD_KEY``) for a keyed manifest.
-        ``threads``: how many threads the rewording rules may use on a large input (the result is
+        ``threads``: how many threads the compiled passes may use on a large input (the result is
         the same; keep 1 where your own pipeline already runs a scan per core)."""
         from contam_guard.core.opening import open_scanner  # noqa: PLC0415 (manifest and config I/O)
 

@@ -6,9 +6,9 @@ process does not pay. Below some amount of work they cost more than the other co
 one file read whole (compressed, Parquet, JSON) is read by one worker whatever ``--jobs`` says.
 Then the scan runs in one process, and the command line says so.
 
-A scan in one process gives the rewording rules, its costliest part, the cores it may run on
-(``threads``): the compiled stage cuts each large block between threads that share its tables, so
-it needs neither a fork nor a merge.
+A scan in one process gives its compiled passes the cores it may run on (``threads``): the
+prefilter and the rewording stage cut each large block between threads that share their tables,
+so they need neither a fork nor a merge.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ machine whose cores change the trade, and for tests of the parallel path on smal
 
 
 THREADS_ENV = "CONTAM_GUARD_THREADS"
-"""Overrides how many threads a one-process scan gives the rewording rules (``threads``)."""
+"""Overrides how many threads a one-process scan gives its compiled passes (``threads``)."""
 MAX_THREADS = 8
 
 
 def threads() -> int:
-    """The threads a one-process scan gives the rewording rules: ``THREADS_ENV`` when set, else
+    """The threads a one-process scan gives its compiled passes: ``THREADS_ENV`` when set, else
     the cores this process may run on (at most ``MAX_THREADS``); ValueError when the variable is
     not a whole number from 1."""
     raw = os.environ.get(THREADS_ENV, "").strip()

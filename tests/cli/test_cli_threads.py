@@ -1,5 +1,6 @@
-"""A one-process scan gives the rewording rules its cores: the compiled stage cuts each large block
-between threads, and the items and pairs CSVs are the same, byte for byte, as on one thread.
+"""A one-process scan uses its cores: the prefilter filters each large block in two parts at once
+and the rewording stage cuts its records between threads, and the items and pairs CSVs are the
+same, byte for byte, as on one thread.
 ``CONTAM_GUARD_THREADS`` sets how many (1: this thread only); a value that is not a number of
 threads is a usage error, said before anything is read."""
 
@@ -13,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from contam_guard.core.match import prefilter as prefilter_module
 from contam_guard.core.reword import stage as stage_module
 from tests.cli.conftest import FILLER, Project
 from tests.helpers import Result
@@ -47,15 +49,26 @@ def test_threads_give_the_same_csvs_as_one_thread(
         return found
 
     monkeypatch.setattr(stage_module, "thread_cuts", counted)
+    monkeypatch.setattr(prefilter_module, "SPLIT_BYTES", 1)
+    halves: list[int] = []
+    line_end = prefilter_module._line_end_before
+
+    def cut(block: memoryview, at: int) -> int:
+        halves.append(line_end(block, at))
+        return halves[-1]
+
+    monkeypatch.setattr(prefilter_module, "_line_end_before", cut)
     outputs = {}
     for threads in ("1", "3"):
         monkeypatch.setenv("CONTAM_GUARD_THREADS", threads)
         runs.clear()
+        halves.clear()
         result = registered.cli(
             "scan", "train.jsonl", "--items-csv", f"items{threads}.csv", "--pairs-csv", f"pairs{threads}.csv"
         )
         assert result.code == 0, result.output  # the rewording rules warn
         assert runs and max(runs) == int(threads), runs  # the compiled stage ran, on that many threads
+        assert (threads == "1") == (not any(halves)), halves  # with threads, blocks were cut in two
         outputs[threads] = [(registered.root / f"{k}{threads}.csv").read_bytes() for k in ("items", "pairs")]
     assert outputs["1"] == outputs["3"]
     rows = list(csv.DictReader(io.StringIO(outputs["1"][1].decode())))
