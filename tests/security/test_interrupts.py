@@ -67,6 +67,42 @@ HOLD_IN_WORKERS = textwrap.dedent(
     """
 )
 
+HOLD_IN_THREADS = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from contam_guard import cli
+    from contam_guard.core import thread_pool
+    from contam_guard.core.match import prefilter
+    from contam_guard.io import atomic
+
+    prefilter.SPLIT_BYTES = 1  # every block cut in two: a thread filters its second part
+    real_of, real_handler = thread_pool.SparePool.of, atomic._raise_interrupted
+
+    def held(fn):  # in the pool's thread: say so, then wait for the main thread's handler
+        def wrapped(*args, **kwargs):
+            Path("thread.started").touch()
+            while not Path("handled").exists():
+                time.sleep(0.005)
+            return fn(*args, **kwargs)
+        return wrapped
+
+    def of(self, threads):
+        pool = real_of(self, threads)
+        submit = type(pool).submit
+        pool.submit = lambda fn, *args, **kwargs: submit(pool, held(fn), *args, **kwargs)
+        return pool
+
+    def handler(signum, frame):
+        Path("handled").touch()
+        real_handler(signum, frame)
+
+    thread_pool.SparePool.of, atomic._raise_interrupted = of, handler
+    sys.argv[0] = "contam-guard"
+    cli.run()
+    """
+)
+
 
 @pytest.fixture
 def started() -> Iterator[list[subprocess.Popen[str]]]:
@@ -79,8 +115,8 @@ def started() -> Iterator[list[subprocess.Popen[str]]]:
             process.communicate()
 
 
-def start(root: Path, wrapper: str, *args: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}
+def start(root: Path, wrapper: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    env = {**{k: v for k, v in os.environ.items() if k != "CONTAM_GUARD_KEY"}, **(env or {})}
     return subprocess.Popen(
         [sys.executable, "-c", wrapper, *args],
         cwd=root,
@@ -178,6 +214,27 @@ def test_a_signal_to_a_parallel_scan(
     assert "Traceback" not in out + err
     assert temporaries(project) == [] and not (project / "r.json").exists()
     assert workers and not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_a_thread_filters_part_of_a_block(
+    project: Path, big: Path, started: list[subprocess.Popen[str]], signum: int, code: int
+) -> None:
+    """A one-process scan's helper thread is inside its part of a block when the signal comes:
+    the main thread says one line and the process ends once the thread's part is done."""
+    two = {"CONTAM_GUARD_THREADS": "2"}
+    process = start(project, HOLD_IN_THREADS, "scan", "big.jsonl", "--review-json", "r.json", env=two)
+    started.append(process)
+    wait_for(process, (project / "thread.started").exists)
+    os.killpg(process.pid, signum)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == code, err
+    assert err.splitlines() == [
+        f"error: interrupted ({signal.Signals(signum).name}): nothing was concluded; "
+        "no partial file was left behind"
+    ]
+    assert "Traceback" not in out + err
+    assert temporaries(project) == [] and not (project / "r.json").exists()
 
 
 def test_the_report_is_not_written_on_interrupt_but_is_without(project: Path, big: Path, cli: Any) -> None:
