@@ -152,7 +152,9 @@ def scan_local(prepared: Prepared, request: ScanRequest, found: list[Source]) ->
     try:
         prepared.scanner.use_threads(policy.threads())
     except ValueError as bad:
-        raise ConfigError(f"{policy.THREADS_ENV}={bad}: not a number of threads (1 or more)") from None
+        raise ConfigError(
+            f"{policy.THREADS_ENV}={bad}: not a number of threads (1 to {policy.MOST_THREADS})"
+        ) from None
     from contam_guard.io.readers import meter, totals  # a bar in bytes, with a total(file sizes)
 
     with console.progress(totals.input_bytes(s.path for s in found), meter.bytes_read) as advance:

@@ -40,15 +40,18 @@ machine whose cores change the trade, and for tests of the parallel path on smal
 THREADS_ENV = "CONTAM_GUARD_THREADS"
 """Overrides how many threads a one-process scan gives its compiled passes (``threads``)."""
 MAX_THREADS = 8
+"""At most this many by default (more cores than this gain little on one block at a time)."""
+MOST_THREADS = 256
+"""The most ``THREADS_ENV`` may ask for."""
 
 
 def threads() -> int:
     """The threads a one-process scan gives its compiled passes: ``THREADS_ENV`` when set, else
     the cores this process may run on (at most ``MAX_THREADS``); ValueError when the variable is
-    not a whole number from 1."""
+    not a whole number from 1 to ``MOST_THREADS``."""
     raw = os.environ.get(THREADS_ENV, "").strip()
     if raw:
-        if not raw.isdigit() or int(raw) < 1:
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MOST_THREADS:
             raise ValueError(raw)
         return int(raw)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

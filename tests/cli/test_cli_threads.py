@@ -75,13 +75,13 @@ def test_threads_give_the_same_csvs_as_one_thread(
     assert sum(float(row["reworded_score"]) >= 0.32 for row in rows) >= 10  # the rewording rules fired
 
 
-@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
-def test_a_thread_count_that_is_not_one_or_more_is_a_usage_error(
+@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5", "257", "١"])
+def test_a_thread_count_out_of_range_is_a_usage_error(
     registered: Project, monkeypatch: pytest.MonkeyPatch, value: str
 ) -> None:
     registered.training("train.jsonl", [FILLER])
     monkeypatch.setenv("CONTAM_GUARD_THREADS", value)
     result = registered.cli("scan", "train.jsonl")
     assert result.code == 2, result.output
-    assert f"CONTAM_GUARD_THREADS={value}: not a number of threads (1 or more)" in result.err
+    assert f"CONTAM_GUARD_THREADS={value}: not a number of threads (1 to 256)" in result.err
     assert "Traceback" not in result.err
