@@ -157,7 +157,7 @@ def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(project: Path
     scanner = Scanner.open(project / ".contam-guard")
     scanner.expect(1 << 40)
     prefilter = scanner.prefilter
-    lines = local_engine.line_format("jsonl", ReadOptions())
+    lines = prefilter_module.line_format("jsonl", ReadOptions())
     assert prefilter is not None and lines is not None
     data = (project / "train.jsonl").read_bytes()
     block = data[: data.rfind(b"\n", 0, 60_000) + 1]
