@@ -150,14 +150,17 @@ def test_rewording_rules_on_the_filters_words_equal_the_exact_path(
     assert any(p.numbers["reworded"] >= 0.32 and p.numbers["numbers_run"] == 0 for p in exact.pairs)
 
 
-def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(project: Path) -> None:
+@pytest.mark.parametrize("fields", [(), ("text",)], ids=["every-string", "field-text"])
+def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(
+    project: Path, fields: tuple[str, ...]
+) -> None:
     """Cut anywhere at a line's end, the two parts filtered at once and joined give every array
     the whole block gives: each line's end, status and characters, the hits (lines numbered on
     from the first part), the words, their lines and rows, each new word spelled once."""
     scanner = Scanner.open(project / ".contam-guard")
     scanner.expect(1 << 40)
     prefilter = scanner.prefilter
-    lines = prefilter_module.line_format("jsonl", ReadOptions())
+    lines = prefilter_module.line_format("jsonl", ReadOptions(fields=fields))
     assert prefilter is not None and lines is not None
     data = (project / "train.jsonl").read_bytes()
     block = data[: data.rfind(b"\n", 0, 60_000) + 1]
@@ -187,3 +190,8 @@ def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(project: Path
             got, want = getattr(split.words, name), getattr(one.words, name)
             assert (got == want) if isinstance(want, tuple) else np.array_equal(got, want), name
     assert one.grams.record.size > 0 and one.windows.record.size > 0  # the block does hit
+    # A first line longer than half the block: nowhere to cut before the middle, filtered whole.
+    long_first = b'{"text": "' + b"river bank " * 4_000 + b'"}\n' + block[:3_000]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(prefilter_module, "SPLIT_BYTES", 1)
+        assert prefilter._cut(long_first, lines) == 0
