@@ -143,6 +143,22 @@ def temporaries(root: Path) -> list[Path]:
     return [p for p in root.rglob("*.tmp")]
 
 
+def signalled(
+    process: subprocess.Popen[str], project: Path, signum: int, code: int, output: str = "r.json"
+) -> None:
+    """Signal the command's whole process group: it ends with ``code`` and one line, no
+    traceback, no temporary file and no ``output``."""
+    os.killpg(process.pid, signum)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == code, err
+    assert err.splitlines() == [
+        f"error: interrupted ({signal.Signals(signum).name}): nothing was concluded; "
+        "no partial file was left behind"
+    ]
+    assert "Traceback" not in out + err
+    assert temporaries(project) == [] and not (project / output).exists()
+
+
 QUESTION = (
     "The lighthouse keeper at Orrin Point trimmed forty copper wicks every evening, and her apprentice "
     "polished nine brass lenses for each wick before the fog rolled across the harbour wall"
@@ -174,15 +190,7 @@ def test_a_signal_during_a_write_removes_the_temporary_file(
     process = start(project, HOLD_AT_FSYNC, "scrub", "big.jsonl", "-o", "clean.jsonl.gz")
     started.append(process)
     wait_for(process, lambda: any(p.stat().st_size > 0 for p in temporaries(project)))
-    os.killpg(process.pid, signum)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == code, err
-    assert err.splitlines() == [
-        f"error: interrupted ({signal.Signals(signum).name}): nothing was concluded; "
-        "no partial file was left behind"
-    ]
-    assert temporaries(project) == []
-    assert not (project / "clean.jsonl.gz").exists()
+    signalled(process, project, signum, code, output="clean.jsonl.gz")
 
 
 def _children(pid: int) -> list[int]:
@@ -204,15 +212,7 @@ def test_a_signal_to_a_parallel_scan(
     # The file is one chunk: one worker scans it while the other waits for work.
     wait_for(process, lambda: any(project.glob("worker-*.started")) and len(_children(process.pid)) == 2)
     workers = _children(process.pid)
-    os.killpg(process.pid, signum)
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == code, err
-    assert err.splitlines() == [
-        f"error: interrupted ({signal.Signals(signum).name}): nothing was concluded; "
-        "no partial file was left behind"
-    ]
-    assert "Traceback" not in out + err
-    assert temporaries(project) == [] and not (project / "r.json").exists()
+    signalled(process, project, signum, code)
     assert workers and not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
 
 
@@ -226,15 +226,7 @@ def test_a_signal_while_a_thread_filters_part_of_a_block(
     process = start(project, HOLD_IN_THREADS, "scan", "big.jsonl", "--review-json", "r.json", env=two)
     started.append(process)
     wait_for(process, (project / "thread.started").exists)
-    os.killpg(process.pid, signum)
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == code, err
-    assert err.splitlines() == [
-        f"error: interrupted ({signal.Signals(signum).name}): nothing was concluded; "
-        "no partial file was left behind"
-    ]
-    assert "Traceback" not in out + err
-    assert temporaries(project) == [] and not (project / "r.json").exists()
+    signalled(process, project, signum, code)
 
 
 def test_the_report_is_not_written_on_interrupt_but_is_without(project: Path, big: Path, cli: Any) -> None:
