@@ -40,24 +40,13 @@ static int vocab_rehash(RewordPass *s, Py_ssize_t slots) {
 #define GROW(field, type, count) \
     do { type *p_ = realloc(s->field, sizeof(type) * (size_t)(count)); if (p_ == NULL) return -1; s->field = p_; } while (0)
 
-/* Room for ``capacity`` rows, each on a cache line of its own (-1: out of memory). */
-static int rows_grow(RewordPass *s, Py_ssize_t capacity) {
-    void *memory = malloc(sizeof(VocabRow) * (size_t)capacity + 63);
-    if (memory == NULL) return -1;
-    VocabRow *row = (VocabRow *)(((uintptr_t)memory + 63) & ~(uintptr_t)63);
-    if (s->rows > 0) memcpy(row, s->row, sizeof(VocabRow) * (size_t)s->rows);
-    free(s->row_memory);
-    s->row_memory = memory;
-    s->row = row;
-    return 0;
-}
-
 static int vocab_reserve(RewordPass *s, Py_ssize_t rows, Py_ssize_t inside) {
     if (rows > s->row_capacity) {
         Py_ssize_t capacity = s->row_capacity ? s->row_capacity : 1024;
         while (capacity < rows) capacity *= 2;
-        GROW(word, u64, capacity);
-        if (rows_grow(s, capacity) < 0) return -1;
+        GROW(word, u64, capacity); GROW(masked, u64, capacity); GROW(value_raw, u64, capacity);
+        GROW(stem_raw, u64, capacity); GROW(value_len, i64, capacity); GROW(stem_len, i64, capacity);
+        GROW(number, u8, capacity); GROW(inside_first, i64, capacity + 1);
         s->row_capacity = capacity;
     }
     if (inside > s->inside_capacity) {
@@ -66,6 +55,7 @@ static int vocab_reserve(RewordPass *s, Py_ssize_t rows, Py_ssize_t inside) {
         GROW(inside, u64, capacity);
         s->inside_capacity = capacity;
     }
+    if (s->inside_first != NULL && s->rows == 0) s->inside_first[0] = 0;
     /* at most half the slots used: probes stay short */
     if (2 * rows > s->slots) {
         Py_ssize_t slots = s->slots ? s->slots : 2048;
@@ -107,9 +97,8 @@ static PyObject *reword_add_words(RewordPass *s, PyObject *const *objs, Py_ssize
         return NULL;
     }
     for (Py_ssize_t k = 0; k < count; k++) {
-        if (value_len[k] < 0 || stem_len[k] < 0 || value_len[k] > (1 << 20) || stem_len[k] > (1 << 20) ||
-            first[k + 1] - first[k] > (1 << 20)) {
-            PyErr_SetString(PyExc_ValueError, "add_words: lengths and numbers inside must be 0 .. 2**20");
+        if (value_len[k] < 0 || stem_len[k] < 0 || value_len[k] > (1 << 20) || stem_len[k] > (1 << 20)) {
+            PyErr_SetString(PyExc_ValueError, "add_words: lengths must be 0 .. 2**20");
             release(a, n);
             return NULL;
         }
@@ -124,17 +113,14 @@ static PyObject *reword_add_words(RewordPass *s, PyObject *const *objs, Py_ssize
         if (vocab_row(s, keys[k]) >= 0) continue;
         Py_ssize_t r = s->rows++;
         s->word[r] = keys[k];
-        VocabRow *w = &s->row[r];
-        memset(w, 0, sizeof *w);
-        w->masked = PTR(a[1], u64)[k];
-        w->number = PTR(a[2], u8)[k] != 0;
-        w->value_raw = PTR(a[3], u64)[k];
-        w->value_len = (int32_t)value_len[k];
-        w->stem_raw = PTR(a[5], u64)[k];
-        w->stem_len = (int32_t)stem_len[k];
-        w->inside_first = s->inside_count;
-        w->inside_count = (int32_t)(first[k + 1] - first[k]);
+        s->masked[r] = PTR(a[1], u64)[k];
+        s->number[r] = PTR(a[2], u8)[k] != 0;
+        s->value_raw[r] = PTR(a[3], u64)[k];
+        s->value_len[r] = value_len[k];
+        s->stem_raw[r] = PTR(a[5], u64)[k];
+        s->stem_len[r] = stem_len[k];
         for (i64 i = first[k]; i < first[k + 1]; i++) s->inside[s->inside_count++] = inside[i];
+        s->inside_first[r + 1] = s->inside_count;
         vocab_put(s->table, mask, keys[k], r);
     }
     release(a, n);
@@ -432,9 +418,9 @@ enum { RUN_OK = 0, RUN_MEMORY = 1, RUN_MISSING = 2, RUN_CORRUPT = 3, RUN_BAD_ROW
 static int unit_grams(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, Out *hits) {
     Py_ssize_t m = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        const VocabRow *w = &s->row[x->rows[i]];
-        if (w->number && m > 0 && i > 0 && s->row[x->rows[i - 1]].number) continue;
-        x->masked[m++] = w->masked;
+        i64 r = x->rows[i];
+        if (s->number[r] && m > 0 && i > 0 && s->number[x->rows[i - 1]]) continue;
+        x->masked[m++] = s->masked[r];
     }
     if (m < GRAM_N) return RUN_OK;
     const u64 p1 = WORD_BASE, p2 = p1 * WORD_BASE, p3 = p2 * WORD_BASE, p4 = p3 * WORD_BASE;
@@ -473,11 +459,11 @@ static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, const i64 *rows,
     u64 previous_raw = 0;
     i64 previous_len = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        const VocabRow *w = &s->row[rows[i]];
-        if (w->number) {
-            last = w->value_len > 0;
-            last_raw = w->value_raw;
-            last_len = w->value_len;
+        i64 r = rows[i];
+        if (s->number[r]) {
+            last = s->value_len[r] > 0;
+            last_raw = s->value_raw[r];
+            last_len = s->value_len[r];
             if (last) {
                 x->content[m++] = finish_word(last_raw, last_len);
                 if (s->number_pairs && previous) {
@@ -489,12 +475,11 @@ static Py_ssize_t unit_content(const RewordPass *s, Scratch *x, const i64 *rows,
             }
             continue;
         }
-        const u64 *inside = s->inside + w->inside_first;
-        for (int32_t k = 0; k < w->inside_count; k++) x->content[m++] = inside[k];
-        i64 stem_len = w->stem_len;
+        for (i64 k = s->inside_first[r]; k < s->inside_first[r + 1]; k++) x->content[m++] = s->inside[k];
+        i64 stem_len = s->stem_len[r];
         if (stem_len == 0) continue;
-        x->content[m++] = finish_word(w->stem_raw, stem_len);
-        if (last) x->content[m++] = joined(last_raw, last_len, '~', w->stem_raw, stem_len);
+        x->content[m++] = finish_word(s->stem_raw[r], stem_len);
+        if (last) x->content[m++] = joined(last_raw, last_len, '~', s->stem_raw[r], stem_len);
         last = 0;
     }
     if (s->keyed && m > 0) siphash_batch(s->k0, s->k1, x->content, x->content, m);
@@ -742,7 +727,7 @@ static PyObject *reword_run(RewordPass *s, PyObject *const *objs, Py_ssize_t nar
             else if (r < 0) r = vocab_row(s, hashes[first[u] + i]);
             x.rows[i] = r;
             if (status == RUN_OK && r < 0) status = RUN_MISSING;
-            else most += s->row[r].inside_count;
+            else most += s->inside_first[r + 1] - s->inside_first[r];
         }
         if (status != RUN_OK || scratch_reserve(&x, most) < 0) {
             if (status == RUN_OK) status = RUN_MEMORY;
@@ -808,7 +793,8 @@ static int reword_init(RewordPass *s, PyObject *args, PyObject *kwargs) {
 
 static void reword_dealloc(RewordPass *s) {
     free(s->table);
-    free(s->word); free(s->row_memory); free(s->inside);
+    free(s->word); free(s->masked); free(s->value_raw); free(s->stem_raw);
+    free(s->value_len); free(s->stem_len); free(s->inside_first); free(s->number); free(s->inside);
     if (s->has_grams) release_held(s->gram_held, 4);
     for (Py_ssize_t t = 0; t < s->target_count; t++) {
         release_held(s->targets[t].held, REWORD_TARGET_BUFFERS);

@@ -26,26 +26,15 @@ typedef struct {
     Py_buffer held[REWORD_TARGET_BUFFERS];
 } RewordTarget;
 
-/* One word of the vocabulary: what the pass reads of it, in one cache line (a unit's words are
- * met in text order, so a rare word costs one miss, not one per field). */
-typedef struct {
-    u64 masked;                /* its hash with numbers masked (numbers rule) */
-    u64 value_raw, stem_raw;   /* a number's value, a word's stem: raw polynomials (reword.vocab) */
-    i64 inside_first;          /* the numbers inside it: inside[inside_first : + inside_count] */
-    int32_t value_len, stem_len, inside_count;
-    u8 number;
-    u8 unused_[64 - 4 * 8 - 3 * 4 - 1];
-} VocabRow;
-_Static_assert(sizeof(VocabRow) == 64, "a vocabulary row fills one cache line");
-
 typedef struct {
     PyObject_HEAD
     /* the vocabulary: an open-addressing table of (word hash, row + 1) pairs (row 0: empty),
      * the two side by side so that a probe reads one cache line */
     u64 *table; Py_ssize_t slots;
     Py_ssize_t rows, row_capacity;
-    u64 *word;                       /* each row's key (to rehash the table) */
-    VocabRow *row; void *row_memory; /* ``row`` aligned to 64 bytes within ``row_memory`` */
+    u64 *word, *masked, *value_raw, *stem_raw;
+    i64 *value_len, *stem_len, *inside_first;
+    u8 *number;
     u64 *inside; Py_ssize_t inside_count, inside_capacity;
     /* the key of a keyed manifest */
     int keyed; u64 k0, k1;
