@@ -25,10 +25,10 @@ from contam_guard.core.match.chains import ChainSettings
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.match.matcher import Hits
 from contam_guard.core.match.pairs import PairStore
-from contam_guard.core.reword.stage import CompiledStage
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.state import Census, ScanState
+from contam_guard.core.thread_pool import Threads
 from contam_guard.io.readers.base import Record
 
 IntArray = NDArray[np.int64]
@@ -75,8 +75,9 @@ class ScanPass:
         self.large = False
         """Inputs large against the manifest: build the in-memory tables (the compiled prefilter,
         the compiled rewording stage) before scanning (``expect``)."""
-        self.threads = 1
-        """Threads the compiled passes may cut a large block between (``use_threads``)."""
+        self._threads = Threads()
+        """Threads the compiled passes may cut a large block between (``use_threads``), shared by
+        the prefilter and the rewording stage."""
 
     def expect(self, input_bytes: int) -> None:
         """Say how much input is coming (bytes, about): large inputs build the in-memory tables
@@ -86,20 +87,16 @@ class ScanPass:
             self.__dict__.pop("reword", None)  # built again, compiled
             self.__dict__.pop("prefilter", None)  # built, with the compiled pass's vocabulary
 
+    @property
+    def threads(self) -> int:
+        return self._threads.count
+
     def use_threads(self, threads: int) -> None:
         """Let the compiled passes run a large block on up to ``threads`` threads: the prefilter
         two parts of it at once, the rewording stage as many runs of its records (the result is
         the same; 1: this thread only). A ``--jobs`` worker, a Spark or Ray task keeps 1: their
         engine already gives each core a part."""
-        if threads < 1:
-            raise ValueError(f"threads must be 1 or more, not {threads}")
-        self.threads = threads
-        reword = self.__dict__.get("reword")
-        if isinstance(reword, RewordFamily) and isinstance(reword.stage, CompiledStage):
-            reword.stage.threads = threads
-        prefilter = self.__dict__.get("prefilter")
-        if prefilter is not None:
-            prefilter.threads = threads
+        self._threads.count = threads
 
     # --- the families ---------------------------------------------------------------------
 
@@ -125,7 +122,7 @@ class ScanPass:
             reword_index,
             self.reword_settings,
             compiled=self.large,
-            threads=self.threads,
+            threads=self._threads,
         )
 
     def reword_notices(self) -> list[str]:
@@ -152,7 +149,7 @@ class ScanPass:
         if not self.large or not native.has_prefilter():
             return None
         words = None if self.reword is None else self.reword.stage.kernel
-        return Prefilter(self.index, windows=self.windows, key=self.key, words=words, threads=self.threads)
+        return Prefilter(self.index, windows=self.windows, key=self.key, words=words, threads=self._threads)
 
     def observe_block(self, block: Any, limit: int, read: NDArray[np.bool_], state: ScanState) -> IntArray:
         """Accumulate the totals of a filtered block's lines before ``limit`` (``read``: the lines

@@ -166,7 +166,7 @@ def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(
     block = data[: data.rfind(b"\n", 0, 60_000) + 1]
     prefilter.filter(block, lines)  # the code points never seen before are classified once
     whole = prefilter.filter(block, lines)
-    prefilter.threads = 2
+    prefilter.threads.count = 2
     assert (
         whole.words is not None and whole.words.new_words and (whole.status == prefilter_module.EXACT).any()
     )
@@ -176,9 +176,9 @@ def test_a_block_filtered_in_two_parts_is_the_block_filtered_whole(
             m.setattr(prefilter_module, "SPLIT_BYTES", 1)
             assert prefilter._cut(part, lines) > 0  # the block is cut
             split = prefilter.filter(part, lines)
-        prefilter.threads = 1
+        prefilter.threads.count = 1
         one = prefilter.filter(part, lines)
-        prefilter.threads = 2
+        prefilter.threads.count = 2
         for name in ("end", "status", "chars"):
             assert np.array_equal(getattr(split, name), getattr(one, name)), name
         for hits in ("grams", "windows"):

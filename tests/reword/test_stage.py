@@ -21,6 +21,7 @@ from contam_guard.core.reword.stage import CompiledStage, NumpyStage, StageResul
 from contam_guard.core.reword.vocab import spell
 from contam_guard.core.spec.features import extract_features
 from contam_guard.core.spec.normalise import CURRENT
+from contam_guard.core.thread_pool import Threads
 from contam_guard.io.keys import key_for, unlocked
 from contam_guard.io.manifest import store
 from tests.helpers import write_jsonl
@@ -136,7 +137,7 @@ def test_a_batch_cut_between_threads_gives_what_one_thread_gives(
     golden = [text(rng, 4, 30) for _ in range(40)]
     index, key = project(tmp_path, False, monkeypatch, golden)
     one = CompiledStage(index, key, numbers=True, floor=0.2)  # type: ignore[arg-type]
-    many = CompiledStage(index, key, numbers=True, floor=0.2, threads=threads)  # type: ignore[arg-type]
+    many = CompiledStage(index, key, numbers=True, floor=0.2, threads=Threads(threads))  # type: ignore[arg-type]
     texts = [text(rng, 0, 60) for _ in range(150)] + [f"{text(rng, 0, 5)} {g}" for g in golden]
     rng.shuffle(texts)
     words = extract_features(texts, windows=False)
@@ -185,7 +186,7 @@ def test_a_batch_whose_offsets_do_not_cover_its_words_is_refused(
 ) -> None:
     rng = random.Random(3)
     index, key = project(tmp_path, False, monkeypatch, [text(rng, 4, 30) for _ in range(5)])
-    stage = CompiledStage(index, key, numbers=True, floor=0.2, threads=2)  # type: ignore[arg-type]
+    stage = CompiledStage(index, key, numbers=True, floor=0.2, threads=Threads(2))  # type: ignore[arg-type]
     hashes = np.arange(10, dtype=np.uint64)
     for first in ([0, 4, 9], [1, 4, 10], []):
         with pytest.raises(ValueError, match="unit_first"):
@@ -197,7 +198,7 @@ def test_a_forked_process_runs_its_own_threads(tmp_path: Path, monkeypatch: pyte
     rather than wait for threads that are not there."""
     rng = random.Random(9)
     index, key = project(tmp_path, False, monkeypatch, [text(rng, 4, 30) for _ in range(20)])
-    stage = CompiledStage(index, key, numbers=True, floor=0.2, threads=2)  # type: ignore[arg-type]
+    stage = CompiledStage(index, key, numbers=True, floor=0.2, threads=Threads(2))  # type: ignore[arg-type]
     texts = [text(rng, 5, 60) for _ in range(80)]
     words = extract_features(texts, windows=False)
     stage.add(spell(texts, words, stage.missing(words.word_hash), CURRENT))

@@ -77,7 +77,7 @@ HOLD_IN_THREADS = textwrap.dedent(
     from contam_guard.io import atomic
 
     prefilter.SPLIT_BYTES = 1  # every block cut in two: a thread filters its second part
-    real_of, real_handler = thread_pool.SparePool.of, atomic._raise_interrupted
+    real_pool, real_handler = thread_pool.Threads.pool, atomic._raise_interrupted
 
     def held(fn):  # in the pool's thread: say so, then wait for the main thread's handler
         def wrapped(*args, **kwargs):
@@ -87,17 +87,17 @@ HOLD_IN_THREADS = textwrap.dedent(
             return fn(*args, **kwargs)
         return wrapped
 
-    def of(self, threads):
-        pool = real_of(self, threads)
-        submit = type(pool).submit
-        pool.submit = lambda fn, *args, **kwargs: submit(pool, held(fn), *args, **kwargs)
-        return pool
+    def pool(self):
+        made = real_pool(self)
+        submit = type(made).submit
+        made.submit = lambda fn, *args, **kwargs: submit(made, held(fn), *args, **kwargs)
+        return made
 
     def handler(signum, frame):
         Path("handled").touch()
         real_handler(signum, frame)
 
-    thread_pool.SparePool.of, atomic._raise_interrupted = of, handler
+    thread_pool.Threads.pool, atomic._raise_interrupted = pool, handler
     sys.argv[0] = "contam-guard"
     cli.run()
     """

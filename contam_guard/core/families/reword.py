@@ -37,6 +37,7 @@ from contam_guard.core.rules import numbers, reworded
 from contam_guard.core.spec import located
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.spec.normalise import TextSpec
+from contam_guard.core.thread_pool import Threads
 from contam_guard.io.manifest.model import Manifest
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class RewordFamily:
         settings: RewordSettings,
         *,
         compiled: bool,
-        threads: int = 1,
+        threads: Threads | None = None,
     ) -> None:
         """``compiled``: use the compiled stage (builds in-memory tables: for large inputs),
         which cuts a large batch between ``threads`` threads; otherwise numpy, which scores a

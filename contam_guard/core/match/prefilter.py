@@ -35,7 +35,6 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,7 +44,7 @@ from contam_guard.core.match.matcher import Hits
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import HashKey
 from contam_guard.core.spec.tables import tables_for
-from contam_guard.core.thread_pool import SparePool
+from contam_guard.core.thread_pool import Threads
 from contam_guard.io.readers.base import ReadOptions
 from contam_guard.io.readers.blocks import LineBlock, LineParser, read_line_blocks
 from contam_guard.io.readers.jsonl import JsonLineParser
@@ -63,8 +62,8 @@ _RERUN_UNKNOWN = 32
 """More distinct new code points than this in a block: hash it again once they are classified."""
 _FIRST_HIT_CAPACITY = 1 << 16
 SPLIT_BYTES = 1 << 20
-"""The smallest block the filter cuts in two when it has a thread to spare (a smaller one costs
-about as much to hand over as it saves)."""
+"""The smallest block the filter cuts in two when it has a thread to spare (a quarter of a full
+block: a small file or a file's last block stays whole; a choice, not a measured break-even)."""
 
 IntArray = NDArray[np.int64]
 
@@ -267,14 +266,26 @@ def _line_end_before(block: memoryview, at: int) -> int:
 
 
 class _Outputs:
-    """What one call of the filter writes into besides its result: per line, the gram and window
-    hits, the code points never seen before."""
+    """What one call of the filter writes into besides its per-line arrays: the gram and window
+    hits, the code points never seen before (kept from one block to the next)."""
 
     def __init__(self) -> None:
         self.unknown = np.empty(_UNKNOWN_CAPACITY, dtype=np.uint32)
         self.grams = _HitArrays()
         self.windows = _HitArrays()
-        self.lines: tuple[IntArray, NDArray[np.uint8], IntArray] | None = None
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What one call of the compiled filter said, and its per-line arrays (end, status, chars)."""
+
+    count: int
+    unknown: int
+    gram_hits: int
+    window_hits: int
+    overflow: int
+    words: tuple[bytes, ...] | None
+    lines: tuple[IntArray, NDArray[np.uint8], IntArray]
 
 
 class _HitArrays:
@@ -305,12 +316,13 @@ class Prefilter:
         windows: bool,
         key: HashKey | None = None,
         words: object = None,
-        threads: int = 1,
+        threads: Threads | None = None,
     ) -> None:
         """A filter over ``index``'s hashes (keyed with ``key``, when the manifest is keyed);
         ``words``: the compiled rewording pass (``core.reword.stage.CompiledStage.kernel``), for
         blocks that hand out their records' words (``FilteredBlock.words``), or None;
-        ``threads``: with 2 or more, a large block of JSON Lines is filtered in two parts at once."""
+        ``threads``: with 2 or more, a large block of JSON Lines is filtered in two parts at once
+        (default 1)."""
         self.key = key
         self._words = words
         """The manifest's key: the lines the filter leaves to the exact path are hashed with it."""
@@ -327,8 +339,7 @@ class Prefilter:
         self._parts = (_Outputs(), _Outputs())
         self._line_bytes = 64
         """Per-line arrays get a slot per this many bytes of a block (fewer: run it again)."""
-        self.threads = threads
-        self._spare = SparePool()
+        self.threads = Threads() if threads is None else threads
 
     def blocks(
         self, path: Path, display: str, options: ReadOptions, lines: LineFormat
@@ -346,17 +357,17 @@ class Prefilter:
         parts = [block] if cut == 0 else [block[:cut], block[cut:]]
         while True:
             calls = [functools.partial(self._call, part, lines, out) for part, out in zip(parts, self._parts)]
-            elsewhere = self._spare.of(1).submit(calls[1]) if len(calls) == 2 else None
+            elsewhere = self.threads.pool().submit(calls[1]) if len(calls) == 2 else None
             done = [calls[0]()] + ([] if elsewhere is None else [elsewhere.result()])
             # What the calls found is acted on only now that none runs: classifying new code
             # points changes the tables they read.
-            unknown = [out.unknown[: d[1]] for d, out in zip(done, self._parts) if d[1]]
+            unknown = [out.unknown[: d.unknown] for d, out in zip(done, self._parts) if d.unknown]
             # Code points never seen before: classify them, so later blocks hash their lines. The
             # lines holding them went to the exact path, which is correct but slower; when there
             # are many (a new alphabet), hash this block again instead.
             if unknown and self._tables.ensure(np.concatenate(unknown)) > _RERUN_UNKNOWN:
                 continue
-            overflow = functools.reduce(lambda a, d: a | d[4], done, 0)
+            overflow = done[0].overflow | (done[1].overflow if len(done) == 2 else 0)
             if overflow & _LINES_OVERFLOW:  # lines shorter than assumed
                 self._line_bytes = max(1, self._line_bytes // 8)
             elif overflow & _HITS_OVERFLOW:
@@ -370,60 +381,58 @@ class Prefilter:
     def _cut(self, block: bytes | memoryview, lines: LineFormat) -> int:
         """Where to cut ``block`` in two (0: filter it whole): JSON Lines only (a plain-text
         paragraph may hold many lines), a large block, and only with a thread to spare."""
-        if self.threads < 2 or lines.mode == _native.READ_TEXT or len(block) < SPLIT_BYTES:
+        if self.threads.count < 2 or lines.mode == _native.READ_TEXT or len(block) < SPLIT_BYTES:
             return 0
         return _line_end_before(memoryview(block), len(block) // 2)
 
-    def _call(self, block: bytes | memoryview, lines: LineFormat, out: _Outputs) -> tuple[Any, ...]:
+    def _call(self, block: bytes | memoryview, lines: LineFormat, out: _Outputs) -> _Call:
         """One call of the compiled filter over ``block``, written into ``out``."""
-        out.lines = end, status, chars = self._line_arrays(len(block))
+        end, status, chars = self._line_arrays(len(block))
         tables = self._tables
         g, w = self._grams, self._windows
         gh, wh = out.grams, out.windows
-        return (  # type: ignore[no-any-return]
-            _native.filter_jsonl(
-                block,
-                lines.packed_keys,
-                self._classes,
-                tables.lower,
-                tables.is_alnum,
-                g.hashes,
-                g.slots,
-                g.chain,
-                g.bits,
-                gh.line,
-                gh.at,
-                gh.posting,
-                w.hashes,
-                w.slots,
-                w.chain,
-                w.bits,
-                wh.line,
-                wh.at,
-                wh.posting,
-                end,
-                status,
-                chars,
-                out.unknown,
-                self._key,
-                self.windows,
-                lines.mode,
-                self._words,
-            )
+        said = _native.filter_jsonl(
+            block,
+            lines.packed_keys,
+            self._classes,
+            tables.lower,
+            tables.is_alnum,
+            g.hashes,
+            g.slots,
+            g.chain,
+            g.bits,
+            gh.line,
+            gh.at,
+            gh.posting,
+            w.hashes,
+            w.slots,
+            w.chain,
+            w.bits,
+            wh.line,
+            wh.at,
+            wh.posting,
+            end,
+            status,
+            chars,
+            out.unknown,
+            self._key,
+            self.windows,
+            lines.mode,
+            self._words,
         )
+        count, unknown, gram_hits, window_hits, overflow, words = said
+        return _Call(count, unknown, gram_hits, window_hits, overflow, words, (end, status, chars))
 
     @staticmethod
-    def _result(done: tuple[Any, ...], out: _Outputs) -> FilteredBlock:
-        count, _, gram_hits, window_hits, _, words = done
-        assert out.lines is not None
-        end, status, chars = out.lines
+    def _result(done: _Call, out: _Outputs) -> FilteredBlock:
+        end, status, chars = done.lines
         return FilteredBlock(
-            end=end[:count],
-            status=status[:count],
-            chars=chars[:count],
-            grams=out.grams.hits(gram_hits),
-            windows=out.windows.hits(window_hits),
-            words=None if words is None else BlockWords.of(words),
+            end=end[: done.count],
+            status=status[: done.count],
+            chars=chars[: done.count],
+            grams=out.grams.hits(done.gram_hits),
+            windows=out.windows.hits(done.window_hits),
+            words=None if done.words is None else BlockWords.of(done.words),
         )
 
     def _line_arrays(self, size: int) -> tuple[IntArray, NDArray[np.uint8], IntArray]:

@@ -37,7 +37,7 @@ from contam_guard.core.reword.vocab import Entries, Vocabulary, content_stream, 
 from contam_guard.core.reword.weights import idf
 from contam_guard.core.spec import native
 from contam_guard.core.spec.hashing import GRAM_N, HashKey, hash_grams
-from contam_guard.core.thread_pool import SparePool
+from contam_guard.core.thread_pool import Threads
 
 U64 = NDArray[np.uint64]
 U8 = NDArray[np.uint8]
@@ -240,14 +240,13 @@ class CompiledStage:
         *,
         numbers: bool,
         floor: float | None,
-        threads: int = 1,
+        threads: Threads | None = None,
     ) -> None:
-        """``threads``: how many threads a large ``run`` may use (``thread_cuts``)."""
+        """``threads``: how many threads a large ``run`` may use (``thread_cuts``; default 1)."""
         self.index = index
         self.numbers = numbers
         self.floor = floor
-        self.threads = threads
-        self._spare = SparePool()
+        self.threads = Threads() if threads is None else threads
         kernel_key = np.zeros(0, dtype=np.uint64) if key is None else key.kernel_key
         self.content = index.content
         self._pass = native.module().RewordPass(kernel_key, index.content.number_pairs)
@@ -316,7 +315,7 @@ class CompiledStage:
         flags = (self.numbers and numbers is not False, self.floor is not None and reworded is not False)
         lines = None if breaks is None else native.need(breaks, np.uint8)
         known = None if rows is None else native.need(rows, np.int32)
-        cuts = thread_cuts(first, self.threads)
+        cuts = thread_cuts(first, self.threads.count)
 
         def part(a: int, b: int) -> tuple[bytes, bytes]:
             lo, hi = int(first[a]), int(first[b])
@@ -330,15 +329,14 @@ class CompiledStage:
             )
 
         (here, *elsewhere) = pairwise(cuts)
-        pool = self._spare.of(len(elsewhere)) if elsewhere else None
-        others = [pool.submit(part, a, b) for a, b in elsewhere] if pool else []
+        others = [self.threads.pool().submit(part, a, b) for a, b in elsewhere]
         parts = [part(*here)] + [f.result() for f in others]
         return _result(parts, cuts[:-1])
 
 
 SPLIT_WORDS = 1 << 16
-"""The fewest words a batch must hold for ``CompiledStage.run`` to cut it between threads: under
-it, starting the threads costs about what they save."""
+"""The fewest words a batch must hold for ``CompiledStage.run`` to cut it between threads (about
+400 KB of prose: a commit's few records stay on one thread; a choice, not a measured break-even)."""
 
 
 def thread_cuts(unit_first: I64, threads: int) -> list[int]:
