@@ -40,7 +40,8 @@ machine whose cores change the trade, and for tests of the parallel path on smal
 THREADS_ENV = "CONTAM_GUARD_THREADS"
 """Overrides how many threads a one-process scan gives its compiled passes (``threads``)."""
 MAX_THREADS = 8
-"""At most this many by default (more cores than this gain little on one block at a time)."""
+"""At most this many by default (a cap chosen, not measured: the benchmark machine has 2 cores, and
+the prefilter cuts a block in two parts at most)."""
 MOST_THREADS = 256
 """The most ``THREADS_ENV`` may ask for."""
 
