@@ -31,6 +31,7 @@ from contam_guard.core.families import COLUMN_NAMES
 from contam_guard.core.families.base import FamilyRows, Located
 from contam_guard.core.glued_lines import read_again
 from contam_guard.core.match import prefilter as line_status
+from contam_guard.core.match.arrays import sorted_unique
 from contam_guard.core.match.pairs import run_span
 from contam_guard.core.match.prefilter import line_format
 from contam_guard.core.pairs import Pair, Snippet
@@ -205,7 +206,7 @@ class Accumulator:
         """Add every pair some family finds notable, with every family's numbers."""
         span = max(self.scanner.index.items, 1)
         keys = [r.record * span + r.item for r in rows]
-        listed = np.unique(np.concatenate([k[r.notable] for k, r in zip(keys, rows)]))
+        listed = sorted_unique(np.concatenate([k[r.notable] for k, r in zip(keys, rows)]))
         where = [_rows_of(k, listed) for k in keys]  # per family, the row of each listed pair
         units = batch.units
         for position, key in enumerate(listed.tolist()):

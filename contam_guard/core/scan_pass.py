@@ -21,6 +21,7 @@ from contam_guard.core.batch import Batch
 from contam_guard.core.families import ngram
 from contam_guard.core.families.base import FamilyRows
 from contam_guard.core.families.reword import RewordFamily, RewordSettings, RewordTotals
+from contam_guard.core.match.arrays import sorted_unique
 from contam_guard.core.match.chains import ChainSettings
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.match.matcher import Hits
@@ -165,7 +166,7 @@ class ScanPass:
             words = lines.words
             found = None if words is None else self.reword.observe_words(words.before(limit), state.reword)
             notable.append(self._reword_lines(block, np.flatnonzero(read), state) if found is None else found)
-        return np.unique(np.concatenate(notable))
+        return sorted_unique(np.concatenate(notable))
 
     def _reword_lines(self, block: Any, lines: IntArray, state: ScanState) -> IntArray:
         """The rewording family over the lines the filter read: the lines with a notable pair."""

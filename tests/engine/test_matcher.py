@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contam_guard.core.match.arrays import lex_order
+from contam_guard.core.match.arrays import first_of_each, lex_order, members, sorted_unique
 from contam_guard.core.match.index import ManifestIndex, Target
 from contam_guard.core.match.matcher import ItemTotals, PairTable, match_batch
 from contam_guard.core.match.stats import item_stats
@@ -114,3 +114,20 @@ def test_lex_order_equals_lexsort(rows: list[tuple[int, int, int]]) -> None:
     narrow = keys[:2]  # packs into one int64
     assert lex_order(narrow).tolist() == np.lexsort(narrow).tolist()
     assert lex_order(keys).tolist() == np.lexsort(keys).tolist()  # too wide to pack when spread
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 5), max_size=40),
+    st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 5), max_size=10),
+)
+def test_set_helpers_equal_numpys_own(values: list[int], wanted: list[int]) -> None:
+    """Repeats and the largest hashes included: what np.unique and np.isin give (they import
+    numpy.ma on first use, which a pre-commit scan should not pay for)."""
+    v, w = np.array(values, dtype=np.uint64), np.array(wanted, dtype=np.uint64)
+    assert sorted_unique(v).tolist() == np.unique(v).tolist()
+    distinct, first = first_of_each(v)
+    expected, expected_first = np.unique(v, return_index=True)
+    assert distinct.tolist() == expected.tolist()
+    assert first.tolist() == expected_first.tolist()
+    assert members(v, w).tolist() == np.isin(v, w).tolist()

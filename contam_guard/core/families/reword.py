@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from contam_guard.core.batch import Batch, Units
 from contam_guard.core.config import Rules
 from contam_guard.core.families.base import FamilyRows, Located
+from contam_guard.core.match.arrays import sorted_unique
 from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.pairs import Column
 from contam_guard.core.reword.code import CODE_MIN_FEATURES, docstring_spans, in_spans
@@ -170,7 +171,7 @@ class RewordFamily:
         span = max(self.index.items, 1)
         run_key = units.unit_record[doc] * span + item
         score_key = units.unit_record[strings.document[pair_string]] * span + pair_item
-        keys = np.union1d(run_key, score_key)
+        keys = sorted_unique(np.concatenate((run_key, score_key)))
         at_run = _best(run_key, run, keys)
         at_score = _best(score_key, pair_score, keys)
         best_run = _gather(run, at_run, 0)
@@ -220,7 +221,7 @@ class RewordFamily:
             lines.append(words.doc_line[doc[run >= self.settings.numbers]])
         if self.settings.reworded is not None:
             lines.append(words.string_line[scores.pair_unit[scores.pair_score >= self.settings.reworded]])
-        return np.unique(np.concatenate(lines))
+        return sorted_unique(np.concatenate(lines))
 
     def _with_docstrings(
         self, scores: StageResult, units: Units, words: WordSpans, strings: Strings

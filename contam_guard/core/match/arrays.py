@@ -26,6 +26,26 @@ def sorted_unique(values: NDArray[Scalar]) -> NDArray[Scalar]:
     return ordered[keep]
 
 
+def first_of_each(values: NDArray[Scalar]) -> tuple[NDArray[Scalar], NDArray[np.intp]]:
+    """The distinct values of a 1-D array, sorted, and where each first occurs:
+    ``np.unique(values, return_index=True)`` (without numpy.ma, as ``sorted_unique``)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    keep = np.ones(ordered.size, dtype=np.bool_)
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep], order[keep]
+
+
+def members(values: NDArray[Scalar], wanted: NDArray[Scalar]) -> NDArray[np.bool_]:
+    """Whether each of ``values`` is one of ``wanted``: ``np.isin(values, wanted)`` (which goes
+    through ``np.unique``, and so numpy.ma)."""
+    table = np.sort(wanted)
+    if table.size == 0:
+        return np.zeros(values.size, dtype=np.bool_)
+    at = np.minimum(np.searchsorted(table, values), table.size - 1)
+    return np.asarray(table[at] == values, dtype=np.bool_)
+
+
 def lex_order(keys: tuple[NDArray[np.int64], ...]) -> NDArray[np.intp]:
     """``np.lexsort(keys)`` (the last key sorts first; stable), by one stable argsort of the keys
     packed into one int64 when their ranges fit in 62 bits: several times faster than lexsort.

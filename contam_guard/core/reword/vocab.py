@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from contam_guard.core.match.arrays import sorted_unique
+from contam_guard.core.match.arrays import first_of_each, members, sorted_unique
 from contam_guard.core.reword.content import ContentSpec, features_of, number_feature
 from contam_guard.core.reword.numbers import PLACEHOLDER, mask_word
 from contam_guard.core.spec.hashing import CHAR_BASE, LEN_MIX, fmix64, power_table
@@ -313,8 +313,8 @@ def spell(texts: Sequence[str], words: WordSpans, wanted: U64, spec: TextSpec) -
     ``texts``): each read off its span in its text (an ASCII span is the word once punctuation
     is dropped and letters lowered, as in every spec), or for the rare word whose span
     normalises to something else on its own, off the whole text's words."""
-    at = np.flatnonzero(np.isin(words.word_hash, wanted))
-    hashes, first = np.unique(words.word_hash[at], return_index=True)
+    at = np.flatnonzero(members(words.word_hash, wanted))
+    hashes, first = first_of_each(words.word_hash[at])
     at = at[first]
     unit = np.searchsorted(words.record_words, at, side="right") - 1
     spans = [
