@@ -26,12 +26,14 @@ from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.reword.content import content_words
 from contam_guard.core.reword.hashing import unigrams_of
 from contam_guard.core.reword.index import RewordIndex, Table
-from contam_guard.core.reword.matching import RECORD_SHARE, REPORT_FLOOR, Scorer, reworded_scores, windows
+from contam_guard.core.reword.matching import RECORD_SHARE, Scorer, reworded_scores, windows
 from contam_guard.core.reword.words import normalised_words
 from contam_guard.core.rules.reworded import Settings
 from contam_guard.core.spec.normalise import CURRENT
 from contam_guard.io.manifest import store
 from tests.helpers import GSM8K, write_jsonl
+
+REPORT_FLOOR = Settings().report_floor
 
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "tests" / "data" / "rewordings"

@@ -23,7 +23,7 @@ from contam_guard.core.match.index import ManifestIndex
 from contam_guard.core.pairs import Column
 from contam_guard.core.reword.code import CODE_MIN_FEATURES, docstring_spans, in_spans
 from contam_guard.core.reword.index import RewordIndex
-from contam_guard.core.reword.matching import REPORT_FLOOR, runs_from_hits
+from contam_guard.core.reword.matching import runs_from_hits
 from contam_guard.core.reword.numbers import PLACEHOLDER, mask_word
 from contam_guard.core.reword.stage import (
     CODE,
@@ -67,10 +67,11 @@ COLUMNS = (
 @dataclass(frozen=True)
 class RewordSettings:
     """What the family needs of the rules' settings: the numbers rule's N and the reworded
-    rule's threshold (None: the rule is off)."""
+    rule's threshold (None: the rule is off) and report floor."""
 
     numbers: int | None
     reworded: float | None
+    report_floor: float = reworded.Settings().report_floor
 
     @classmethod
     def of(cls, rules: object) -> RewordSettings | None:
@@ -79,12 +80,14 @@ class RewordSettings:
         r = reworded.RULE.settings_of(rules)
         if not (n.enabled or r.enabled):
             return None
-        return cls(n.n if n.enabled else None, r.threshold if r.enabled else None)
+        return cls(n.n if n.enabled else None, r.threshold if r.enabled else None, r.report_floor)
 
     @property
     def floor(self) -> float | None:
-        """The lowest score computed (``matching.REPORT_FLOOR``, or a lower threshold)."""
-        return None if self.reworded is None else min(self.reworded, REPORT_FLOOR)
+        """The lowest score computed: the rule's ``report_floor``, or a lower threshold. A pair
+        under it is not looked at (``matching.Prefixes``), so an item whose best pair scores
+        under it shows 0."""
+        return None if self.reworded is None else min(self.reworded, self.report_floor)
 
 
 @dataclass

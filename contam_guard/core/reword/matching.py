@@ -88,10 +88,6 @@ RECORD_SHARE = 0.5
 beta): a rewording adds words, an unrelated problem adds a whole other story."""
 
 
-REPORT_FLOOR = 0.2
-"""The lowest reworded score a scan computes exactly (or the rule's threshold, when lower): a pair
-under it is not looked at (``Prefixes``), so an item whose best pair scores under it shows 0."""
-
 SLACK = 1e-6
 """Relative margin of every bound below: rounding can only make the filter keep more."""
 

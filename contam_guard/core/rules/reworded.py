@@ -55,9 +55,15 @@ MIN_FEATURES = 5
 
 
 class Settings(RuleSettings):
-    """A (record, item) similarity of content features of at least ``threshold``."""
+    """A (record, item) similarity of content features of at least ``threshold``. Scores from
+    ``report_floor`` up (or from the threshold, when lower) are computed exactly and reported:
+    an item's best score in the items CSV, the near misses under the threshold. Pairs under it
+    are never scored, and an item whose best pair is under it shows 0. A floor at the
+    threshold leaves the findings as they are and makes the scan walk fewer candidates: with
+    100,000 registered items, 2.5 times less CPU time (docs/decisions.md, Performance)."""
 
     threshold: float = Field(0.32, gt=0.0, le=1.0)
+    report_floor: float = Field(0.2, gt=0.0, le=1.0)
 
 
 def scores(stats: ItemStats) -> FloatArray:
@@ -112,7 +118,8 @@ RULE = Rule(
     pair_detail=_detail,
     config="""\
   # reworded: a record saying an item in other words (IDF-weighted overlap of
-  # content words and numbers). threshold: 0..1
-  reworded: {enabled: true, action: warn, threshold: 0.32}
+  # content words and numbers). threshold: 0..1. Scores from report_floor up are
+  # reported (the near misses); at the threshold, a large manifest scans faster.
+  reworded: {enabled: true, action: warn, threshold: 0.32, report_floor: 0.2}
 """,
 )
