@@ -64,6 +64,9 @@ COLUMNS = (
 )
 
 
+DEFAULT_REPORT_FLOOR = reworded.Settings().report_floor
+
+
 @dataclass(frozen=True)
 class RewordSettings:
     """What the family needs of the rules' settings: the numbers rule's N and the reworded
@@ -71,7 +74,7 @@ class RewordSettings:
 
     numbers: int | None
     reworded: float | None
-    report_floor: float = reworded.Settings().report_floor
+    report_floor: float = DEFAULT_REPORT_FLOOR
 
     @classmethod
     def of(cls, rules: object) -> RewordSettings | None:
