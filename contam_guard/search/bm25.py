@@ -9,6 +9,7 @@ tokenizer, so ranking uses exactly the words an exact search and the rules see.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,14 @@ class Bm25Writer:
     def commit(self) -> None:
         self._writer.commit()
         self._writer.wait_merging_threads()
+
+    def abort(self) -> None:
+        """Drop what was added since the last commit and stop the writer (its threads write the
+        segment's files as documents arrive): a failed build is then removed with nothing left
+        writing into it, and the folder's lock is free. A writer already committed is left."""
+        with contextlib.suppress(RuntimeError):  # consumed by commit: nothing is running
+            self._writer.rollback()
+            self._writer.wait_merging_threads()
 
 
 @dataclass(frozen=True)

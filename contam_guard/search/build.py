@@ -137,10 +137,11 @@ def _add(
     builder = _Builder(staged, meta, spec, summary, on_chars, shard_words)
     try:
         _read(builder, meta, todo, live_by_path, fields, summary)
+        builder.close()
     except BaseException:
         builder.shard.abort()
+        builder.bm25.abort()  # before the build is removed: its threads write into it
         raise
-    builder.close()
 
 
 def _read(

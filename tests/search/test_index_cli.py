@@ -14,6 +14,8 @@ import pytest
 
 from contam_guard.cli.commands.common import display_path
 from contam_guard.core.spec.normalise import words
+from contam_guard.search import store
+from contam_guard.search.bm25 import Bm25Writer
 from contam_guard.search.query import SearchIndex
 from tests.helpers import Runner, write_jsonl
 
@@ -117,6 +119,30 @@ def test_a_failed_build_leaves_the_old_index(cli: Runner, corpus: Path) -> None:
     fresh = corpus / "new-idx"
     assert cli("index", corpus / "bad.jsonl", "--index", fresh).code == 2
     assert not fresh.exists() and not list(corpus.glob(".new-idx*"))
+
+
+def test_a_failed_build_stops_its_writer_before_it_is_removed(
+    cli: Runner, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tantivy's writer threads write a segment's files as documents arrive: a build removed
+    while they run can be left half removed. When the build is discarded, its writer is stopped
+    (its lock is free: a second writer opens)."""
+    index = corpus / "idx"
+    assert cli("index", corpus / "a.jsonl", "--index", index).code == 0
+    (corpus / "bad.jsonl").write_text('{"text": "fine brown fox"}\n{"text": broken\n', encoding="utf-8")
+    discarded: list[Path] = []
+
+    def discard(staged: Path, current: Path | None) -> None:
+        Bm25Writer(staged / "bm25").abort()  # LockBusy while the failed build's writer lives
+        discarded.append(staged)
+        real_discard(staged, current)
+
+    real_discard = store.discard
+    monkeypatch.setattr(store, "discard", discard)
+    failed = cli("index", corpus / "b.jsonl", corpus / "bad.jsonl", "--index", index)
+    assert failed.code == 2 and "bad.jsonl:2" in failed.err and "Traceback" not in failed.err
+    assert len(discarded) == 1
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "gen-000001"]
 
 
 KILLS = ["before-replace@meta.json", "before-replace@CURRENT", "after-replace@CURRENT"]
