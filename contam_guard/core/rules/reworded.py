@@ -60,7 +60,7 @@ class Settings(RuleSettings):
     an item's best score in the items CSV, the near misses under the threshold. Pairs under it
     are never scored, and an item whose best pair is under it shows 0. A floor at the
     threshold leaves the findings as they are and makes the scan walk fewer candidates: with
-    100,000 registered items, 2.5 times less CPU time (docs/decisions.md, Performance)."""
+    100,000 registered items, a third of the time (docs/decisions.md, Performance Q10)."""
 
     threshold: float = Field(0.32, gt=0.0, le=1.0)
     report_floor: float = Field(0.2, gt=0.0, le=1.0)
