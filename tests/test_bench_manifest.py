@@ -9,6 +9,7 @@ import pytest
 
 from benchmarks.manifest import _floor_at_threshold
 from contam_guard.core.config import load_config
+from contam_guard.core.rules import reworded
 from tests.helpers import Runner
 
 
@@ -17,10 +18,10 @@ def test_the_floor_is_set_to_the_threshold_in_the_config_init_wrote(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert cli("init").code == 0
-    assert load_config().config.rules.reworded.report_floor == 0.2
+    assert reworded.RULE.settings_of(load_config().config.rules).report_floor == 0.2
     assert _floor_at_threshold(tmp_path)
-    rules = load_config().config.rules
-    assert rules.reworded.report_floor == rules.reworded.threshold == 0.32
+    settings = reworded.RULE.settings_of(load_config().config.rules)
+    assert settings.report_floor == settings.threshold == 0.32
 
 
 def test_a_config_without_the_setting_is_left_alone(tmp_path: Path) -> None:
