@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from contam_guard.core.config import Rules
 from contam_guard.core.families.reword import RewordSettings
 from contam_guard.core.rules import reworded
 from tests.helpers import Runner
@@ -81,8 +82,9 @@ def test_the_floor_at_the_threshold_drops_the_near_miss_and_keeps_the_findings(
 def test_a_floor_over_the_threshold_is_the_threshold() -> None:
     settings = RewordSettings(numbers=None, reworded=0.32, report_floor=0.5)
     assert settings.floor == 0.32
-    assert RewordSettings(numbers=13, reworded=None).floor is None
-    assert RewordSettings(numbers=None, reworded=0.32).floor == reworded.Settings().report_floor
+    assert RewordSettings(numbers=13, reworded=None, report_floor=0.2).floor is None
+    defaults = RewordSettings.of(Rules())
+    assert defaults is not None and defaults.floor == reworded.Settings().report_floor
 
 
 @pytest.mark.parametrize("value", ["0", "-0.1", "1.5", "low"])

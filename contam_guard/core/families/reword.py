@@ -64,9 +64,6 @@ COLUMNS = (
 )
 
 
-DEFAULT_REPORT_FLOOR = reworded.Settings().report_floor
-
-
 @dataclass(frozen=True)
 class RewordSettings:
     """What the family needs of the rules' settings: the numbers rule's N and the reworded
@@ -74,7 +71,7 @@ class RewordSettings:
 
     numbers: int | None
     reworded: float | None
-    report_floor: float = DEFAULT_REPORT_FLOOR
+    report_floor: float
 
     @classmethod
     def of(cls, rules: object) -> RewordSettings | None:
