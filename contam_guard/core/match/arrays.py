@@ -18,22 +18,22 @@ def sorted_unique(values: NDArray[Scalar]) -> NDArray[Scalar]:
     check for masked arrays), about 50 ms that a pre-commit scan of a small file should not pay.
     """
     ordered = np.sort(values, kind="stable")
-    if ordered.size < 2:
-        return ordered
-    keep = np.empty(ordered.size, dtype=np.bool_)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
+    return ordered[_run_starts(ordered)]
 
 
 def first_of_each(values: NDArray[Scalar]) -> tuple[NDArray[Scalar], NDArray[np.intp]]:
     """The distinct values of a 1-D array, sorted, and where each first occurs:
     ``np.unique(values, return_index=True)`` (without numpy.ma, as ``sorted_unique``)."""
     order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    keep = np.ones(ordered.size, dtype=np.bool_)
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep], order[keep]
+    starts = _run_starts(values[order])
+    return values[order[starts]], order[starts]
+
+
+def _run_starts(ordered: NDArray[Scalar]) -> NDArray[np.bool_]:
+    """Whether each value of a sorted array differs from the one before it (the first does)."""
+    starts = np.ones(ordered.size, dtype=np.bool_)
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return starts
 
 
 def members(values: NDArray[Scalar], wanted: NDArray[Scalar]) -> NDArray[np.bool_]:
