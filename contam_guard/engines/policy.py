@@ -39,7 +39,7 @@ machine whose cores change the trade, and for tests of the parallel path on smal
 
 THREADS_ENV = "CONTAM_GUARD_THREADS"
 """Overrides how many threads a one-process scan gives its compiled passes (``threads``)."""
-MAX_THREADS = 8
+DEFAULT_THREADS_CAP = 8
 """At most this many by default (a cap chosen, not measured: the benchmark machine has 2 cores, and
 the prefilter cuts a block in two parts at most)."""
 MOST_THREADS = 256
@@ -48,7 +48,7 @@ MOST_THREADS = 256
 
 def threads() -> int:
     """The threads a one-process scan gives its compiled passes: ``THREADS_ENV`` when set, else
-    the cores this process may run on (at most ``MAX_THREADS``); ValueError when the variable is
+    the cores this process may run on (at most ``DEFAULT_THREADS_CAP``); ValueError when the variable is
     not a whole number from 1 to ``MOST_THREADS``."""
     raw = os.environ.get(THREADS_ENV, "").strip()
     if raw:
@@ -56,7 +56,7 @@ def threads() -> int:
             raise ValueError(raw)
         return int(raw)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, MAX_THREADS))
+    return max(1, min(cores, DEFAULT_THREADS_CAP))
 
 
 def min_seconds() -> float:
