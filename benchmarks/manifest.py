@@ -131,7 +131,7 @@ def _corpus_scan(python: str, project: Path, corpus: Path, runs: int) -> Sample:
     )
 
 
-def _floor_at_threshold(project: Path) -> bool:
+def floor_at_threshold(project: Path) -> bool:
     """Set the reworded rule's ``report_floor`` to its threshold in ``project``'s config as
     ``init`` wrote it; False where the tree has no such setting (an older checkout)."""
     config = project / ".contam-guard" / "contam-guard.yaml"
@@ -198,7 +198,7 @@ def measure(
             args = ["register", path.stem, str(path), "--field", "question", "--id-field", "id"]
             _checked(python, args, many, many / "register.log")
         scans = (_corpus_scan(python, many, corpus, runs), _corpus_scan(python, alone, corpus, runs))
-        if _floor_at_threshold(many):
+        if floor_at_threshold(many):
             floored = _corpus_scan(python, many, corpus, runs)
     print(
         f"  {label}: register {register:.1f} s, start-up {startup:.2f} s / {gsm8k_startup:.2f} s",

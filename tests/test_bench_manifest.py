@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.manifest import _floor_at_threshold
+from benchmarks.manifest import floor_at_threshold
 from contam_guard.core.config import load_config
 from contam_guard.core.rules import reworded
 from tests.helpers import Runner
@@ -19,7 +19,7 @@ def test_the_floor_is_set_to_the_threshold_in_the_config_init_wrote(
     monkeypatch.chdir(tmp_path)
     assert cli("init").code == 0
     assert reworded.RULE.settings_of(load_config().config.rules).report_floor == 0.2
-    assert _floor_at_threshold(tmp_path)
+    assert floor_at_threshold(tmp_path)
     settings = reworded.RULE.settings_of(load_config().config.rules)
     assert settings.report_floor == settings.threshold == 0.32
 
@@ -29,5 +29,5 @@ def test_a_config_without_the_setting_is_left_alone(tmp_path: Path) -> None:
     config.parent.mkdir()
     older = "rules:\n  reworded: {enabled: true, action: warn, threshold: 0.32}\n"
     config.write_text(older, encoding="utf-8")
-    assert not _floor_at_threshold(tmp_path)
+    assert not floor_at_threshold(tmp_path)
     assert config.read_text(encoding="utf-8") == older
