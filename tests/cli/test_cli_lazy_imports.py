@@ -47,8 +47,10 @@ def test_a_clean_scan_leaves_out_what_it_does_not_run(tmp_path: Path) -> None:
 COUNT_COLLECTIONS = (
     "import gc, json, sys\n"
     "seen = [0, 0, 0]\n"
-    "gc.callbacks.append(lambda phase, info: phase == 'stop' and seen.__setitem__(info['generation'],"
-    " seen[info['generation']] + 1))\n"
+    "def count(phase, info):\n"
+    "    if phase == 'stop':\n"
+    "        seen[info['generation']] += 1\n"
+    "gc.callbacks.append(count)\n"
     "from contam_guard.cli import main\n"
     "try:\n"
     "    main(sys.argv[1:])\n"
