@@ -112,6 +112,7 @@ class Accumulator:
             self._next_index[record.source] = max(self._next_index.get(record.source, 0), record.index + 1)
             self.note_input(record.source)
         batch = self.scanner.batch(records)
+        self.scanner.note_read(batch.chars)  # records fed with no total said: compiled once many
         census = self.state.census
         census.records += len(records)
         census.chars += batch.chars

@@ -36,6 +36,11 @@ IntArray = NDArray[np.int64]
 MATCH_HITS = 1 << 19
 """Hits matched at once. A block whose every line hits (a copied test set) has millions: matched
 in one piece, the matcher's arrays and the notable records' features took 250 MB."""
+COMPILED_REWORD_BYTES = 8 << 10
+"""Input from which the rewording rules run in their compiled stage, whatever the manifest's size.
+Its set-up (the masked 5-grams' table, each view's prefixes) and the numpy stage's cost per record
+both grow with the registered items, so the break-even is a number of records: measured at about
+ten against GSM8K test (1,319 items) and fifteen against 100,000 items (decision Q11)."""
 
 
 class ScanPass:
@@ -76,17 +81,36 @@ class ScanPass:
         self.large = False
         """Inputs large against the manifest: build the in-memory tables (the compiled prefilter,
         the compiled rewording stage) before scanning (``expect``)."""
+        self.expected_bytes = 0
+        """The most input this scan has been told of (``expect``) or has read (``note_read``)."""
+        self._read_chars = 0
         self._threads = Threads()
         """Threads the compiled passes may cut a large block between (``use_threads``), shared by
         the prefilter and the rewording stage."""
 
     def expect(self, input_bytes: int) -> None:
         """Say how much input is coming (bytes, about): large inputs build the in-memory tables
-        once, which then make every line cheaper (``ManifestIndex.prefers_tables``)."""
-        if not self.large and self.index.prefers_tables(input_bytes, windows=self.windows):
+        once, which then make every line cheaper (``ManifestIndex.prefers_tables``), and more
+        than a few records run the compiled rewording stage (``COMPILED_REWORD_BYTES``)."""
+        self.expected_bytes = max(self.expected_bytes, input_bytes)
+        if not self.large and self.index.prefers_tables(self.expected_bytes, windows=self.windows):
             self.large = True
-            self.__dict__.pop("reword", None)  # built again, compiled
             self.__dict__.pop("prefilter", None)  # built, with the compiled pass's vocabulary
+        family = self.__dict__.get("reword")
+        if family is not None and family.compiled != self.compiled_reword:
+            del self.__dict__["reword"]  # built again, compiled (the totals live in the state)
+
+    def note_read(self, chars: int) -> None:
+        """``chars`` more of input were read: a scan fed records as they come (the library's,
+        with no total to ``expect``) goes compiled once it has read enough."""
+        self._read_chars += chars
+        self.expect(self._read_chars)
+
+    @property
+    def compiled_reword(self) -> bool:
+        """Whether the rewording rules run in their compiled stage: on a large input, and on
+        any but a few records (``COMPILED_REWORD_BYTES``)."""
+        return self.large or self.expected_bytes >= COMPILED_REWORD_BYTES
 
     @property
     def threads(self) -> int:
@@ -122,7 +146,7 @@ class ScanPass:
             self.key,
             reword_index,
             self.reword_settings,
-            compiled=self.large,
+            compiled=self.compiled_reword,
             threads=self._threads,
         )
 

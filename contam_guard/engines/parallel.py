@@ -215,6 +215,8 @@ class ScannerSpec:
     root: Path
     max_pairs: int
     large: bool
+    expected_bytes: int
+    """The input the parent expects (``ScanPass.expect``): it decides the rewording stage too."""
     key: HashKey | None = None
     """The hashing key of a keyed manifest, for processes that do not share the parent's
     environment (Ray's workers on other machines); None: from the environment, as the parent."""
@@ -232,6 +234,7 @@ def scanner_spec(scanner: Scanner, *, with_key: bool = False) -> ScannerSpec:
         scanner.root,
         scanner.max_pairs,
         scanner.large,
+        scanner.expected_bytes,
         scanner.key if with_key else None,
     )
 
@@ -263,6 +266,7 @@ def open_spec(spec: ScannerSpec) -> Scanner:
     key = spec.key if spec.key is not None else key_for(manifest, spec.config.key_env)
     scanner = Scanner(manifest, spec.config, key, root=spec.root, max_pairs=spec.max_pairs)
     scanner.large = spec.large
+    scanner.expect(spec.expected_bytes)
     return scanner
 
 
@@ -326,7 +330,9 @@ def scan_parallel(
     scanner.expect(input_bytes(sources))
     if scanner.large:
         scanner.index.build_tables(windows=scanner.windows)
-        _ = scanner.prefilter, scanner.reword
+        _ = scanner.prefilter
+    if scanner.compiled_reword:
+        _ = scanner.reword
     # On Linux, forked workers inherit the scanner (and every imported module): no start-up
     # cost per worker. This process runs no threads at this point (no progress bar in parallel
     # mode), which is what makes fork safe. Elsewhere: spawn, and each worker maps the

@@ -145,6 +145,7 @@ class RewordFamily:
         self.index = index
         self.reword_index = manifest_index
         self.settings = settings
+        self.compiled = compiled
         self.spec = index.spec
         numbers, floor = settings.numbers is not None, settings.floor
         self.stage: Stage = (
