@@ -18,7 +18,10 @@ one by one; every view and rule, so window hashes too). Then, each a fresh child
 - **planted item found**: the scan exits 1 and names the planted item's id;
 - with ``--corpus``, the default scan of that file against as many items and against GSM8K test
   alone, then against the items again with the reworded rule's ``report_floor`` at its
-  threshold (a tree without that setting leaves the row empty).
+  threshold (a tree without that setting leaves the row empty); and the default scan of the
+  corpus's first ``HEAD_RECORDS`` records, a fine-tuning file's size, against both (the scan
+  whose stages and tables a large manifest makes dearest to choose: too small to build the
+  in-memory tables, too large for the numpy stage).
 
 Inputs are built under ``--work`` (default: a new temporary folder), never in the repository.
 Nothing asserts: the numbers are printed as a Markdown table (``make bench`` adds it to its own).
@@ -46,6 +49,7 @@ ENV.pop("CONTAM_GUARD_KEY", None)
 ITEMS = 100_000
 SETS = 20
 PLANTED = (7, 1234)  # (set, item): the item planted verbatim in the one-record file
+HEAD_RECORDS = 200
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ class Result:
     floored_corpus_scan: Sample | None = None
     """The corpus scan again with the reworded rule's report floor at its threshold (None: not
     measured, or a tree without that setting)."""
+    head_scan: Sample | None = None
+    """The default scan of the corpus's first ``HEAD_RECORDS`` records against the items."""
+    gsm8k_head_scan: Sample | None = None
 
 
 def _cli(python: str, args: list[str], project: Path, log: Path) -> tuple[int, Sample]:
@@ -186,6 +193,7 @@ def measure(
     _, gsm8k_mapped = _guard_files(alone)
     gsm8k_startup, gsm8k_cpu, gsm8k_rss, _ = _startup(python, alone, record, runs, None)
     scans: tuple[Sample | None, Sample | None] = (None, None)
+    heads: tuple[Sample | None, Sample | None] = (None, None)
     floored: Sample | None = None
     if corpus is not None:
         what = f"{golden.items:,} {corpus_items} items"
@@ -198,6 +206,9 @@ def measure(
             args = ["register", path.stem, str(path), "--field", "question", "--id-field", "id"]
             _checked(python, args, many, many / "register.log")
         scans = (_corpus_scan(python, many, corpus, runs), _corpus_scan(python, alone, corpus, runs))
+        head = work / label / "corpus-head.jsonl"
+        head.write_bytes(corpus_head(corpus, HEAD_RECORDS))
+        heads = (_corpus_scan(python, many, head, runs), _corpus_scan(python, alone, head, runs))
         if floor_at_threshold(many):
             floored = _corpus_scan(python, many, corpus, runs)
     print(
@@ -219,7 +230,17 @@ def measure(
         gsm8k_mapped,
         *scans,
         floored,
+        *heads,
     )
+
+
+def corpus_head(corpus: Path, records: int) -> bytes:
+    """The first ``records`` lines of ``corpus``."""
+    out = bytearray()
+    with corpus.open("rb") as f:
+        for _, line in zip(range(records), f, strict=False):
+            out += line
+    return bytes(out)
 
 
 def _scan_cell(sample: Sample | None) -> str:
@@ -288,6 +309,13 @@ def table(
                 "its ratio to GSM8K test alone",
                 [_scan_ratio(r.floored_corpus_scan, r.gsm8k_corpus_scan) for r in results],
             ),
+            (
+                f"default scan of the corpus's first {HEAD_RECORDS} records, as many items (wall s / CPU s "
+                "/ peak RSS)",
+                [_scan_cell(r.head_scan) for r in results],
+            ),
+            ("the same scan, GSM8K test alone", [_scan_cell(r.gsm8k_head_scan) for r in results]),
+            ("its ratio", [_scan_ratio(r.head_scan, r.gsm8k_head_scan) for r in results]),
         ]
     head = f"| manifest, {golden.items:,} generated items | " + " | ".join(r.label for r in results) + " |"
     out = [head, "| --- |" + " --- |" * len(results)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.manifest import floor_at_threshold
+from benchmarks.manifest import corpus_head, floor_at_threshold
 from contam_guard.core.config import load_config
 from contam_guard.core.rules import reworded
 from tests.helpers import Runner
@@ -31,3 +31,10 @@ def test_a_config_without_the_setting_is_left_alone(tmp_path: Path) -> None:
     config.write_text(older, encoding="utf-8")
     assert not floor_at_threshold(tmp_path)
     assert config.read_text(encoding="utf-8") == older
+
+
+def test_the_corpus_head_is_its_first_records(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(b'{"text": "a"}\n{"text": "b"}\n{"text": "c"}')
+    assert corpus_head(corpus, 2) == b'{"text": "a"}\n{"text": "b"}\n'
+    assert corpus_head(corpus, 5) == corpus.read_bytes()  # fewer records than asked: all of them

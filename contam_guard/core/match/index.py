@@ -209,10 +209,12 @@ class Postings:
 
     @cached_property
     def hashes(self) -> NDArray[np.uint64]:
-        """Every posting's hash, in posting order (decodes every table)."""
-        if not self._tables:
-            return np.zeros(0, dtype=np.uint64)
-        return np.concatenate([t.all_hashes for t in self.tables]).astype(np.uint64, copy=False)
+        """Every posting's hash, in posting order (decodes every table into one array; a table
+        keeps no copy of its own: against 100,000 items the windows' hashes alone are 133 MiB)."""
+        out = np.empty(self.size, dtype=np.uint64)
+        for k, part in enumerate(self.tables):
+            out[self.bases[k] : self.bases[k + 1]] = part.decode_hashes()
+        return out
 
     @cached_property
     def _table(self) -> tuple[IntArray, IntArray]:
