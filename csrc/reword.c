@@ -247,8 +247,9 @@ static PyObject *reword_set_grams(RewordPass *s, PyObject *const *objs, Py_ssize
     }
     if (s->has_grams) release_held(s->gram_held, 4);
     s->gram_count = (u64)count;
-    s->gram_slots = PTR(a[1], i64);
-    s->gram_mask = (u64)COUNT(a[1]) / 2 - 1;
+    s->gram_hashes = PTR(a[0], u64);
+    s->gram_slots = PTR(a[1], u64);
+    s->gram_mask = (u64)COUNT(a[1]) - 1;
     s->gram_chain = chain;
     s->gram_bits = PTR(a[3], u64);
     s->gram_shift = bloom_shift(words);
@@ -433,7 +434,7 @@ static int unit_grams(const RewordPass *s, Scratch *x, Py_ssize_t n, i64 unit, O
     for (Py_ssize_t j = 0; j < g; j++) {
         u64 h = x->grams[j], want = bloom_mask(h);
         if ((s->gram_bits[bloom_word(h, s->gram_shift)] & want) != want) continue;
-        i64 posting = first_posting(s->gram_count, s->gram_slots, s->gram_mask, h);
+        i64 posting = first_posting(s->gram_count, s->gram_hashes, s->gram_slots, s->gram_mask, h);
         for (; posting >= 0; posting = next_posting(s->gram_chain, posting, (i64)s->gram_count)) {
             i64 row[3] = {unit, (i64)j, posting};
             if (out_push(hits, row, sizeof row) < 0) return RUN_MEMORY;

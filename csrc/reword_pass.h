@@ -41,7 +41,7 @@ typedef struct {
     int number_pairs; /* content spec words-v2: each two consecutive numbers with a value */
     /* the masked 5-grams (numbers rule) */
     int has_grams; Py_buffer gram_held[4];
-    u64 gram_count, gram_mask; const i64 *gram_slots, *gram_chain; const u64 *gram_bits; int gram_shift;
+    u64 gram_count, gram_mask; const u64 *gram_hashes, *gram_slots; const i64 *gram_chain; const u64 *gram_bits; int gram_shift;
     /* the content features of each (set, view) (reworded rule) */
     RewordTarget *targets; Py_ssize_t target_count;
     int running; /* runs in progress (changed with the GIL held) */

@@ -92,7 +92,7 @@ def valid_calls(texts: list[str], values: list[int], block: bytes) -> dict[str, 
     count = len(values)
     size = table.capacity(count)
     hashes = np.array(values, dtype=np.uint64)
-    slots, chain = np.empty(2 * size, dtype=np.int64), np.empty(count, dtype=np.int64)
+    slots, chain = np.empty(size, dtype=np.uint64), np.empty(count, dtype=np.int64)
     compiled.table_build(hashes, slots, chain)
     queries = np.concatenate([hashes, np.arange(5, dtype=np.uint64)])
     first = np.empty(queries.size, dtype=np.int64)
@@ -269,18 +269,18 @@ def offsets_past_the_end(mod: ModuleType) -> Callable[[], object]:
 
 def small_table(mod: ModuleType) -> Callable[[], object]:
     hashes = np.arange(16, dtype=np.uint64)
-    return lambda: mod.table_build(hashes, np.zeros(32, np.int64), np.zeros(16, np.int64))
+    return lambda: mod.table_build(hashes, np.zeros(16, np.uint64), np.zeros(16, np.int64))
 
 
 def odd_table(mod: ModuleType) -> Callable[[], object]:
     return lambda: mod.table_build(
-        np.arange(3, dtype=np.uint64), np.zeros(24, np.int64), np.zeros(3, np.int64)
+        np.arange(3, dtype=np.uint64), np.zeros(12, np.uint64), np.zeros(3, np.int64)
     )
 
 
 def looping_chain(mod: ModuleType) -> Callable[[], object]:
     hashes = np.array([7, 7], dtype=np.uint64)
-    slots, chain = np.zeros(32, np.int64), np.zeros(2, np.int64)
+    slots, chain = np.zeros(16, np.uint64), np.zeros(2, np.int64)
     compiled.table_build(hashes, slots, chain)
     chain[1] = 0  # 0 -> 1 -> 0 -> ...
     first = np.zeros(1, np.int64)
@@ -341,7 +341,7 @@ from contam_guard.core.spec.tables import tables_for
 
 T = tables_for(normalise.V1)
 T.ensure(np.frombuffer("abcdefgh {}\\":".encode("utf-32-le"), dtype=np.uint32))
-full = np.zeros(32, np.int64)   # 16 slots, each (hash 0, posting 0): no empty slot
+full = np.zeros(16, np.uint64)   # 16 slots, each (tag 0, posting 0): no empty slot
 one, chain, bits = np.array([99], np.uint64), np.array([-1], np.int64), np.full(64, 2**64 - 1, np.uint64)
 
 def hits():
@@ -383,7 +383,7 @@ def test_a_full_table_ends_every_probe() -> None:
     [
         "run(grams=arrays(chain=np.array([0], np.int64)))",  # a chain that loops
         "run(windows=arrays(chain=np.array([5], np.int64)))",  # past the postings
-        "run(grams=arrays(slots=np.zeros(24, np.int64)))",  # not a power of two of slots
+        "run(grams=arrays(slots=np.zeros(12, np.uint64)))",  # not a power of two of slots
         "run(grams=[one, full, chain, np.zeros(3, np.uint64), *hits()])",  # bits not a power of two
         "run(grams=[*arrays()[:5], np.zeros(3, np.int64), np.zeros(64, np.int64)])",  # short hit array
         "run(status=np.zeros(2, np.uint8))",  # per-line arrays of different lengths

@@ -165,10 +165,12 @@ def test_a_long_word_and_a_special_record() -> None:
 
 
 # Hashes whose low bits crowd a few slots, near both ends of the table (runs that wrap around),
-# with repeats (chains), and arbitrary 64-bit values.
+# with repeats (chains), hashes that share a slot's tag (their top 32 bits: these small values)
+# or their low 32 bits under another tag, and arbitrary 64-bit values.
 def hash_values(size: int) -> st.SearchStrategy[int]:
     crowded = st.integers(0, 3) | st.integers(size - 3, size - 1)
-    return (crowded.map(lambda low: low + size * 7919)) | crowded | st.integers(0, 2**64 - 1)
+    tagged = st.tuples(st.integers(1, 3), crowded).map(lambda tag_low: (tag_low[0] << 32) | tag_low[1])
+    return (crowded.map(lambda low: low + size * 7919)) | crowded | tagged | st.integers(0, 2**64 - 1)
 
 
 @SETTINGS
@@ -180,7 +182,7 @@ def test_tables_answer_like_the_compiled_ones(data: st.DataObject) -> None:
     hashes = np.array(values, dtype=np.uint64)
     built = {}
     for mod in (compiled, pure_kernels):
-        slots, chain = np.empty(2 * size, dtype=np.int64), np.empty(count, dtype=np.int64)
+        slots, chain = np.empty(size, dtype=np.uint64), np.empty(count, dtype=np.int64)
         mod.table_build(hashes, slots, chain)
         built[mod] = (slots, chain)
     assert np.array_equal(built[compiled][1], built[pure_kernels][1])  # chains do not depend on layout

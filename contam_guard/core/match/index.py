@@ -217,11 +217,11 @@ class Postings:
         return out
 
     @cached_property
-    def _table(self) -> tuple[IntArray, IntArray]:
+    def _table(self) -> tuple[NDArray[np.uint64], IntArray]:
         return table.build(self.hashes)
 
     @cached_property
-    def slots(self) -> IntArray:
+    def slots(self) -> NDArray[np.uint64]:
         return self._table[0]
 
     @cached_property

@@ -270,25 +270,30 @@ def windows_pass(chars: object, chars_start: object, hashes_out: object, valid_o
     window_valid[inside] = 1
 
 
+_SLOT_POSTING = _U64(0xFFFFFFFF)
+"""A slot's posting bits (all ones: an empty slot); its top 32 bits are the hash's."""
+
+
 def _slots(func: str, slots: Array) -> int:
-    size = slots.size // 2
-    if slots.size % 2 or size < 1 or size & (size - 1):
-        raise ValueError(f"{func}: slots must be pairs, a power of two of them")
+    size = slots.size
+    if size < 1 or size & (size - 1):
+        raise ValueError(f"{func}: slots must be a power of two of them")
     return size
 
 
 def table_build(hashes: object, slots: object, chain: object) -> None:
-    """The compiled table's layout rules (linear probing from ``hash & mask``; a slot is (hash,
-    first posting); chains run forwards), placed in whole-array passes: keys sorted by home slot
+    """The compiled table's layout rules (linear probing from ``hash & mask``; a slot is the hash's
+    top 32 bits over its first posting's 32; chains run forwards), placed in whole-array passes:
+    keys sorted by home slot
     take the next free slot in turn, which is ``i + cummax(home - i)``, starting after a slot
     that nothing wraps into (the carry of keys into each slot is a running-minimum formula)."""
     func = "table_build"
     keys_all = _take(func, "hashes", hashes, 8)
-    table = _take(func, "slots", slots, 8, writable=True, signed=True)
+    table = _take(func, "slots", slots, 8, writable=True)
     links = _take(func, "chain", chain, 8, writable=True, signed=True)
     size, count = _slots(func, table), keys_all.size
     _too_short(func, "chain", links, count)
-    if count >= size:
+    if count >= size or count >= int(_SLOT_POSTING):
         raise ValueError(f"{func}: the table is too small")
     order = np.argsort(keys_all, kind="stable")  # postings of one hash in increasing order
     ordered = keys_all[order]
@@ -297,8 +302,7 @@ def table_build(hashes: object, slots: object, chain: object) -> None:
     links[order[:-1][same]] = order[1:][same]
     head = np.concatenate(([True], ~same)) if count else np.zeros(0, dtype=np.bool_)
     keys, firsts = ordered[head], order[head]
-    table[0::2] = 0
-    table[1::2] = _EMPTY
+    table[:] = _SLOT_POSTING
     if keys.size == 0:
         return
     mask = size - 1
@@ -311,8 +315,7 @@ def table_build(hashes: object, slots: object, chain: object) -> None:
     by_home = np.argsort(home, kind="stable")
     rank = np.arange(keys.size, dtype=np.int64)
     place = (rank + np.maximum.accumulate(home[by_home] - rank) + anchor) & mask
-    table[2 * place] = keys[by_home].view(np.int64)
-    table[2 * place + 1] = firsts[by_home]
+    table[place] = (keys[by_home] & ~_SLOT_POSTING) | firsts[by_home].astype(_U64)
 
 
 def _walk(func: str, links: Array, start: Array, bound: int) -> list[Array]:
@@ -337,7 +340,7 @@ def table_first(
 ) -> int:
     func = "table_first"
     keys = _take(func, "hashes", hashes, 8)
-    table = _take(func, "slots", slots, 8, signed=True)
+    table = _take(func, "slots", slots, 8)
     links = _take(func, "chain", chain, 8, signed=True)
     queries = _take(func, "queries", queries_in, 8)
     valid = _take(func, "valid", valid_in, 1)
@@ -352,10 +355,13 @@ def table_first(
     for _ in range(size):  # each slot looked at once at most, as in C: a full table ends the probe
         if pending.size == 0:
             break
-        posting = table[2 * slot + 1]
-        empty = posting.view(_U64) >= _U64(count)  # a posting outside [0, count) ends the probe
-        hit = ~empty & (table[2 * slot].view(_U64) == queries[pending])
-        first[pending[hit]] = posting[hit]
+        entry = table[slot]
+        posting = entry & _SLOT_POSTING
+        empty = posting >= _U64(count)  # a posting outside [0, count) ends the probe
+        asked = queries[pending]
+        hit = ~empty & ((entry & ~_SLOT_POSTING) == (asked & ~_SLOT_POSTING))
+        hit[hit] = keys[posting[hit].astype(np.int64)] == asked[hit]  # the tag matched: the hash?
+        first[pending[hit]] = posting[hit].astype(np.int64)
         going = ~empty & ~hit
         pending, slot = pending[going], (slot[going] + 1) & (size - 1)
     found = first[: queries.size]
