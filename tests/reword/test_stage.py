@@ -104,6 +104,22 @@ def test_compiled_and_numpy_stages_agree(
         assert len(want[0]) > 50 and len(want[1]) > 0  # the texts do overlap
 
 
+def test_the_compiled_stage_lets_the_decoded_views_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the pass holds a view's prefixes, the view's decoded table is memory nothing reads
+    (a hundred MB against 100,000 items); a numpy stage over the same index decodes it again,
+    and still agrees (the test above builds the compiled stage first)."""
+    rng = random.Random(5)
+    index, key = project(tmp_path, False, monkeypatch, [text(rng, 4, 30) for _ in range(40)])
+    target = index.words[0]
+    assert target.postings.hashes.size and "all_hashes" in target.table.__dict__  # decoded by now
+    CompiledStage(index, key, numbers=True, floor=0.2)  # type: ignore[arg-type]
+    assert "postings" not in target.__dict__ and "_runs" not in target.__dict__
+    assert "all_hashes" not in target.table.__dict__ and "all_payloads" not in target.table.__dict__
+    assert target.distinct.size and target.postings.hashes.size  # decoded again when asked
+
+
 def test_rows_given_by_the_prefilter_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``run``'s rows (each word's vocabulary row where the prefilter found it, -1: look it up)
     give what the hashes alone give; a row the pass does not have, or a row count that is not

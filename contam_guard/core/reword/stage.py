@@ -278,6 +278,7 @@ class CompiledStage:
             RECORD_SHARE,
             kind,
         )
+        target.let_go()  # the pass holds what it reads (the prefixes, the distinct features)
 
     @property
     def kernel(self) -> object:

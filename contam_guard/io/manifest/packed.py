@@ -251,6 +251,11 @@ class PackedTable:
     def all_payloads(self) -> NDArray[np.uint64]:
         return self.decode_payloads()
 
+    def let_go(self) -> None:
+        """Drop the decoded arrays (``all_hashes``, ``all_payloads``): decoded again if asked."""
+        self.__dict__.pop("all_hashes", None)
+        self.__dict__.pop("all_payloads", None)
+
     def decode_payloads(self) -> NDArray[np.uint64]:
         """Every entry's payload, in sorted order (reads the whole table; not kept)."""
         return self.payload_at(np.arange(self.count, dtype=np.int64))
