@@ -64,6 +64,14 @@ def _stage_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return ran
 
 
+def _told(monkeypatch: pytest.MonkeyPatch, threshold: int, expected: int) -> Scanner:
+    """A scanner told to expect ``expected`` bytes, the compiled stage's threshold at ``threshold``."""
+    monkeypatch.setattr(scan_pass, "COMPILED_REWORD_BYTES", threshold)
+    scanner = Scanner.open(".contam-guard")
+    scanner.expect(expected)
+    return scanner
+
+
 def _findings(report: object) -> list[tuple[object, ...]]:
     return [(f.rule, f.item_id, f.detail, f.pairs) for f in report.findings]  # type: ignore[attr-defined]
 
@@ -71,9 +79,7 @@ def _findings(report: object) -> list[tuple[object, ...]]:
 def test_a_few_records_run_numpy_and_more_run_compiled_without_the_tables(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scan_pass, "COMPILED_REWORD_BYTES", 16)
-    scanner = Scanner.open(".contam-guard")
-    scanner.expect(15)
+    scanner = _told(monkeypatch, 16, 15)
     assert scanner.reword is not None and isinstance(scanner.reword.stage, NumpyStage)
     scanner.expect(16)
     assert isinstance(scanner.reword.stage, CompiledStage)
@@ -122,12 +128,8 @@ def test_the_command_line_gives_the_same_csvs_with_either_stage(
 def test_jobs_workers_choose_the_stage_their_parent_chose(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scan_pass, "COMPILED_REWORD_BYTES", 4096)
-    parent = Scanner.open(".contam-guard")
-    parent.expect(5000)
+    parent = _told(monkeypatch, 4096, 5000)
     assert parent.compiled_reword
     worker = open_spec(scanner_spec(parent))
     assert worker.compiled_reword and isinstance(worker.reword.stage, CompiledStage)  # type: ignore[union-attr]
-    small = Scanner.open(".contam-guard")
-    small.expect(100)
-    assert not open_spec(scanner_spec(small)).compiled_reword
+    assert not open_spec(scanner_spec(_told(monkeypatch, 4096, 100))).compiled_reword
