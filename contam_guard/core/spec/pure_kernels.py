@@ -284,9 +284,9 @@ def _slots(func: str, slots: Array) -> int:
 def table_build(hashes: object, slots: object, chain: object) -> None:
     """The compiled table's layout rules (linear probing from ``hash & mask``; a slot is the hash's
     top 32 bits over its first posting's 32; chains run forwards), placed in whole-array passes:
-    keys sorted by home slot
-    take the next free slot in turn, which is ``i + cummax(home - i)``, starting after a slot
-    that nothing wraps into (the carry of keys into each slot is a running-minimum formula)."""
+    keys sorted by home slot take the next free slot in turn, which is ``i + cummax(home - i)``,
+    starting after a slot that nothing wraps into (the carry of keys into each slot is a
+    running-minimum formula)."""
     func = "table_build"
     keys_all = _take(func, "hashes", hashes, 8)
     table = _take(func, "slots", slots, 8, writable=True)
