@@ -763,8 +763,8 @@ static PyObject *siphash24_variant(PyObject *self, PyObject *const *objs, Py_ssi
  * array only where a tag matches (nearly always a hit, whose chain is read next anyway): half
  * the memory of (hash, posting) pairs, which against 100,000 items was 512 MiB of windows. */
 
-#define SLOT_POSTING 0xFFFFFFFFull /* the posting's bits of a slot; all ones: empty */
-#define MOST_POSTINGS 0xFFFFFFFFll /* a table holds fewer postings than this */
+#define SLOT_POSTING 0xFFFFFFFFull /* the posting's bits of a slot; all ones: empty (so a table
+                                     holds fewer postings than this) */
 
 static int check_slots(const char *func, const Arg *slots) {
     Py_ssize_t size = COUNT(*slots);
@@ -783,7 +783,7 @@ static PyObject *table_build(PyObject *self, PyObject *const *objs, Py_ssize_t n
     i64 *chain = PTR(a[2], i64);
     Py_ssize_t count = COUNT(a[0]), size = COUNT(a[1]);
     if (check_slots("table_build", &a[1]) < 0 || too_short("table_build", &a[2], count) || count >= size ||
-        count >= MOST_POSTINGS) {
+        (u64)count >= SLOT_POSTING) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "table_build: the table is too small");
         release(a, 3);
         return NULL;
@@ -792,14 +792,14 @@ static PyObject *table_build(PyObject *self, PyObject *const *objs, Py_ssize_t n
     u64 mask = (u64)size - 1;
     for (Py_ssize_t s = 0; s < size; s++) slots[s] = SLOT_POSTING;
     for (Py_ssize_t posting = count - 1; posting >= 0; posting--) { /* backwards: chains run forwards */
-        u64 value = hashes[posting], slot = value & mask;
-        for (;; slot = (slot + 1) & mask) {
-            u64 there = slots[slot] & SLOT_POSTING;
-            if (there == SLOT_POSTING || hashes[there] == value) break;
+        u64 value = hashes[posting], slot = value & mask, tag = value & ~SLOT_POSTING, there;
+        /* the hash's slot (its tag compared first: the hash array is read only on a match) */
+        while ((there = slots[slot] & SLOT_POSTING) != SLOT_POSTING &&
+               ((slots[slot] & ~SLOT_POSTING) != tag || hashes[there] != value)) {
+            slot = (slot + 1) & mask;
         }
-        u64 there = slots[slot] & SLOT_POSTING;
         chain[posting] = there == SLOT_POSTING ? EMPTY : (i64)there;
-        slots[slot] = (value & ~SLOT_POSTING) | (u64)posting;
+        slots[slot] = tag | (u64)posting;
     }
     Py_END_ALLOW_THREADS
     release(a, 3);
@@ -807,7 +807,7 @@ static PyObject *table_build(PyObject *self, PyObject *const *objs, Py_ssize_t n
 }
 
 /* The first posting whose hash is ``value``, or EMPTY. A posting outside [0, count) ends the
- * probe (EMPTY does, as an unsigned number), and so does having looked at every slot once (a
+ * probe (an empty slot's all-ones posting does), and so does having looked at every slot once (a
  * table with no empty slot), so a corrupt table can give a wrong answer but never an index
  * outside the postings, nor a probe without end. */
 static inline i64 first_posting(u64 count, const u64 *hashes, const u64 *slots, u64 mask, u64 value) {
