@@ -39,8 +39,9 @@ in one piece, the matcher's arrays and the notable records' features took 250 MB
 COMPILED_REWORD_BYTES = 8 << 10
 """Input from which the rewording rules run in their compiled stage, whatever the manifest's size.
 Its set-up (the masked 5-grams' table, each view's prefixes) and the numpy stage's cost per record
-both grow with the registered items, so the break-even is a number of records: measured at about
-ten against GSM8K test (1,319 items) and fifteen against 100,000 items (decision Q11)."""
+both grow with the registered items, so the break-even is a number of records: about ten against
+GSM8K test (1,319 items), between ten and twenty against 100,000 items; 8 KiB is some fourteen
+GSM8K train records (decision Q11)."""
 
 
 class ScanPass:
