@@ -20,12 +20,9 @@ from contam_guard.core.reword.index import RewordIndex, TargetWords
 from contam_guard.core.reword.matching import Scorer, reworded_scores
 from contam_guard.core.reword.views import WORDS, derived_name
 from contam_guard.core.reword.weights import item_weights
-from contam_guard.core.rules import reworded
 from contam_guard.io.manifest import store
 from tests.helpers import write_jsonl
-from tests.reword.test_prefix_filter import VOCAB, registered, units_of
-
-REPORT_FLOOR = reworded.Settings().report_floor
+from tests.reword.test_prefix_filter import REPORT_FLOOR, VOCAB, registered, units_of
 
 
 @pytest.fixture
