@@ -240,9 +240,13 @@ def goals(jobs: list[Job], scaled: list[Job]) -> str:
         return f"{slow.seconds / fast.seconds:.2f} / {slow.cpu / fast.cpu:.2f}"
 
     janitor = next((j for (tool, _), j in by.items() if tool.startswith("lm-eval janitor")), None)
+    gpt3 = by.get((ours.TOOL, ours.BASELINE))
     if default is not None and janitor is not None:
         lines.append(f"- janitor ÷ default scan: {ratio(janitor, default)} (goal: at least 30, on x10)")
-    gpt3 = by.get((ours.TOOL, ours.BASELINE))
+    if janitor is not None and gpt3 is not None:
+        # The default scan runs GPT-3's rule and five more over the same reading of the corpus:
+        # the GPT-3-only scan's ratio is the most the line above can reach.
+        lines.append(f"- janitor ÷ `--only gpt3` (the ceiling of the line above): {ratio(janitor, gpt3)}")
     if default is not None and gpt3 is not None:
         lines.append(f"- default scan ÷ `--only gpt3`: {ratio(default, gpt3)} (goal: at most 1.5, on x25)")
     ours_by = {c: j for (tool, c), j in by.items() if tool == ours.TOOL}

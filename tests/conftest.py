@@ -22,6 +22,10 @@ from tests.helpers import Result, Runner
 # workers whenever a test asks for them, in this process and the ones it starts.
 # tests/cli/test_cli_jobs_policy.py unsets it to test the rule itself.
 os.environ.setdefault("CONTAM_GUARD_JOBS_MIN_SECONDS", "0")
+# A Spark scan that the command line starts on a local master saves Spark's classes for the next
+# one (engines/spark/class_archive.py): 160 MB in the user's cache and a slower first run. The
+# tests leave the user's cache alone; tests/spark/test_spark_class_archive.py gives it a folder.
+os.environ.setdefault("CONTAM_GUARD_SPARK_CLASS_ARCHIVE", "off")
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI"):

@@ -11,9 +11,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from contam_guard.engines.spark import class_archive
+from contam_guard.engines.spark.class_archive import ClassArchive
+
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+JAVA_OPTIONS = "spark.driver.defaultJavaOptions"
 LOCAL_DEFAULTS = {
     # The driver's JVM on a local master (which runs the tasks too, or only schedules them on
     # local-cluster's executors, whose options are left alone) lives for one scan: C2's
@@ -21,16 +26,28 @@ LOCAL_DEFAULTS = {
     # C1 alone and one GC thread halve the JVM's CPU time at start-up). defaultJavaOptions come
     # before extraJavaOptions, so a user's extraJavaOptions (and contam-guard's own log
     # settings) still apply; --spark-conf spark.driver.defaultJavaOptions=... replaces these.
-    "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    JAVA_OPTIONS: "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     # Nobody looks at the web UI of a scan that contam-guard starts and stops; Jetty's start is
     # not free. --spark-conf spark.ui.enabled=true brings it back.
     "spark.ui.enabled": "false",
 }
 """Settings of a session contam-guard starts on a ``local...`` master (``session``)."""
+QUIET_ARCHIVE = "-Xlog:cds*=off"
+"""The JVM says on standard output when it cannot use or write an archive: the scan's own output."""
 
 
 def is_local(master: str | None) -> bool:
     return master is not None and master.startswith("local")
+
+
+def local_archive(master: str | None, conf: Mapping[str, str] | None = None) -> ClassArchive | None:
+    """The class-data archive (``class_archive``) for a session that ``session`` would start on
+    ``master`` with ``conf``: only on a ``local...`` master, with contam-guard's own JVM options
+    (``conf`` does not set them), and before this process has started a JVM (a running one keeps
+    its options)."""
+    if not is_local(master) or JAVA_OPTIONS in (conf or {}) or SparkContext._gateway is not None:
+        return None
+    return class_archive.plan(LOCAL_DEFAULTS[JAVA_OPTIONS])
 
 
 def session(
@@ -39,6 +56,7 @@ def session(
     app_name: str = "contam-guard",
     conf: Mapping[str, str] | None = None,
     quiet: bool = True,
+    archive: ClassArchive | None = None,
 ) -> SparkSession:
     """A session on ``master`` (None: whatever ``spark-submit`` or the environment says).
 
@@ -49,6 +67,7 @@ def session(
     folder unless ``SPARK_HOME`` says otherwise).
     ``quiet``: errors only in the logs, no progress bars (contam-guard reports for itself).
     A ``local...`` master gets ``LOCAL_DEFAULTS`` first (``conf`` overrides them).
+    ``archive`` (``local_archive``): the driver's JVM reads it, or writes it as it exits.
     """
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
@@ -60,7 +79,11 @@ def session(
         builder = builder.config("spark.ui.showConsoleProgress", "false").config(
             "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
         )
-    for name, value in {**(LOCAL_DEFAULTS if is_local(master) else {}), **(conf or {})}.items():
+    settings = {**(LOCAL_DEFAULTS if is_local(master) else {}), **(conf or {})}
+    if archive is not None:
+        own = settings.get(JAVA_OPTIONS, "")
+        settings[JAVA_OPTIONS] = f"{own} {QUIET_ARCHIVE} {archive.java_option()}".lstrip()
+    for name, value in settings.items():
         builder = builder.config(name, value)
     spark = builder.getOrCreate()
     if quiet:

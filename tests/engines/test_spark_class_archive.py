@@ -1,0 +1,188 @@
+"""The class-data archive of a local Spark scan, without a JVM (engines/spark/class_archive.py).
+
+Where the archive is kept and when it is off; its name follows the JDK's runtime image, the Spark
+jars and the JVM options; a scan with no archive yet writes one under a temporary name, and
+``save`` moves it into place once the JVM has exited cleanly (a real process stands in for the
+JVM here: it writes the file when its standard input ends, as the gateway JVM exits), removing
+the archives of other names; a JVM that fails leaves nothing. tests/spark/ runs the real JVM.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
+
+from pyspark import SparkContext
+
+from contam_guard.engines.spark import class_archive
+from contam_guard.engines.spark.class_archive import (
+    ARCHIVE_ENV,
+    ClassArchive,
+    archive_name,
+    folder,
+    plan,
+    save,
+)
+
+OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def _jdk(tmp_path: Path) -> Path:
+    jdk = tmp_path / "jdk"
+    (jdk / "lib").mkdir(parents=True, exist_ok=True)
+    (jdk / "lib" / "modules").write_bytes(b"runtime image")
+    return jdk
+
+
+def _spark_home(tmp_path: Path) -> Path:
+    home = tmp_path / "spark"
+    (home / "jars").mkdir(parents=True)
+    for name in ("spark-core.jar", "spark-sql.jar"):
+        (home / "jars" / name).write_bytes(b"classes")
+    return home
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({ARCHIVE_ENV: "off"}, None),
+        ({ARCHIVE_ENV: " OFF "}, None),
+        ({ARCHIVE_ENV: "0"}, None),
+        ({ARCHIVE_ENV: "/data/classes"}, Path("/data/classes")),
+        ({"XDG_CACHE_HOME": "/xdg"}, Path("/xdg/contam-guard/spark-classes")),
+        ({}, Path.home() / ".cache" / "contam-guard" / "spark-classes"),
+    ],
+    ids=["off", "off-any-case", "zero", "a-folder", "xdg-cache", "home-cache"],
+)
+def test_where_archives_are_kept(environ: dict[str, str], expected: Path | None) -> None:
+    assert folder(environ) == expected
+
+
+def test_the_name_follows_the_runtime_image_the_jars_and_the_options(tmp_path: Path) -> None:
+    jdk, home = _jdk(tmp_path), _spark_home(tmp_path)
+    first = archive_name(jdk, home, OPTIONS)
+    assert first is not None and first.endswith(".jsa")
+    assert archive_name(jdk, home, OPTIONS) == first
+    assert archive_name(jdk, home, OPTIONS + " -Xmx2g") != first
+    (home / "jars" / "spark-sql.jar").write_bytes(b"other classes")
+    after_jar = archive_name(jdk, home, OPTIONS)
+    assert after_jar not in (None, first)
+    (jdk / "lib" / "modules").write_bytes(b"a newer runtime image")
+    assert archive_name(jdk, home, OPTIONS) not in (None, first, after_jar)
+    assert archive_name(tmp_path / "no-jdk", home, OPTIONS) is None
+
+
+def _environ(tmp_path: Path) -> dict[str, str]:
+    return {ARCHIVE_ENV: str(tmp_path / "archives"), "JAVA_HOME": str(_jdk(tmp_path))}
+
+
+def test_a_first_scan_writes_under_a_temporary_name_and_a_later_one_reads(tmp_path: Path) -> None:
+    environ = _environ(tmp_path)
+    writing = plan(OPTIONS, environ)
+    assert writing is not None and writing.writing is not None
+    assert writing.writing.parent == writing.path.parent == tmp_path / "archives"
+    assert writing.writing.name == f"{writing.path.name}.{os.getpid()}.writing"
+    assert writing.java_option() == f"-XX:ArchiveClassesAtExit={writing.writing}"
+    writing.path.write_bytes(b"archive")
+    reading = plan(OPTIONS, environ)
+    assert reading == ClassArchive(writing.path)
+    assert reading.java_option() == f"-XX:SharedArchiveFile={writing.path}"
+
+
+def test_no_archive_when_off_or_without_a_jdk_or_a_folder(tmp_path: Path) -> None:
+    assert plan(OPTIONS, {**_environ(tmp_path), ARCHIVE_ENV: "off"}) is None
+    assert plan(OPTIONS, {ARCHIVE_ENV: str(tmp_path / "a"), "JAVA_HOME": str(tmp_path / "none")}) is None
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert plan(OPTIONS, {**_environ(tmp_path), ARCHIVE_ENV: str(blocker / "archives")}) is None
+
+
+def test_temporary_archives_left_by_killed_jvms_are_cleared_when_stale(tmp_path: Path) -> None:
+    environ = _environ(tmp_path)
+    where = tmp_path / "archives"
+    where.mkdir()
+    stale, fresh = where / "spark-x.jsa.1.writing", where / "spark-x.jsa.2.writing"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"being written")
+    old = time.time() - class_archive.STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    assert plan(OPTIONS, environ) is not None
+    assert not stale.exists() and fresh.exists()
+
+
+class _Gateway:
+    """What ``save`` uses of PySpark's gateway: its process, and ``shutdown``."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.shut = False
+
+    def shutdown(self) -> None:
+        self.shut = True
+
+
+def _stand_in_jvm(writes: Path, code: int) -> subprocess.Popen[bytes]:
+    """A process that, as the gateway JVM, exits when its standard input ends, writing the
+    archive on its way out (when it exits 0)."""
+    script = (
+        "import sys, pathlib\n"
+        "sys.stdin.buffer.read()\n"
+        f"pathlib.Path({str(writes)!r}).write_bytes(b'classes' * 1000)\n"
+        f"sys.exit({code})\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
+
+
+@pytest.fixture
+def gateway(monkeypatch: pytest.MonkeyPatch) -> list[_Gateway]:
+    made: list[_Gateway] = []
+    monkeypatch.setattr(SparkContext, "_gateway", None)
+    monkeypatch.setattr(SparkContext, "_jvm", None)
+    return made
+
+
+def _started(gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch, writes: Path, code: int) -> _Gateway:
+    fake = _Gateway(_stand_in_jvm(writes, code))
+    gateway.append(fake)
+    monkeypatch.setattr(SparkContext, "_gateway", fake)
+    monkeypatch.setattr(SparkContext, "_jvm", object())
+    return fake
+
+
+def test_save_moves_the_finished_archive_into_place_and_removes_older_ones(
+    tmp_path: Path, gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = plan(OPTIONS, _environ(tmp_path))
+    assert archive is not None and archive.writing is not None
+    older = archive.path.with_name("spark-older.jsa")
+    older.write_bytes(b"an archive of another JDK")
+    fake = _started(gateway, monkeypatch, archive.writing, 0)
+    assert save(archive)
+    assert fake.shut and fake.proc.returncode == 0
+    assert archive.path.read_bytes() == b"classes" * 1000
+    assert not archive.writing.exists() and not older.exists()
+    assert SparkContext._gateway is None and SparkContext._jvm is None
+
+
+def test_a_jvm_that_fails_leaves_no_archive(
+    tmp_path: Path, gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = plan(OPTIONS, _environ(tmp_path))
+    assert archive is not None and archive.writing is not None
+    _started(gateway, monkeypatch, archive.writing, 3)
+    assert not save(archive)
+    assert not archive.path.exists() and not archive.writing.exists()
+
+
+def test_an_archive_read_is_never_saved_again(tmp_path: Path, gateway: list[_Gateway]) -> None:
+    path = tmp_path / "spark-x.jsa"
+    path.write_bytes(b"archive")
+    assert not save(ClassArchive(path))
+    assert path.read_bytes() == b"archive"
