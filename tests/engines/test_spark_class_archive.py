@@ -34,10 +34,23 @@ from contam_guard.engines.spark.class_archive import (
 OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
+STAND_IN_JAVA = """#!/bin/sh
+# As the JVM: starts (exit 0) with an archive it can map, crashes (134) with a damaged one.
+for arg in "$@"; do
+  case "$arg" in -XX:SharedArchiveFile=*) archive="${arg#-XX:SharedArchiveFile=}";; esac
+done
+head -c 7 "$archive" | grep -q classes || exit 134
+"""
+
+
 def _jdk(tmp_path: Path) -> Path:
     jdk = tmp_path / "jdk"
     (jdk / "lib").mkdir(parents=True, exist_ok=True)
+    (jdk / "bin").mkdir(exist_ok=True)
     (jdk / "lib" / "modules").write_bytes(b"runtime image")
+    java = jdk / "bin" / "java"
+    java.write_text(STAND_IN_JAVA)
+    java.chmod(0o755)
     return jdk
 
 
@@ -89,11 +102,18 @@ def test_a_first_scan_writes_under_a_temporary_name_and_a_later_one_reads(tmp_pa
     assert writing is not None and writing.writing is not None
     assert writing.writing.parent == writing.path.parent == tmp_path / "archives"
     assert writing.writing.name == f"{writing.path.name}.{os.getpid()}.writing"
-    assert writing.java_option() == f"-XX:ArchiveClassesAtExit={writing.writing}"
+    assert writing.java_options().endswith(f' -XX:ArchiveClassesAtExit="{writing.writing}"')
+    assert writing.java == tmp_path / "jdk" / "bin" / "java" and writing.base_options == OPTIONS
     writing.path.write_bytes(b"archive")
     reading = plan(OPTIONS, environ)
     assert reading == ClassArchive(writing.path)
-    assert reading.java_option() == f"-XX:SharedArchiveFile={writing.path}"
+    assert reading.java_options().endswith(f' -XX:SharedArchiveFile="{writing.path}"')
+
+
+def test_paths_in_the_options_are_quoted_for_spark() -> None:
+    options = ClassArchive(Path('/home/a user/"x"/c.jsa')).java_options()
+    assert options.endswith(' -XX:SharedArchiveFile="/home/a user/\\"x\\"/c.jsa"')
+    assert options.startswith("-Xlog:cds*=off -XX:ErrorFile=")
 
 
 def test_no_archive_when_off_or_without_a_jdk_or_a_folder(tmp_path: Path) -> None:
@@ -128,13 +148,13 @@ class _Gateway:
         self.shut = True
 
 
-def _stand_in_jvm(writes: Path, code: int) -> subprocess.Popen[bytes]:
+def _stand_in_jvm(writes: Path, code: int, content: bytes = b"classes" * 1000) -> subprocess.Popen[bytes]:
     """A process that, as the gateway JVM, exits when its standard input ends, writing the
-    archive on its way out (when it exits 0)."""
+    archive on its way out."""
     script = (
         "import sys, pathlib\n"
         "sys.stdin.buffer.read()\n"
-        f"pathlib.Path({str(writes)!r}).write_bytes(b'classes' * 1000)\n"
+        f"pathlib.Path({str(writes)!r}).write_bytes({content!r})\n"
         f"sys.exit({code})\n"
     )
     return subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
@@ -148,8 +168,14 @@ def gateway(monkeypatch: pytest.MonkeyPatch) -> list[_Gateway]:
     return made
 
 
-def _started(gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch, writes: Path, code: int) -> _Gateway:
-    fake = _Gateway(_stand_in_jvm(writes, code))
+def _started(
+    gateway: list[_Gateway],
+    monkeypatch: pytest.MonkeyPatch,
+    writes: Path,
+    code: int,
+    content: bytes = b"classes",
+) -> _Gateway:
+    fake = _Gateway(_stand_in_jvm(writes, code, content * 1000))
     gateway.append(fake)
     monkeypatch.setattr(SparkContext, "_gateway", fake)
     monkeypatch.setattr(SparkContext, "_jvm", object())
@@ -177,6 +203,16 @@ def test_a_jvm_that_fails_leaves_no_archive(
     archive = plan(OPTIONS, _environ(tmp_path))
     assert archive is not None and archive.writing is not None
     _started(gateway, monkeypatch, archive.writing, 3)
+    assert not save(archive)
+    assert not archive.path.exists() and not archive.writing.exists()
+
+
+def test_an_archive_a_jvm_cannot_start_with_is_never_saved(
+    tmp_path: Path, gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = plan(OPTIONS, _environ(tmp_path))
+    assert archive is not None and archive.writing is not None
+    _started(gateway, monkeypatch, archive.writing, 0, content=b"cut short")
     assert not save(archive)
     assert not archive.path.exists() and not archive.writing.exists()
 

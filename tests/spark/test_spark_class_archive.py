@@ -5,7 +5,9 @@ master says that it saves the archive and leaves exactly one archive, finished, 
 ``CONTAM_GUARD_SPARK_CLASS_ARCHIVE`` names; a session started after it has the archive mapped
 into its JVM (``/proc/<pid>/maps``: the JVM would silently start without one it cannot use); the
 next scan says nothing of it, leaves the archive as it was, and prints the same report and writes
-the same items and pairs CSVs as the first scan (and the same CSVs as the local engine).
+the same items and pairs CSVs as the first scan (and the same CSVs as the local engine). An
+archive damaged on disk (cut short: the JVM crashes as it maps it) is removed and the scan runs
+without it.
 """
 
 from __future__ import annotations
@@ -101,3 +103,15 @@ def test_a_local_scan_saves_the_classes_once_and_later_jvms_map_them(tmp_path: P
     assert first.stdout == second.stdout  # nothing of the JVM's archive work reaches the output
     assert sorted(archives.iterdir()) == saved and saved[0].stat().st_mtime_ns == written
     assert _same_csvs(project, "first", "second") and _same_csvs(project, "first", "local")
+
+    # Damaged on disk (cut short): the JVM crashes as it maps it; the scan starts Spark again
+    # without it, removes it, and its crash log is not left in the project.
+    whole = saved[0].read_bytes()
+    saved[0].chmod(0o644)
+    saved[0].write_bytes(whole[: len(whole) // 2])
+    third = _scan(project, env, "third", *spark)
+    assert third.returncode == 1, third.stderr[-2000:]
+    assert "could not start with the classes saved" in third.stderr
+    assert not any(archives.iterdir())
+    assert not list(project.glob("hs_err*"))
+    assert _same_csvs(project, "first", "third")

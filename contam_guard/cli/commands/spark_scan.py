@@ -12,12 +12,18 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from contam_guard.core.accumulator import Accumulator
 from contam_guard.engines.pipeline import Engine, Prepared, ScanRequest
 from contam_guard.errors import ConfigError
 from contam_guard.io.sources import Source
 from contam_guard.report import console
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from contam_guard.engines.spark.class_archive import ClassArchive
 
 
 def _needs_pyspark() -> None:
@@ -104,13 +110,12 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
 
     def scan_on_spark(prepared: Prepared, request: ScanRequest, found: list[Source]) -> Accumulator:
         check(request)
-        from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
-        from pyspark.sql import SparkSession  # noqa: PLC0415
+        from pyspark.sql import SparkSession  # noqa: PLC0415 (needs pyspark)
 
         from contam_guard.engines.spark import class_archive  # noqa: PLC0415
         from contam_guard.engines.spark.engine import scan_sources  # noqa: PLC0415
         from contam_guard.engines.spark.inputs import SparkSource, location  # noqa: PLC0415
-        from contam_guard.engines.spark.session import local_archive, session  # noqa: PLC0415
+        from contam_guard.engines.spark.session import local_archive  # noqa: PLC0415
 
         spark_sources = []
         for source in found:
@@ -120,13 +125,7 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
             )
         started = SparkSession.getActiveSession() is None  # else a caller's session: leave it running
         archive = local_archive(master, spark_conf) if started else None
-        try:
-            spark = session(master, conf=spark_conf, archive=archive)
-        except PySparkRuntimeError as exc:  # no Java, or Spark could not start
-            raise ConfigError(
-                f"Spark could not start: {exc}",
-                hint="Spark needs Java 17 or newer on the PATH (or JAVA_HOME); check --master",
-            ) from None
+        spark = _start(master, spark_conf, archive)
         if archive is not None and archive.writing is not None:
             console.notice(
                 f"--engine spark: the JVM saves Spark's classes to {archive.path} as it exits (once, about "
@@ -141,3 +140,33 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
                     class_archive.save(archive)
 
     return scan_on_spark
+
+
+def _start(master: str | None, conf: Mapping[str, str] | None, archive: ClassArchive | None) -> SparkSession:
+    """A session, with ``archive`` if the JVM starts with it. A JVM that cannot start with a
+    saved archive (damaged on disk: the JVM crashes as it maps it) starts again without it, and
+    the archive is removed; when that fails too, the archive was not the cause and stays."""
+    from pyspark.errors import PySparkRuntimeError  # noqa: PLC0415 (needs pyspark)
+
+    from contam_guard.engines.spark.session import session  # noqa: PLC0415
+
+    try:
+        return session(master, conf=conf, archive=archive)
+    except PySparkRuntimeError as exc:  # no Java, or Spark could not start
+        failed = exc
+    if archive is not None and archive.writing is None:
+        try:
+            spark = session(master, conf=conf)
+        except PySparkRuntimeError:
+            pass
+        else:
+            archive.discard()
+            console.notice(
+                f"--engine spark: Spark's JVM could not start with the classes saved in {archive.path}; "
+                "removed (the next local scan saves them again)"
+            )
+            return spark
+    raise ConfigError(
+        f"Spark could not start: {failed}",
+        hint="Spark needs Java 17 or newer on the PATH (or JAVA_HOME); check --master",
+    ) from None

@@ -8,10 +8,12 @@ itself; JDK 17, the oldest Spark 4 runs on, cannot.) So the command line, on a l
 whose JVM options are its own, does it in two steps:
 
 - when no archive matches this JVM and this Spark, the scan's JVM writes one as it exits: the
-  command line stops the JVM and waits for it (about 10 s, once), then moves the finished file
-  into place (``save``); a JVM that is killed or fails leaves no archive, only its temporary
-  file, which a later run clears;
-- when one matches, the JVM reads it (``java_option``).
+  command line stops the JVM and waits for it (about 10 s, once), checks that a JVM starts with
+  the file (one cut short crashes the JVM that maps it) and moves it into place (``save``); a
+  JVM that is killed or fails leaves no archive, only its temporary file, which a later run
+  clears;
+- when one matches, the JVM reads it (``java_options``). One damaged later on disk makes the
+  JVM crash at start; the command line then starts without it and removes it.
 
 An archive is named by what it depends on (``archive_name``): the JVM's runtime image, the
 Spark jars and the JVM options it was written with. A new JDK, a new PySpark or other options
@@ -27,8 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,6 +47,9 @@ STALE_SECONDS = 3600.0
 """A temporary archive this old belongs to a JVM that never finished it (killed): removed."""
 SAVE_TIMEOUT = 120.0
 """Seconds to wait for the JVM to write the archive and exit (about 10 s measured)."""
+CHECK_TIMEOUT = 60.0
+"""Seconds for ``java -version`` to start with a new archive (under 1 s measured)."""
+QUIET = "-Xlog:cds*=off"
 
 
 @dataclass(frozen=True)
@@ -51,11 +58,35 @@ class ClassArchive:
 
     path: Path
     writing: Path | None = None
+    java: Path | None = None
+    """The JDK's ``java``, which checks a written archive before it is saved (``save``)."""
+    base_options: str = ""
+    """The JVM options the archive is written and read with (besides ``java_options``)."""
 
-    def java_option(self) -> str:
-        if self.writing is not None:
-            return f"-XX:ArchiveClassesAtExit={self.writing}"
-        return f"-XX:SharedArchiveFile={self.path}"
+    def java_options(self) -> str:
+        """The driver JVM's options for this archive, as one string (Spark splits it as a shell
+        would, so paths are quoted). Besides the archive's own option: nothing about the archive
+        on standard output, which is the scan's (the JVM says there when it cannot use or write
+        one), and a JVM that crashes leaves its crash log in the temporary folder, not in the
+        folder the scan runs in."""
+        archive = (
+            f"-XX:ArchiveClassesAtExit={_quoted(self.writing)}"
+            if self.writing is not None
+            else f"-XX:SharedArchiveFile={_quoted(self.path)}"
+        )
+        crash_log = Path(tempfile.gettempdir()) / "contam-guard-spark-jvm-crash-%p.log"
+        return f"{QUIET} -XX:ErrorFile={_quoted(crash_log)} {archive}"
+
+    def discard(self) -> None:
+        """Remove the archive read (the JVM could not start with it): the next scan saves anew."""
+        if self.writing is None:
+            self.path.unlink(missing_ok=True)
+
+
+def _quoted(path: Path) -> str:
+    """``path`` in double quotes, for Spark's splitting of a string of JVM options."""
+    text = str(path).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
 
 
 def folder(environ: Mapping[str, str] = os.environ) -> Path | None:
@@ -114,7 +145,8 @@ def plan(java_options: str, environ: Mapping[str, str] = os.environ) -> ClassArc
     except OSError:
         return None
     _clear_stale(where)
-    return ClassArchive(path, where / f"{name}.{os.getpid()}{WRITING}")
+    writing = where / f"{name}.{os.getpid()}{WRITING}"
+    return ClassArchive(path, writing, jdk / "bin" / "java", java_options)
 
 
 def save(archive: ClassArchive) -> bool:
@@ -140,7 +172,7 @@ def save(archive: ClassArchive) -> bool:
     except subprocess.TimeoutExpired:
         return False  # still writing: the file stays temporary, and is cleared when stale
     try:
-        if code != 0 or archive.writing.stat().st_size == 0:
+        if code != 0 or archive.writing.stat().st_size == 0 or not _starts_with(archive, archive.writing):
             archive.writing.unlink(missing_ok=True)
             return False
         os.replace(archive.writing, archive.path)
@@ -150,6 +182,28 @@ def save(archive: ClassArchive) -> bool:
     except OSError:
         return False
     return True
+
+
+def _starts_with(archive: ClassArchive, written: Path) -> bool:
+    """Whether a JVM starts with the ``written`` archive: one cut short (a full disk) makes the JVM
+    crash as it maps it, at every scan, so it is never saved."""
+    if archive.java is None:
+        return False
+    argv = [
+        str(archive.java),
+        *shlex.split(archive.base_options),
+        QUIET,
+        "-XX:+SuppressFatalErrorMessage",  # a crash here is an answer, not a report
+        f"-XX:SharedArchiveFile={written}",
+        "-version",
+    ]
+    try:
+        done = subprocess.run(
+            argv, cwd=written.parent, capture_output=True, timeout=CHECK_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def _clear_stale(where: Path) -> None:

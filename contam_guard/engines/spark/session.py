@@ -32,8 +32,6 @@ LOCAL_DEFAULTS = {
     "spark.ui.enabled": "false",
 }
 """Settings of a session contam-guard starts on a ``local...`` master (``session``)."""
-QUIET_ARCHIVE = "-Xlog:cds*=off"
-"""The JVM says on standard output when it cannot use or write an archive: the scan's own output."""
 
 
 def is_local(master: str | None) -> bool:
@@ -82,7 +80,7 @@ def session(
     settings = {**(LOCAL_DEFAULTS if is_local(master) else {}), **(conf or {})}
     if archive is not None:
         own = settings.get(JAVA_OPTIONS, "")
-        settings[JAVA_OPTIONS] = f"{own} {QUIET_ARCHIVE} {archive.java_option()}".lstrip()
+        settings[JAVA_OPTIONS] = f"{own} {archive.java_options()}".lstrip()
     for name, value in settings.items():
         builder = builder.config(name, value)
     spark = builder.getOrCreate()
