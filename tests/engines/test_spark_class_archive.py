@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -21,7 +23,8 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'co
 
 from pyspark import SparkContext
 
-from contam_guard.engines.spark import class_archive
+from contam_guard.cli.commands import spark_scan
+from contam_guard.engines.spark import class_archive, engine
 from contam_guard.engines.spark.class_archive import (
     ARCHIVE_ENV,
     ClassArchive,
@@ -222,3 +225,47 @@ def test_an_archive_read_is_never_saved_again(tmp_path: Path, gateway: list[_Gat
     path.write_bytes(b"archive")
     assert not save(ClassArchive(path))
     assert path.read_bytes() == b"archive"
+
+
+class _Spark:
+    stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+@pytest.mark.parametrize(
+    ("raised", "saves"),
+    [(None, True), (ValueError("a bad line"), True), (KeyboardInterrupt(), False)],
+    ids=["scanned", "failed", "interrupted"],
+)
+def test_the_command_line_saves_unless_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raised: BaseException | None, saves: bool
+) -> None:
+    """A scan that ends, even in an error, waits for its JVM to save the archive; one the user
+    interrupts (Ctrl-C) does not wait."""
+    session = sys.modules["contam_guard.engines.spark.session"]  # the package's name is the function
+    archive = ClassArchive(tmp_path / "a.jsa", tmp_path / "a.jsa.1.writing")
+    spark, accumulator = _Spark(), object()
+    saved: list[ClassArchive] = []
+
+    def scan(*_: object) -> object:
+        if raised is not None:
+            raise raised
+        return accumulator
+
+    monkeypatch.setattr(session, "local_archive", lambda *_: archive)
+    monkeypatch.setattr(spark_scan, "_start", lambda *_: spark)
+    monkeypatch.setattr(engine, "scan_sources", scan)
+    monkeypatch.setattr(class_archive, "save", saved.append)
+    read = SimpleNamespace(group_by=None)
+    request: Any = SimpleNamespace(changes=None, jobs=1, skip_unreadable=False, read=read)
+    prepared: Any = SimpleNamespace(scanner=None)
+    run = spark_scan.spark_engine("local[1]")
+    if raised is None:
+        assert run(prepared, request, []) is accumulator
+    else:
+        with pytest.raises(type(raised)):
+            run(prepared, request, [])
+    assert spark.stopped
+    assert saved == ([archive] if saves else [])
