@@ -11,6 +11,7 @@ from ``--help``, so the suite runs against whatever the working tree has and say
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import re
@@ -218,7 +219,7 @@ def engine_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> l
         )
         rows.append(scan_job(SPARK, argv, input_bytes, records, note=saved))
         rows[-1].env = saved_env
-        rows[-1].prepare = lambda run_dir: _save_classes(argv, run_dir, saved_env, archives)
+        rows[-1].prepare = functools.partial(_save_classes, list(argv), env=saved_env, archives=archives)
         rows.append(
             scan_job(SPARK_NO_ARCHIVE, argv, input_bytes, records, note=f"{note}; {CLASS_ARCHIVE_ENV}=off")
         )
@@ -237,7 +238,7 @@ def engine_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> l
     return rows
 
 
-def _save_classes(argv: list[str], run_dir: Path, env: dict[str, str], archives: Path) -> None:
+def _save_classes(argv: list[str], run_dir: Path, *, env: dict[str, str], archives: Path) -> None:
     """Run the Spark scan once, untimed, when ``archives`` holds no class archive yet: the first
     local scan on a machine saves it (and takes some 20 s more)."""
     if any(archives.glob("*.jsa")):
