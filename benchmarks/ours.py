@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from benchmarks.context import Context, read_json
@@ -131,8 +132,27 @@ def scan_argv(data: Path, manifest: Path, *options: str) -> list[str]:
     ]
 
 
-def scan_job(config: str, argv: list[str], input_bytes: int, records: int, note: str = "") -> Job:
-    return Job(TOOL, config, [argv], input_bytes, records, env=ENV, verdict=review_verdict, note=note)
+def scan_job(
+    config: str,
+    argv: list[str],
+    input_bytes: int,
+    records: int,
+    note: str = "",
+    *,
+    env: Mapping[str, str] = ENV,
+    prepare: Callable[[Path], None] | None = None,
+) -> Job:
+    return Job(
+        TOOL,
+        config,
+        [argv],
+        input_bytes,
+        records,
+        env=env,
+        prepare=prepare,
+        verdict=review_verdict,
+        note=note,
+    )
 
 
 def gpt3_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> list[Job]:
@@ -190,6 +210,8 @@ def jobs(ctx: Context, manifest: Path, engines: bool = True) -> list[Job]:
 SPARK = "scan, every rule, --engine spark --master local[2]"
 SPARK_NO_ARCHIVE = "scan, every rule, --engine spark --master local[2], no class archive"
 CLASS_ARCHIVE_ENV = "CONTAM_GUARD_SPARK_CLASS_ARCHIVE"
+"""The command line's setting for Spark's class archive (``engines/spark/class_archive.py``), named
+here, not imported: this module drives the command line of whichever tree it measures."""
 RAY = "scan, every rule, --engine ray (Ray started on this machine)"
 
 
@@ -217,13 +239,11 @@ def engine_jobs(data: Path, manifest: Path, input_bytes: int, records: int) -> l
             f"{note}; Spark's classes mapped from the archive that the first local scan on a machine "
             "saves (saved by an untimed scan before the first run)"
         )
-        rows.append(scan_job(SPARK, argv, input_bytes, records, note=saved))
-        rows[-1].env = saved_env
-        rows[-1].prepare = functools.partial(_save_classes, list(argv), env=saved_env, archives=archives)
-        rows.append(
-            scan_job(SPARK_NO_ARCHIVE, argv, input_bytes, records, note=f"{note}; {CLASS_ARCHIVE_ENV}=off")
-        )
-        rows[-1].env = {**ENV, CLASS_ARCHIVE_ENV: "off"}
+        save = functools.partial(_save_classes, argv, env=saved_env, archives=archives)
+        rows.append(scan_job(SPARK, argv, input_bytes, records, saved, env=saved_env, prepare=save))
+        off_note = f"{note}; {CLASS_ARCHIVE_ENV}=off"
+        off_env = {**ENV, CLASS_ARCHIVE_ENV: "off"}
+        rows.append(scan_job(SPARK_NO_ARCHIVE, argv, input_bytes, records, off_note, env=off_env))
     if not has_option(scan_help, "--ray-address"):
         rows.append(Job(TOOL, RAY, skip="`contam-guard scan --help` lists no `--engine ray` yet"))
     elif importlib.util.find_spec("ray") is None:

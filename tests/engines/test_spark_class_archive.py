@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'contam-guard[spark]')")
 
 from pyspark import SparkContext
+from pyspark.sql import SparkSession
 
 from contam_guard.cli.commands import spark_scan
 from contam_guard.engines.spark import class_archive, engine
@@ -151,7 +152,7 @@ class _Gateway:
         self.shut = True
 
 
-def _stand_in_jvm(writes: Path, code: int, content: bytes = b"classes" * 1000) -> subprocess.Popen[bytes]:
+def _stand_in_jvm(writes: Path, code: int, content: bytes) -> subprocess.Popen[bytes]:
     """A process that, as the gateway JVM, exits when its standard input ends, writing the
     archive on its way out."""
     script = (
@@ -163,36 +164,24 @@ def _stand_in_jvm(writes: Path, code: int, content: bytes = b"classes" * 1000) -
     return subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
 
 
-@pytest.fixture
-def gateway(monkeypatch: pytest.MonkeyPatch) -> list[_Gateway]:
-    made: list[_Gateway] = []
-    monkeypatch.setattr(SparkContext, "_gateway", None)
-    monkeypatch.setattr(SparkContext, "_jvm", None)
-    return made
-
-
 def _started(
-    gateway: list[_Gateway],
-    monkeypatch: pytest.MonkeyPatch,
-    writes: Path,
-    code: int,
-    content: bytes = b"classes",
+    monkeypatch: pytest.MonkeyPatch, writes: Path, code: int, content: bytes = b"classes"
 ) -> _Gateway:
+    """This process's gateway JVM, as ``save`` finds it: a stand-in (``_stand_in_jvm``)."""
     fake = _Gateway(_stand_in_jvm(writes, code, content * 1000))
-    gateway.append(fake)
     monkeypatch.setattr(SparkContext, "_gateway", fake)
     monkeypatch.setattr(SparkContext, "_jvm", object())
     return fake
 
 
 def test_save_moves_the_finished_archive_into_place_and_removes_older_ones(
-    tmp_path: Path, gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     archive = plan(OPTIONS, _environ(tmp_path))
     assert archive is not None and archive.writing is not None
     older = archive.path.with_name("spark-older.jsa")
     older.write_bytes(b"an archive of another JDK")
-    fake = _started(gateway, monkeypatch, archive.writing, 0)
+    fake = _started(monkeypatch, archive.writing, 0)
     assert save(archive)
     assert fake.shut and fake.proc.returncode == 0
     assert archive.path.read_bytes() == b"classes" * 1000
@@ -200,31 +189,34 @@ def test_save_moves_the_finished_archive_into_place_and_removes_older_ones(
     assert SparkContext._gateway is None and SparkContext._jvm is None
 
 
-def test_a_jvm_that_fails_leaves_no_archive(
-    tmp_path: Path, gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_jvm_that_fails_leaves_no_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     archive = plan(OPTIONS, _environ(tmp_path))
     assert archive is not None and archive.writing is not None
-    _started(gateway, monkeypatch, archive.writing, 3)
+    _started(monkeypatch, archive.writing, 3)
     assert not save(archive)
     assert not archive.path.exists() and not archive.writing.exists()
 
 
 def test_an_archive_a_jvm_cannot_start_with_is_never_saved(
-    tmp_path: Path, gateway: list[_Gateway], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     archive = plan(OPTIONS, _environ(tmp_path))
     assert archive is not None and archive.writing is not None
-    _started(gateway, monkeypatch, archive.writing, 0, content=b"cut short")
+    _started(monkeypatch, archive.writing, 0, content=b"cut short")
     assert not save(archive)
     assert not archive.path.exists() and not archive.writing.exists()
 
 
-def test_an_archive_read_is_never_saved_again(tmp_path: Path, gateway: list[_Gateway]) -> None:
+def test_an_archive_read_is_never_saved_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "spark-x.jsa"
     path.write_bytes(b"archive")
+    fake = _started(monkeypatch, tmp_path / "unused", 0)
     assert not save(ClassArchive(path))
+    assert not fake.shut and fake.proc.poll() is None  # the JVM is left running, as it was
     assert path.read_bytes() == b"archive"
+    assert fake.proc.stdin is not None
+    fake.proc.stdin.close()
+    fake.proc.wait(timeout=60)
 
 
 class _Spark:
@@ -254,6 +246,7 @@ def test_the_command_line_saves_unless_interrupted(
             raise raised
         return accumulator
 
+    monkeypatch.setattr(SparkSession, "getActiveSession", lambda: None)  # no caller's session
     monkeypatch.setattr(session, "local_archive", lambda *_: archive)
     monkeypatch.setattr(spark_scan, "_start", lambda *_: spark)
     monkeypatch.setattr(engine, "scan_sources", scan)

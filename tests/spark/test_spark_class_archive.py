@@ -72,7 +72,8 @@ def _same_csvs(project: Path, one: str, other: str) -> bool:
 
 @pytest.mark.slow
 def test_a_local_scan_saves_the_classes_once_and_later_jvms_map_them(tmp_path: Path) -> None:
-    project, archives = tmp_path / "project", tmp_path / "archives"
+    # A space in the folder's name: Spark splits the JVM options as a shell would.
+    project, archives = tmp_path / "project", tmp_path / "class archives"
     project.mkdir()
     shutil.copy(EXAMPLES / "golden" / "arith-mini.jsonl", project / "golden.jsonl")
     shutil.copy(EXAMPLES / "data" / "train.jsonl", project / "train.jsonl")

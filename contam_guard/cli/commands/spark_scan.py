@@ -131,16 +131,15 @@ def spark_engine(master: str | None = None, spark_conf: Mapping[str, str] | None
                 f"--engine spark: the JVM saves Spark's classes to {archive.path} as it exits (once, about "
                 f"160 MB; later local scans start in half the time; {class_archive.ARCHIVE_ENV}=off: never)"
             )
-        interrupted = False
         try:
             return scan_sources(spark, spark_sources, request.read, prepared.scanner)
-        except BaseException as exc:
-            interrupted = not isinstance(exc, Exception)  # Ctrl-C: no waiting for the JVM
+        except (KeyboardInterrupt, SystemExit):
+            archive = None  # Ctrl-C: no waiting for the JVM to write the archive
             raise
         finally:
             if started:
                 spark.stop()
-                if archive is not None and not interrupted:
+                if archive is not None:
                     class_archive.save(archive)
 
     return scan_on_spark

@@ -172,7 +172,7 @@ def save(archive: ClassArchive) -> bool:
     except subprocess.TimeoutExpired:
         return False  # still writing: the file stays temporary, and is cleared when stale
     try:
-        if code != 0 or archive.writing.stat().st_size == 0 or not _starts_with(archive, archive.writing):
+        if code != 0 or archive.writing.stat().st_size == 0 or not _starts_with(archive):
             archive.writing.unlink(missing_ok=True)
             return False
         os.replace(archive.writing, archive.path)
@@ -184,10 +184,11 @@ def save(archive: ClassArchive) -> bool:
     return True
 
 
-def _starts_with(archive: ClassArchive, written: Path) -> bool:
-    """Whether a JVM starts with the ``written`` archive: one cut short (a full disk) makes the JVM
-    crash as it maps it, at every scan, so it is never saved."""
-    if archive.java is None:
+def _starts_with(archive: ClassArchive) -> bool:
+    """Whether a JVM starts with the archive just written: one cut short (a full disk) makes the
+    JVM crash as it maps it, at every scan, so it is never saved."""
+    written = archive.writing
+    if archive.java is None or written is None:
         return False
     argv = [
         str(archive.java),

@@ -15,7 +15,6 @@ from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from contam_guard.engines.spark import class_archive
-from contam_guard.engines.spark.class_archive import ClassArchive
 
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 JAVA_OPTIONS = "spark.driver.defaultJavaOptions"
@@ -38,7 +37,9 @@ def is_local(master: str | None) -> bool:
     return master is not None and master.startswith("local")
 
 
-def local_archive(master: str | None, conf: Mapping[str, str] | None = None) -> ClassArchive | None:
+def local_archive(
+    master: str | None, conf: Mapping[str, str] | None = None
+) -> class_archive.ClassArchive | None:
     """The class-data archive (``class_archive``) for a session that ``session`` would start on
     ``master`` with ``conf``: only on a ``local...`` master, with contam-guard's own JVM options
     (``conf`` does not set them), and before this process has started a JVM (a running one keeps
@@ -54,7 +55,7 @@ def session(
     app_name: str = "contam-guard",
     conf: Mapping[str, str] | None = None,
     quiet: bool = True,
-    archive: ClassArchive | None = None,
+    archive: class_archive.ClassArchive | None = None,
 ) -> SparkSession:
     """A session on ``master`` (None: whatever ``spark-submit`` or the environment says).
 
